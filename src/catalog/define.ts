@@ -1,0 +1,131 @@
+/**
+ * @module The shapes of the catalog: datasets, their fields and the relations between them.
+ * The catalog is data only; validation, SQL column references, row mapping, the schema of the
+ * dataset tables and the grammar-docs reference pages are all derived from it.
+ */
+import type { FieldType, WireForm } from './field-types.js'
+
+export type DatasetName = 'companies' | 'investors' | 'fundings'
+
+/** Where a multi-valued (`tags`) field lives: one row per (owner, value) in its own link table. */
+export interface TagStorage {
+  readonly table: string
+  /** Column referencing the owning dataset's primary key. */
+  readonly ownerColumn: string
+  readonly valueColumn: string
+}
+
+export interface FieldDef {
+  /** The public name, as used in filters, sort clauses and result records. */
+  readonly name: string
+  readonly type: FieldType
+  /** Spec 4.14 separates plain properties from aggregates (materialised at ingest). */
+  readonly role: 'property' | 'aggregate'
+  /** Column in the dataset table; absent for `tags` fields, which use `tags` storage. */
+  readonly column?: string
+  readonly tags?: TagStorage
+  /** Whether NULL can occur (it can for every field except the primary key and booleans). */
+  readonly nullable: boolean
+  /** Whether the field may appear in `sort`. Tag fields cannot be sorted on. */
+  readonly sortable: boolean
+  /** Whether the loader builds an index on the column (sort and common filters). */
+  readonly indexed: boolean
+  /** How the value is serialised in result records (spec section 2). */
+  readonly wire: WireForm
+  readonly description: string
+}
+
+export interface DatasetDef {
+  readonly name: DatasetName
+  /** Other names accepted in requests (spec 4.14 shows both `investor` and `investors`). */
+  readonly aliases: readonly string[]
+  readonly table: string
+  /** The public name of the primary key field (also a field in `fields`). */
+  readonly primaryKey: string
+  readonly fields: Readonly<Record<string, FieldDef>>
+  /** Order used when a request gives no sort; the primary key is appended after it in any case. */
+  readonly defaultSort: readonly SortClauseDef[]
+  readonly description: string
+}
+
+export interface SortClauseDef {
+  readonly field: string
+  readonly direction: 'asc' | 'desc'
+}
+
+/**
+ * How records of `from` relate to records of `to`. Either directly (a column of one table equals a
+ * column of the other) or through a link table. `foreign` compiles to a correlated EXISTS along it.
+ */
+export type RelationDef =
+  | {
+      readonly from: DatasetName
+      readonly to: DatasetName
+      readonly kind: 'direct'
+      /** Column of the `from` table. */
+      readonly fromColumn: string
+      /** Column of the `to` table that equals `fromColumn`. */
+      readonly toColumn: string
+      readonly description: string
+    }
+  | {
+      readonly from: DatasetName
+      readonly to: DatasetName
+      readonly kind: 'link'
+      readonly table: string
+      /** Column of the link table referencing the `from` table's primary key. */
+      readonly fromKey: string
+      /** Column of the link table referencing the `to` table's primary key. */
+      readonly toKey: string
+      readonly description: string
+    }
+
+export interface FieldOptions {
+  readonly role?: 'property' | 'aggregate'
+  readonly column?: string
+  readonly nullable?: boolean
+  readonly sortable?: boolean
+  readonly indexed?: boolean
+  readonly wire?: WireForm
+}
+
+/** Builds a field definition with the defaults (property, column = name, nullable, sortable unless tags). */
+export function field(name: string, type: FieldType, description: string, options: FieldOptions = {}): FieldDef {
+  const isTags = type.kind === 'tags'
+  return Object.freeze({
+    name,
+    type,
+    role: options.role ?? 'property',
+    ...(isTags ? {} : { column: options.column ?? name }),
+    nullable: options.nullable ?? type.kind !== 'boolean',
+    sortable: options.sortable ?? !isTags,
+    indexed: options.indexed ?? false,
+    wire: options.wire ?? 'native',
+    description,
+  })
+}
+
+/** A multi-valued field stored in link table `table` with columns (`ownerColumn`, `value`). */
+export function tagsField(name: string, table: string, ownerColumn: string, description: string): FieldDef {
+  return Object.freeze({
+    name,
+    type: Object.freeze({ kind: 'tags' as const }),
+    role: 'property' as const,
+    tags: Object.freeze({ table, ownerColumn, valueColumn: 'value' }),
+    nullable: false,
+    sortable: false,
+    indexed: true,
+    wire: 'native' as const,
+    description,
+  })
+}
+
+export function dataset(def: Omit<DatasetDef, 'fields'> & { fields: readonly FieldDef[] }): DatasetDef {
+  const fields: Record<string, FieldDef> = {}
+  for (const f of def.fields) {
+    if (fields[f.name]) throw new Error(`catalog: field ${def.name}.${f.name} defined twice`)
+    fields[f.name] = f
+  }
+  if (!fields[def.primaryKey]) throw new Error(`catalog: primary key ${def.name}.${def.primaryKey} is not a field`)
+  return Object.freeze({ ...def, aliases: Object.freeze([...def.aliases]), fields: Object.freeze(fields), defaultSort: Object.freeze([...def.defaultSort]) })
+}

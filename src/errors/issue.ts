@@ -1,0 +1,50 @@
+/**
+ * @module Issues as data (after zod 4): a stable `code`, a JSON Pointer `path` into the request,
+ * a message that explains, and per-code details. Formatting for people or for HTTP is done by
+ * pure functions elsewhere; stages only build these objects.
+ */
+import type { IssueCode } from './codes.js'
+
+export interface Issue {
+  readonly code: IssueCode
+  /** JSON Pointer (RFC 6901) into the request, e.g. `/filter/and/1/portfolio_size/gte`; '' is the whole request. */
+  readonly path: string
+  /** One sentence that says what is wrong: what was expected and what was got. */
+  readonly message: string
+  /** What would have been accepted, in words (e.g. "an integer", "one of: vc, angel"). */
+  readonly expected?: string
+  /** What was received, rendered compactly (JSON, truncated). */
+  readonly got?: string
+  /** Did-you-mean candidates for an unknown name, best first (at most 5). */
+  readonly suggestions?: readonly string[]
+  /** For operator_not_allowed / unknown_field: every name that is allowed here. */
+  readonly allowed?: readonly string[]
+}
+
+export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly issues: readonly Issue[] }
+
+export const ok = <T>(value: T): Result<T> => Object.freeze({ ok: true as const, value })
+export const fail = <T = never>(issues: readonly Issue[]): Result<T> => Object.freeze({ ok: false as const, issues: Object.freeze([...issues]) })
+
+export function issue(fields: Issue): Issue {
+  return Object.freeze({ ...fields })
+}
+
+/** Appends a segment to a JSON Pointer, escaping `~` and `/` as RFC 6901 requires. */
+export function childPath(path: string, segment: string | number): string {
+  return `${path}/${String(segment).replace(/~/g, '~0').replace(/\//g, '~1')}`
+}
+
+/** Renders an input value for `got`: JSON, cut to a readable length. */
+export function describeValue(value: unknown, max = 80): string {
+  let text: string
+  if (value === undefined) text = 'nothing'
+  else {
+    try {
+      text = JSON.stringify(value) ?? String(value)
+    } catch {
+      text = String(value)
+    }
+  }
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text
+}
