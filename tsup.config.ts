@@ -11,7 +11,7 @@ export default defineConfig([
     target: 'node20',
   },
   {
-    entry: { cli: 'src/cli/index.ts' },
+    entry: { cli: 'src/cli/main.ts' },
     format: ['esm'],
     sourcemap: true,
     target: 'node20',

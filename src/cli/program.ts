@@ -1,0 +1,15 @@
+/**
+ * @module The `ventureql` command line. Each subcommand lives in its own file and registers
+ * itself on the program; this file only assembles them. `main.ts` runs it.
+ */
+import { Command } from 'commander'
+
+export function buildProgram(): Command {
+  const program = new Command()
+  program
+    .name('ventureql')
+    .description('Query engine and data API for company, investor and funding data.')
+    .showHelpAfterError()
+  // Subcommands register here, one file each: registerX(program).
+  return program
+}
