@@ -1,0 +1,78 @@
+/**
+ * @module Did-you-mean suggestions for unknown names (datasets, fields, operators, enum values),
+ * after graphql-js's `suggestionList`: candidates within an edit distance that grows with the
+ * length of the input, best first, at most five. People mistype field names far more often than
+ * they invent them, so a short, ranked list is worth more than the full `allowed` list.
+ */
+
+/** Most suggestions offered for one unknown name; more reads as noise. */
+export const MAX_SUGGESTIONS = 5
+
+/**
+ * The options closest to `input`, best first: case-insensitive exact matches, then options within
+ * the Damerau-Levenshtein threshold (0.4 × length + 1, as graphql-js), then options that contain
+ * the input (for 3+ characters: `funding` finds `total_funding`).
+ */
+export function suggestionList(input: string, options: Iterable<string>, max = MAX_SUGGESTIONS): string[] {
+  const lowerInput = input.toLowerCase()
+  const threshold = Math.floor(input.length * 0.4) + 1
+  const scored: { option: string; score: number }[] = []
+  const seen = new Set<string>()
+  for (const option of options) {
+    if (seen.has(option) || option === input) continue
+    seen.add(option)
+    const lowerOption = option.toLowerCase()
+    let score: number | undefined
+    if (lowerOption === lowerInput) score = 0
+    else {
+      const distance = lexicalDistance(lowerInput, lowerOption, threshold)
+      if (distance !== undefined) score = distance
+      else if (lowerInput.length >= 3 && lowerOption.includes(lowerInput)) score = threshold + 1
+    }
+    if (score !== undefined) scored.push({ option, score })
+  }
+  scored.sort((a, b) => a.score - b.score || naturalCompare(a.option, b.option))
+  return scored.slice(0, max).map((s) => s.option)
+}
+
+/** `' Did you mean "a", "b" or "c"?'`, or '' when there is nothing to suggest. */
+export function didYouMean(suggestions: readonly string[]): string {
+  if (suggestions.length === 0) return ''
+  const quoted = suggestions.map((s) => `"${s}"`)
+  const list = quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`
+  return ` Did you mean ${list}?`
+}
+
+/**
+ * Optimal string alignment distance (Levenshtein plus adjacent transpositions), or undefined when
+ * it exceeds `threshold`. The length check first keeps long unrelated names cheap to reject.
+ */
+function lexicalDistance(a: string, b: string, threshold: number): number | undefined {
+  if (a === b) return 0
+  if (Math.abs(a.length - b.length) > threshold) return undefined
+  // Three rolling rows are enough for the transposition term.
+  let prevPrev: number[] = []
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    let rowMin = i
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let value = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        value = Math.min(value, (prevPrev[j - 2] ?? 0) + 1)
+      }
+      row.push(value)
+      if (value < rowMin) rowMin = value
+    }
+    if (rowMin > threshold) return undefined
+    prevPrev = prev
+    prev = row
+  }
+  const distance = prev[b.length] ?? Number.POSITIVE_INFINITY
+  return distance <= threshold ? distance : undefined
+}
+
+function naturalCompare(a: string, b: string): number {
+  return a.localeCompare(b, 'en', { numeric: true })
+}
