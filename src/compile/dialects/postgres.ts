@@ -1,0 +1,46 @@
+/**
+ * @module PostgreSQL hooks of the compiler (see `../dialect.ts`). Compile-only for now: the
+ * golden tests pin this SQL so that the PostgreSQL backend starts from green SQL.
+ */
+import { type Expression, DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely'
+import type { ListElementKind, SqlDialect } from '../dialect.js'
+
+/**
+ * `jsonb_array_elements_text` yields text; each column type gets its cast so that `col IN (...)`
+ * compares values, not text (`10` and `10.0` are equal numbers). Booleans are stored as 0/1 integers.
+ */
+const LIST_CAST: Record<ListElementKind, string | undefined> = {
+  integer: 'bigint',
+  number: 'double precision',
+  boolean: 'integer',
+  string: undefined,
+  date: undefined,
+  datetime: undefined,
+  enum: undefined,
+  tags: undefined,
+}
+
+const ASCII_UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'
+const ASCII_LOWER = 'abcdefghijklmnopqrstuvwxyz'
+
+export const postgresDialect: SqlDialect = Object.freeze({
+  name: 'postgres' as const,
+  jsonList: (json: string, kind: ListElementKind) => {
+    const cast = LIST_CAST[kind]
+    return cast
+      ? sql`(select jsonb_array_elements_text(${json}::jsonb)::${sql.raw(cast)})`
+      : sql`(select jsonb_array_elements_text(${json}::jsonb))`
+  },
+  // lower() and ILIKE follow the database locale and fold non-ASCII letters too; translate() folds
+  // exactly A-Z, the same letters SQLite's LIKE folds, so both backends return the same rows.
+  foldCase: (column: Expression<unknown>) => sql`translate(${column}, ${sql.lit(ASCII_UPPER)}, ${sql.lit(ASCII_LOWER)})`,
+  coldKysely: () =>
+    new Kysely<any>({
+      dialect: {
+        createAdapter: () => new PostgresAdapter(),
+        createDriver: () => new DummyDriver(),
+        createIntrospector: (db) => new PostgresIntrospector(db),
+        createQueryCompiler: () => new PostgresQueryCompiler(),
+      },
+    }),
+})

@@ -1,0 +1,50 @@
+/**
+ * @module Keyset paging: "the rows after this boundary" as a predicate over the sort keys, so page N
+ * is an index seek instead of an OFFSET that reads and discards (N-1) pages (660 ms vs 0.16 ms at
+ * 200,000 rows on SQLite, design section 8).
+ *
+ * The boundary is the sort values plus the primary key of the last row of the previous page. The
+ * order is lexicographic over the keys, each ascending or descending with NULLs last. So a row r is
+ * after boundary b when, for some i, r equals b on keys 1..i-1 and is strictly after b on key i:
+ *
+ *   after_i(r, b):  b_i NULL       → never (nothing sorts after NULL when NULLs are last)
+ *                   b_i not NULL   → r_i > b_i (asc) or r_i < b_i (desc), or r_i IS NULL
+ *   same_i(r, b):   b_i NULL       → r_i IS NULL
+ *                   b_i not NULL   → r_i = b_i
+ *
+ * nested as after_1 OR (same_1 AND (after_2 OR (same_2 AND ...))). `r_i IS NULL` is left out for
+ * columns the catalog declares NOT NULL. The last key is the primary key, so the order is total and
+ * no row is repeated or skipped between pages. Every comparison is against a non-NULL bound
+ * parameter, so each term is NULL only if r_i is, and those cases are covered by the IS NULL terms.
+ */
+import { sql, type Expression, type SqlBool } from 'kysely'
+import { eb } from './compiled.js'
+import { ROOT_ALIAS } from './scope.js'
+import type { SortKey } from './sort.js'
+import { bindable } from './values.js'
+
+export type Boundary = readonly (string | number | boolean | null)[]
+
+/** Rows strictly after `boundary` in the order of `keys`. */
+export function seekAfter(keys: readonly SortKey[], boundary: Boundary): Expression<SqlBool> {
+  if (boundary.length !== keys.length) throw new Error(`compile: boundary has ${boundary.length} values for ${keys.length} sort keys`)
+  // The last key is the non-null primary key, so at least that term exists.
+  return seekFrom(keys, boundary, 0) ?? sql<SqlBool>`1 = 0`
+}
+
+/** The seek over keys i.., or undefined when no row can be after the boundary on them. */
+function seekFrom(keys: readonly SortKey[], boundary: Boundary, i: number): Expression<SqlBool> | undefined {
+  const key = keys[i]
+  if (!key) return undefined
+  const column = sql.ref(`${ROOT_ALIAS}.${key.column}`)
+  const b = boundary[i] ?? null
+  const next = seekFrom(keys, boundary, i + 1)
+  if (b === null) {
+    // Only NULL rows tie with a NULL boundary; none sorts after it on this key.
+    return next && eb.and([eb(column, 'is', null), next])
+  }
+  const value = bindable(b)
+  const strictly = eb(column, key.direction === 'asc' ? '>' : '<', value)
+  const after = key.nullable ? eb.or([strictly, eb(column, 'is', null)]) : strictly
+  return next ? eb.or([after, eb.and([eb(column, '=', value), next])]) : after
+}

@@ -1,0 +1,85 @@
+/**
+ * @module A checked query compiled once into the statements that execute needs: the ordered
+ * sort keys of a page (keyset or first page), the total count, the rows and the tag values of a
+ * page's ids. Each builder takes the Kysely instance to run on (a real database, or a dialect's
+ * cold instance for explain and golden tests).
+ */
+import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely'
+import type { DatasetDef, FieldDef } from '../catalog/define.js'
+import { primaryKeyColumn } from '../catalog/index.js'
+import type { CheckedQuery } from '../check/checked.js'
+import type { SqlDialect } from './dialect.js'
+import { seekAfter, type Boundary } from './page.js'
+import { compileFilter } from './predicates.js'
+import { ROOT_ALIAS } from './scope.js'
+import { applyOrder, sortKeys, type SortKey } from './sort.js'
+
+export interface KeysOptions {
+  /** Rows strictly after this boundary (sort values + primary key of the previous page's last row). */
+  readonly after?: Boundary
+  readonly limit: number
+  /** Only for small ad-hoc pages; paging by id never uses it (see execute/cursor.ts). */
+  readonly offset?: number
+}
+
+export interface QueryPlan {
+  readonly dataset: DatasetDef
+  readonly dialect: SqlDialect
+  readonly keys: readonly SortKey[]
+  /** The compiled filter; undefined for match-all. */
+  readonly where: Expression<SqlBool> | undefined
+  /** `select <sort keys as k0..kn> from <table> t0 where <filter> [and <seek>] order by ... limit n`. */
+  keysQuery(db: Kysely<any>, options: KeysOptions): SelectQueryBuilder<any, any, Record<string, unknown>>
+  /** `select count(*) as count from <table> t0 where <filter>`. */
+  countQuery(db: Kysely<any>): SelectQueryBuilder<any, any, { count: number | string | bigint }>
+}
+
+export function planQuery(checked: Pick<CheckedQuery, 'dataset' | 'filter' | 'sort'>, dialect: SqlDialect): QueryPlan {
+  const { dataset } = checked
+  const keys = sortKeys(checked)
+  const where = compileFilter(checked.filter, dataset, dialect)
+  const from = (db: Kysely<any>) => {
+    const q = db.selectFrom(`${dataset.table} as ${ROOT_ALIAS}`)
+    return where ? q.where(where) : q
+  }
+  return Object.freeze({
+    dataset,
+    dialect,
+    keys,
+    where,
+    keysQuery(db: Kysely<any>, options: KeysOptions) {
+      let q = from(db).select(keys.map((k) => sql.ref(`${ROOT_ALIAS}.${k.column}`).as(k.alias)))
+      if (options.after) q = q.where(seekAfter(keys, options.after))
+      q = applyOrder(q, keys).limit(options.limit)
+      if (options.offset) q = q.offset(options.offset)
+      return q as SelectQueryBuilder<any, any, Record<string, unknown>>
+    },
+    countQuery(db: Kysely<any>) {
+      return from(db).select(sql<number>`count(*)`.as('count'))
+    },
+  })
+}
+
+/** `select <every scalar column> from <table> t0 where pk in (<ids as one JSON parameter>)`. */
+export function rowsByIdsQuery(db: Kysely<any>, dialect: SqlDialect, dataset: DatasetDef, ids: readonly number[]) {
+  const columns = (Object.values(dataset.fields) as FieldDef[]).flatMap((f) => (f.column ? [f.column] : []))
+  const pk = sql.ref(`${ROOT_ALIAS}.${primaryKeyColumn(dataset)}`)
+  return db
+    .selectFrom(`${dataset.table} as ${ROOT_ALIAS}`)
+    .select(columns.map((c) => sql.ref(`${ROOT_ALIAS}.${c}`).as(c)))
+    .where(sql<SqlBool>`${pk} in ${dialect.jsonList(JSON.stringify(ids), 'integer')}`)
+}
+
+/** The values of one tags field for a page's ids, one query per field: `(owner, value)` rows. */
+export function tagsByIdsQuery(db: Kysely<any>, dialect: SqlDialect, field: FieldDef, ids: readonly number[]) {
+  const t = field.tags
+  if (!t) throw new Error(`compile: ${field.name} is not a tags field`)
+  const owner = sql.ref(`${t.table}.${t.ownerColumn}`)
+  const value = sql.ref(`${t.table}.${t.valueColumn}`)
+  return db
+    .selectFrom(t.table)
+    .select([owner.as('owner'), value.as('value')])
+    .where(sql<SqlBool>`${owner} in ${dialect.jsonList(JSON.stringify(ids), 'integer')}`)
+    .orderBy(owner)
+    .orderBy(value)
+}

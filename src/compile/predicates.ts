@@ -1,0 +1,38 @@
+/**
+ * @module The filter compiler: one handler per AST node kind (an exhaustive `FilterVisitor`),
+ * each returning a Kysely boolean expression over the table in scope. Values become bound
+ * parameters; identifiers come only from the catalog.
+ */
+import type { Expression, SqlBool } from 'kysely'
+import type { FilterNode } from '../ast/nodes.js'
+import { visitFilter, type FilterVisitor } from '../ast/visit.js'
+import type { DatasetDef } from '../catalog/define.js'
+import { allOf, anyOf, negate, TRUE, type Compiled } from './compiled.js'
+import { compileCondition } from './conditions.js'
+import type { SqlDialect } from './dialect.js'
+import { compileForeign } from './relations.js'
+import { createContext, ROOT_ALIAS, type CompileContext, type Scope } from './scope.js'
+
+function visitor(scope: Scope, ctx: CompileContext): FilterVisitor<Compiled> {
+  return {
+    MatchAll: () => TRUE,
+    And: (node) => allOf(node.children.map((c) => compileNode(c, scope, ctx))),
+    Or: (node) => anyOf(node.children.map((c) => compileNode(c, scope, ctx))),
+    Not: (node) => negate(compileNode(node.child, scope, ctx)),
+    Foreign: (node) => compileForeign(node, scope, ctx, compileNode),
+    Condition: (node) => compileCondition(node, scope, ctx),
+  }
+}
+
+export function compileNode(node: FilterNode, scope: Scope, ctx: CompileContext): Compiled {
+  return visitFilter(node, visitor(scope, ctx))
+}
+
+/**
+ * The WHERE expression of a normal-form filter over `dataset` aliased `t0`, or undefined for the
+ * match-all filter (no WHERE at all, so counting all rows stays a plain `count(*)`).
+ */
+export function compileFilter(filter: FilterNode, dataset: DatasetDef, dialect: SqlDialect): Expression<SqlBool> | undefined {
+  const result = compileNode(filter, { dataset, alias: ROOT_ALIAS }, createContext(dialect))
+  return result === TRUE ? undefined : result.expr
+}

@@ -1,0 +1,41 @@
+/**
+ * @module Table aliases. The dataset in scope at the top is `t0`; each `foreign` opens a
+ * correlated subquery with a fresh alias (`t1`, `t2`, ... and `l1`, ... for its link table), so a
+ * nested filter on the same dataset as an outer one never captures the outer table's columns.
+ */
+import { sql, type Expression } from 'kysely'
+import type { DatasetDef, FieldDef } from '../catalog/define.js'
+import { primaryKeyColumn } from '../catalog/index.js'
+import type { SqlDialect } from './dialect.js'
+
+export interface Scope {
+  readonly dataset: DatasetDef
+  readonly alias: string
+}
+
+export interface CompileContext {
+  readonly dialect: SqlDialect
+  /** Hands out the next nesting number for a `foreign` subquery's aliases. */
+  readonly nextAlias: () => number
+}
+
+export function createContext(dialect: SqlDialect): CompileContext {
+  let n = 0
+  return Object.freeze({ dialect, nextAlias: () => ++n })
+}
+
+export const ROOT_ALIAS = 't0'
+
+/** A column of the table in scope; the name comes from the catalog only. */
+export function columnRef(scope: Scope, column: string): Expression<unknown> {
+  return sql.ref(`${scope.alias}.${column}`)
+}
+
+export function fieldColumn(scope: Scope, field: FieldDef): Expression<unknown> {
+  if (!field.column) throw new Error(`compile: ${scope.dataset.name}.${field.name} has no column (a tags field used as a scalar)`)
+  return columnRef(scope, field.column)
+}
+
+export function primaryKeyRef(scope: Scope): Expression<unknown> {
+  return columnRef(scope, primaryKeyColumn(scope.dataset))
+}

@@ -1,0 +1,46 @@
+/**
+ * @module Sort order: the requested clauses in order, then the primary key as the final
+ * tiebreaker (so the order is total and pages never overlap or skip), NULLs last in both
+ * directions on both backends (`NULLS LAST` is SQL:2003; SQLite has it since 3.30).
+ */
+import { sql, type SelectQueryBuilder } from 'kysely'
+import { primaryKeyColumn } from '../catalog/index.js'
+import type { CheckedQuery } from '../check/checked.js'
+import { ROOT_ALIAS } from './scope.js'
+
+export interface SortKey {
+  /** Public field name (for explain output and boundaries). */
+  readonly field: string
+  readonly column: string
+  readonly direction: 'asc' | 'desc'
+  readonly nullable: boolean
+  /** Name of the key in the keys query's result rows (`k0`, `k1`, ...). */
+  readonly alias: string
+}
+
+/** The effective order: the sort clauses, then the primary key unless it is already sorted on. */
+export function sortKeys(query: Pick<CheckedQuery, 'dataset' | 'sort'>): readonly SortKey[] {
+  const pk = primaryKeyColumn(query.dataset)
+  const keys: Omit<SortKey, 'alias'>[] = []
+  for (const clause of query.sort) {
+    const column = clause.field.column
+    if (!column) throw new Error(`compile: cannot sort on ${clause.field.name} (no column)`)
+    // A repeated field adds nothing to the order after its first clause.
+    if (keys.some((k) => k.column === column)) continue
+    keys.push({ field: clause.field.name, column, direction: clause.direction, nullable: clause.field.nullable })
+  }
+  if (!keys.some((k) => k.column === pk)) keys.push({ field: query.dataset.primaryKey, column: pk, direction: 'asc', nullable: false })
+  return Object.freeze(keys.map((k, i) => Object.freeze({ ...k, alias: `k${i}` })))
+}
+
+export function applyOrder<Q extends SelectQueryBuilder<any, any, any>>(query: Q, keys: readonly SortKey[]): Q {
+  let q = query
+  for (const key of keys) {
+    const ref = sql.ref(`${ROOT_ALIAS}.${key.column}`)
+    q = q.orderBy(ref, (ob) => {
+      const directed = key.direction === 'asc' ? ob.asc() : ob.desc()
+      return key.nullable ? directed.nullsLast() : directed
+    }) as Q
+  }
+  return q
+}

@@ -1,0 +1,53 @@
+/**
+ * @module Multi-valued (tags) fields: `has_any`, `has_all`, `is_empty` through the field's link
+ * table (one row per owner and value, primary key (owner, value), indexed by value).
+ *
+ * Written as `pk IN (SELECT owner FROM tag WHERE ...)`, not as a correlated EXISTS: counting an
+ * EXISTS over tags on 1M companies took 1.1 s on SQLite against 108 ms for this form (design
+ * section 8), because the subquery runs once instead of once per row. The owner column is NOT
+ * NULL and the primary key is never NULL, so these predicates are two-valued and `NOT` negates them
+ * exactly (`has_none` = NOT has_any includes the records without any tag).
+ */
+import { sql, type SqlBool } from 'kysely'
+import type { FieldDef } from '../catalog/define.js'
+import type { Scalar } from '../ast/nodes.js'
+import { compiled, negate, type Compiled } from './compiled.js'
+import { primaryKeyRef, type CompileContext, type Scope } from './scope.js'
+import { distinctValues, valueIn } from './values.js'
+
+function storage(field: FieldDef) {
+  if (!field.tags) throw new Error(`compile: ${field.name} is not a tags field`)
+  return field.tags
+}
+
+export function hasAny(scope: Scope, field: FieldDef, values: readonly Scalar[], ctx: CompileContext): Compiled {
+  const t = storage(field)
+  const match = valueIn(sql.ref(`${t.table}.${t.valueColumn}`), values, 'tags', ctx)
+  return compiled(
+    sql<SqlBool>`${primaryKeyRef(scope)} in (select ${sql.ref(`${t.table}.${t.ownerColumn}`)} from ${sql.table(t.table)} where ${match.expr})`,
+    true,
+  )
+}
+
+/**
+ * Every listed value: the owners with as many matching rows as there are distinct values. The
+ * (owner, value) primary key makes `count(*)` a count of distinct values.
+ */
+export function hasAll(scope: Scope, field: FieldDef, values: readonly Scalar[], ctx: CompileContext): Compiled {
+  const distinct = distinctValues(values)
+  if (distinct.length <= 1) return hasAny(scope, field, distinct, ctx)
+  const t = storage(field)
+  const owner = sql.ref(`${t.table}.${t.ownerColumn}`)
+  const match = valueIn(sql.ref(`${t.table}.${t.valueColumn}`), distinct, 'tags', ctx)
+  return compiled(
+    sql<SqlBool>`${primaryKeyRef(scope)} in (select ${owner} from ${sql.table(t.table)} where ${match.expr} group by ${owner} having count(*) = ${distinct.length})`,
+    true,
+  )
+}
+
+/** `is_empty: true` is NOT (has some tag); `false` is "has some tag". */
+export function isEmpty(scope: Scope, field: FieldDef, empty: boolean): Compiled {
+  const t = storage(field)
+  const hasSome = sql<SqlBool>`${primaryKeyRef(scope)} in (select ${sql.ref(`${t.table}.${t.ownerColumn}`)} from ${sql.table(t.table)})`
+  return empty ? negate(compiled(hasSome, true)) : compiled(hasSome, true)
+}

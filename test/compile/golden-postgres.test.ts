@@ -1,0 +1,66 @@
+/**
+ * Golden SQL for PostgreSQL: `{sql, parameters}` of every operator, and/or/not, each foreign mode,
+ * sort, keyset seek and count, pinned in __snapshots__/golden-postgres.test.ts.snap (review a diff
+ * there as a change of the SQL we run). The key forms are also spelled out below.
+ */
+import { describe, expect, it } from 'vitest'
+import { condition as c, foreign, not } from '../../src/ast/factory.js'
+import { FILTER_CASES, SORT_CASES, type GoldenCase } from './golden-cases.js'
+import { checked, countSql, keysSql, whereSql } from './helpers.js'
+
+function render(g: GoldenCase) {
+  const q = checked(g.dataset, g.filter, g.sort ?? [])
+  return g.count ? countSql('postgres', q) : keysSql('postgres', q, g.after)
+}
+
+describe('golden SQL, PostgreSQL', () => {
+  for (const g of [...FILTER_CASES, ...SORT_CASES]) it(g.name, () => expect(render(g)).toMatchSnapshot())
+
+  it('negates a nullable comparison with IS NOT TRUE', () => {
+    expect(whereSql('postgres', 'investors', not(c('type', 'eq', 'vc', '/f'), '/f'))).toEqual({
+      sql: '("t0"."type" = $1) is not true',
+      parameters: ['vc'],
+    })
+  })
+
+  it('casts list elements to the column type', () => {
+    expect(whereSql('postgres', 'companies', c('employees', 'in', [1, 2], '/f'))).toEqual({
+      sql: '"t0"."employees" in (select jsonb_array_elements_text($1::jsonb)::bigint)',
+      parameters: ['[1,2]'],
+    })
+  })
+
+  it('binds a list as one JSON parameter', () => {
+    expect(whereSql('postgres', 'companies', c('stage', 'in', ['a', 'b', 'c'], '/f'))).toEqual({
+      sql: '"t0"."stage" in (select jsonb_array_elements_text($1::jsonb))',
+      parameters: ['["a","b","c"]'],
+    })
+  })
+
+  it('foreign all = related exists and no related record fails the filter', () => {
+    expect(whereSql('postgres', 'investors', foreign('companies', c('stage', 'eq', 'a', '/f'), 'all', '/f'))).toEqual({
+      sql:
+        '(exists (select 1 as "one" from "investments" as "l1" inner join "companies" as "t1" on "t1"."id" = "l1"."company_id" where "l1"."investor_id" = "t0"."id")' +
+        ' and not exists (select 1 as "one" from "investments" as "l1" inner join "companies" as "t1" on "t1"."id" = "l1"."company_id" where "l1"."investor_id" = "t0"."id" and ("t1"."stage" = $1) is not true))',
+      parameters: ['a'],
+    })
+  })
+
+  it('escapes LIKE wildcards in the parameter, never in the SQL', () => {
+    expect(whereSql('postgres', 'companies', c('name', 'contains', '5%_OFF\\', '/f'))).toEqual({
+      sql: `translate("t0"."name", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') like $1 escape '\\'`,
+      parameters: ['%5\\%\\_off\\\\%'],
+    })
+  })
+
+  it('seeks after a boundary with NULLs last and mixed directions', () => {
+    const q = checked('investors', undefined, [['type', 'asc'], ['portfolio_size', 'desc']])
+    expect(keysSql('postgres', q, ['vc', 12, 5])).toEqual({
+      sql:
+        'select "t0"."type" as "k0", "t0"."portfolio_size" as "k1", "t0"."id" as "k2" from "investors" as "t0"' +
+        ' where (("t0"."type" > $1 or "t0"."type" is null) or ("t0"."type" = $2 and (("t0"."portfolio_size" < $3 or "t0"."portfolio_size" is null) or ("t0"."portfolio_size" = $4 and "t0"."id" > $5))))' +
+        ' order by "t0"."type" asc nulls last, "t0"."portfolio_size" desc nulls last, "t0"."id" asc limit $6',
+      parameters: ['vc', 'vc', 12, 12, 5, 10],
+    })
+  })
+})

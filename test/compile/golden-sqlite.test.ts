@@ -1,0 +1,59 @@
+/**
+ * Golden SQL for SQLite: `{sql, parameters}` of every operator, and/or/not, each foreign mode,
+ * sort, keyset seek and count, pinned in __snapshots__/golden-sqlite.test.ts.snap (review a diff
+ * there as a change of the SQL we run). The key forms are also spelled out below.
+ */
+import { describe, expect, it } from 'vitest'
+import { condition as c, foreign, not } from '../../src/ast/factory.js'
+import { FILTER_CASES, SORT_CASES, type GoldenCase } from './golden-cases.js'
+import { checked, countSql, keysSql, whereSql } from './helpers.js'
+
+function render(g: GoldenCase) {
+  const q = checked(g.dataset, g.filter, g.sort ?? [])
+  return g.count ? countSql('sqlite', q) : keysSql('sqlite', q, g.after)
+}
+
+describe('golden SQL, SQLite', () => {
+  for (const g of [...FILTER_CASES, ...SORT_CASES]) it(g.name, () => expect(render(g)).toMatchSnapshot())
+
+  it('negates a nullable comparison with IS NOT TRUE', () => {
+    expect(whereSql('sqlite', 'investors', not(c('type', 'eq', 'vc', '/f'), '/f'))).toEqual({
+      sql: '("t0"."type" = ?) is not true',
+      parameters: ['vc'],
+    })
+  })
+
+  it('binds a list as one JSON parameter', () => {
+    expect(whereSql('sqlite', 'companies', c('stage', 'in', ['a', 'b', 'c'], '/f'))).toEqual({
+      sql: '"t0"."stage" in (select value from json_each(?))',
+      parameters: ['["a","b","c"]'],
+    })
+  })
+
+  it('foreign all = related exists and no related record fails the filter', () => {
+    expect(whereSql('sqlite', 'investors', foreign('companies', c('stage', 'eq', 'a', '/f'), 'all', '/f'))).toEqual({
+      sql:
+        '(exists (select 1 as "one" from "investments" as "l1" inner join "companies" as "t1" on "t1"."id" = "l1"."company_id" where "l1"."investor_id" = "t0"."id")' +
+        ' and not exists (select 1 as "one" from "investments" as "l1" inner join "companies" as "t1" on "t1"."id" = "l1"."company_id" where "l1"."investor_id" = "t0"."id" and ("t1"."stage" = ?) is not true))',
+      parameters: ['a'],
+    })
+  })
+
+  it('escapes LIKE wildcards in the parameter, never in the SQL', () => {
+    expect(whereSql('sqlite', 'companies', c('name', 'contains', '5%_OFF\\', '/f'))).toEqual({
+      sql: `"t0"."name" like ? escape '\\'`,
+      parameters: ['%5\\%\\_off\\\\%'],
+    })
+  })
+
+  it('seeks after a boundary with NULLs last and mixed directions', () => {
+    const q = checked('investors', undefined, [['type', 'asc'], ['portfolio_size', 'desc']])
+    expect(keysSql('sqlite', q, ['vc', 12, 5])).toEqual({
+      sql:
+        'select "t0"."type" as "k0", "t0"."portfolio_size" as "k1", "t0"."id" as "k2" from "investors" as "t0"' +
+        ' where (("t0"."type" > ? or "t0"."type" is null) or ("t0"."type" = ? and (("t0"."portfolio_size" < ? or "t0"."portfolio_size" is null) or ("t0"."portfolio_size" = ? and "t0"."id" > ?))))' +
+        ' order by "t0"."type" asc nulls last, "t0"."portfolio_size" desc nulls last, "t0"."id" asc limit ?',
+      parameters: ['vc', 'vc', 12, 12, 5, 10],
+    })
+  })
+})

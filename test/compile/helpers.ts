@@ -1,0 +1,38 @@
+/**
+ * @module Test helpers for the compile stage: hand-made checked queries (normal form) and
+ * compiled SQL per dialect through each dialect's cold Kysely instance.
+ */
+import type { FilterNode } from '../../src/ast/nodes.js'
+import { datasets, type DatasetName } from '../../src/catalog/index.js'
+import type { CheckedQuery, CheckedSort } from '../../src/check/checked.js'
+import { DIALECTS, planQuery, type Boundary } from '../../src/compile/index.js'
+import { matchAll } from '../../src/ast/factory.js'
+
+export function checked(dataset: DatasetName, filter: FilterNode = matchAll(), sort: readonly [string, 'asc' | 'desc'][] = [], perPage = 10): CheckedQuery {
+  const ds = datasets[dataset]
+  const s: CheckedSort[] = sort.map(([f, direction]) => {
+    const field = ds.fields[f]
+    if (!field) throw new Error(`no field ${f}`)
+    return { field, direction }
+  })
+  return { dataset: ds, filter, sort: s, page: 1, perPage }
+}
+
+export function keysSql(dialect: 'sqlite' | 'postgres', q: CheckedQuery, after?: Boundary) {
+  const plan = planQuery(q, DIALECTS[dialect])
+  const { sql, parameters } = plan.keysQuery(DIALECTS[dialect].coldKysely(), { limit: q.perPage, ...(after ? { after } : {}) }).compile()
+  return { sql, parameters: [...parameters] }
+}
+
+export function countSql(dialect: 'sqlite' | 'postgres', q: CheckedQuery) {
+  const plan = planQuery(q, DIALECTS[dialect])
+  const { sql, parameters } = plan.countQuery(DIALECTS[dialect].coldKysely()).compile()
+  return { sql, parameters: [...parameters] }
+}
+
+/** Only the WHERE clause of the count query: the part each filter case is about. */
+export function whereSql(dialect: 'sqlite' | 'postgres', dataset: DatasetName, filter: FilterNode) {
+  const { sql, parameters } = countSql(dialect, checked(dataset, filter))
+  const i = sql.indexOf(' where ')
+  return { sql: i < 0 ? '' : sql.slice(i + 7), parameters }
+}
