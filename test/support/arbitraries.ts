@@ -41,6 +41,8 @@ export interface FilterArbitraries {
   sort(dataset: DatasetName): fc.Arbitrary<SortJson>
   /** A request over one of the datasets (or the given one), with a filter and maybe a sort. */
   request(dataset?: DatasetName): fc.Arbitrary<RequestJson>
+  /** `{field: {operator: operand}}`: one operator on one field, for exhaustive walks. */
+  condition(dataset: DatasetName, field: string, operator: OperatorName): fc.Arbitrary<FilterJson>
 }
 
 /** Values used when a field holds no value at all in the snapshot. */
@@ -236,6 +238,11 @@ export function filterArbitraries(snapshot: Snapshot, options: ArbitraryOptions 
   }
 
   return {
+    condition: (ds, name, op) => {
+      const field = datasets[ds].fields[name]
+      if (!field) throw new Error(`arbitraries: ${ds} has no field ${name}`)
+      return operand(ds, field, op).map((v) => ({ [name]: { [op]: v } }))
+    },
     filter: (ds) => filterAt(ds, maxDepth),
     sort,
     request: (only) =>

@@ -1,0 +1,71 @@
+/**
+ * @module Differential: on generated filters and sorts, the rows the engine returns (ids, in
+ * order) equal the reference evaluator's (src/reference/), which implements the language in plain
+ * JS without SQL. The run also measures how many generated filters select some but not all rows:
+ * a generator whose filters match nothing (or everything) would make this test pass vacuously, so
+ * that share is asserted.
+ */
+import fc from 'fast-check'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { DATASET_NAMES, datasets, operatorsFor, type DatasetName } from '../../src/catalog/index.js'
+import { referenceRows } from '../../src/reference/index.js'
+import { ALL_ROWS, checked, numRuns, openPropertyContext, resultIds, type PropertyContext } from '../support/property-context.js'
+
+let ctx: PropertyContext
+beforeAll(async () => {
+  ctx = await openPropertyContext()
+})
+afterAll(async () => {
+  await ctx?.close()
+})
+
+test('the fixture is big enough for the comparison to mean something', () => {
+  for (const name of DATASET_NAMES) expect(ctx.snapshot.datasets[name].ids.length, name).toBeGreaterThan(20)
+})
+
+test('engine rows equal the reference evaluator\'s rows, in order', async () => {
+  const outcomes: Array<{ dataset: DatasetName; matched: number; total: number }> = []
+  await fc.assert(
+    fc.asyncProperty(ctx.arbs.request(), async (request) => {
+      const query = checked(request)
+      const expected = referenceRows(query.filter, query.dataset, query.sort, ctx.snapshot)
+      const result = await ctx.engine.query({ ...request, per_page: ALL_ROWS })
+      if (!result.ok) throw new Error(`engine rejected a valid request: ${JSON.stringify(result.issues)}`)
+      const total = ctx.snapshot.datasets[query.dataset.name].ids.length
+      outcomes.push({ dataset: query.dataset.name, matched: expected.length, total })
+      expect(resultIds(result.value.results, query.dataset)).toEqual(expected)
+      expect(result.value.meta.total_record_count).toBe(expected.length)
+    }),
+    { numRuns: numRuns(150) },
+  )
+  const partial = outcomes.filter((o) => o.matched > 0 && o.matched < o.total).length
+  const none = outcomes.filter((o) => o.matched === 0).length
+  const share = partial / outcomes.length
+  console.info(`differential: ${outcomes.length} filters; ${partial} matched some but not all rows (${(share * 100).toFixed(0)}%), ${none} matched none`)
+  expect(share, 'generated filters must mostly select some but not all rows').toBeGreaterThanOrEqual(0.25)
+  for (const name of DATASET_NAMES) expect(outcomes.some((o) => o.dataset === name), `no filter over ${name} was generated`).toBe(true)
+})
+
+test('every operator on every field, alone, agrees with the reference', async () => {
+  // The nested generator reaches a given (field, operator) pair only by chance; this walks all.
+  let pairs = 0
+  for (const dataset of DATASET_NAMES) {
+    for (const field of Object.values(datasets[dataset].fields)) {
+      for (const operator of operatorsFor(field.type.kind)) {
+        pairs++
+        await fc.assert(
+          fc.asyncProperty(ctx.arbs.condition(dataset, field.name, operator), async (filter) => {
+            const request = { dataset, filter }
+            const query = checked(request)
+            const expected = referenceRows(query.filter, query.dataset, query.sort, ctx.snapshot)
+            const result = await ctx.engine.query({ ...request, per_page: ALL_ROWS })
+            if (!result.ok) throw new Error(`engine rejected a valid request: ${JSON.stringify(result.issues)}`)
+            expect(resultIds(result.value.results, query.dataset)).toEqual(expected)
+          }),
+          { numRuns: numRuns(3) },
+        )
+      }
+    }
+  }
+  expect(pairs).toBeGreaterThan(300)
+})
