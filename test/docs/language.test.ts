@@ -26,8 +26,10 @@ test('every section cited as language.md, "Heading" in src/ exists', () => {
   const missing: string[] = []
   for (const file of sourceFiles(join(repo, 'src'))) {
     const text = readFileSync(file, 'utf8').replace(/\n\s*\*\s*/g, ' ')
-    for (const m of text.matchAll(/language\.md,? (?:section )?"([^"]+)"/g)) {
-      if (!headings.includes(m[1]!)) missing.push(`${file.slice(repo.length + 1)}: "${m[1]}"`)
+    for (const m of text.matchAll(/language\.md,? (?:sections? )?((?:"[^"]+"(?:,? (?:and )?)?)+)/g)) {
+      for (const cited of m[1]!.matchAll(/"([^"]+)"/g)) {
+        if (!headings.includes(cited[1]!)) missing.push(`${file.slice(repo.length + 1)}: "${cited[1]}"`)
+      }
     }
     for (const m of text.matchAll(/language\.md#([a-z0-9_-]+)/g)) {
       if (!anchors.has(m[1]!)) missing.push(`${file.slice(repo.length + 1)}: #${m[1]}`)
