@@ -4,7 +4,7 @@
  * Detail tables (stories, people, time series, ...) that no filter reaches live in their own
  * migration.
  */
-import { sql, type Kysely } from 'kysely'
+import { sql, type Compilable, type Kysely } from 'kysely'
 import { datasets, DATASET_NAMES, primaryKeyColumn, relations, type FieldDef } from '../../catalog/index.js'
 import { columnType, idType, type DialectName } from './column-types.js'
 
@@ -14,6 +14,16 @@ const LINK_TABLE_EXTRA_COLUMNS: Record<string, readonly (readonly [string, strin
 }
 
 export async function createDatasetTables(db: Kysely<any>, dialect: DialectName): Promise<void> {
+  for (const statement of datasetTableStatements(db, dialect)) await db.executeQuery(statement.compile())
+}
+
+/**
+ * The DDL of `createDatasetTables` as unexecuted statements, so that the store can also apply it
+ * synchronously through better-sqlite3 (opening a database is synchronous) and through Kysely's
+ * Migrator (async, any dialect) from one definition.
+ */
+export function datasetTableStatements(db: Kysely<any>, dialect: DialectName): Compilable[] {
+  const out: Compilable[] = []
   for (const name of DATASET_NAMES) {
     const ds = datasets[name]
     const pk = primaryKeyColumn(ds)
@@ -24,19 +34,18 @@ export async function createDatasetTables(db: Kysely<any>, dialect: DialectName)
       const type = f.type.kind
       table = table.addColumn(f.column, sql.raw(columnType(dialect, type)), (c) => (f.nullable ? c : c.notNull().defaultTo(0)))
     }
-    await table.execute()
+    out.push(table)
 
     for (const f of Object.values(ds.fields) as FieldDef[]) {
       if (f.tags) {
-        await db.schema.createTable(f.tags.table).ifNotExists()
+        out.push(db.schema.createTable(f.tags.table).ifNotExists()
           .addColumn(f.tags.ownerColumn, sql.raw(idType(dialect)), (c) => c.notNull())
           .addColumn(f.tags.valueColumn, 'text', (c) => c.notNull())
-          .addPrimaryKeyConstraint(`${f.tags.table}_pk`, [f.tags.ownerColumn, f.tags.valueColumn] as never)
-          .execute()
+          .addPrimaryKeyConstraint(`${f.tags.table}_pk`, [f.tags.ownerColumn, f.tags.valueColumn] as never))
         // value → owner: has_any / has_all probes start from the value.
-        await db.schema.createIndex(`${f.tags.table}_by_value`).ifNotExists().on(f.tags.table).columns([f.tags.valueColumn, f.tags.ownerColumn]).execute()
+        out.push(db.schema.createIndex(`${f.tags.table}_by_value`).ifNotExists().on(f.tags.table).columns([f.tags.valueColumn, f.tags.ownerColumn]))
       } else if (f.indexed && f.column && f.column !== pk) {
-        await db.schema.createIndex(`${ds.table}_${f.column}`).ifNotExists().on(ds.table).columns([f.column, pk]).execute()
+        out.push(db.schema.createIndex(`${ds.table}_${f.column}`).ifNotExists().on(ds.table).columns([f.column, pk]))
       }
     }
   }
@@ -52,7 +61,8 @@ export async function createDatasetTables(db: Kysely<any>, dialect: DialectName)
       .addColumn(a, sql.raw(idType(dialect)), (c) => c.notNull())
       .addColumn(b, sql.raw(idType(dialect)), (c) => c.notNull())
     for (const [col, type] of LINK_TABLE_EXTRA_COLUMNS[tableName] ?? []) table = table.addColumn(col, sql.raw(type))
-    await table.addPrimaryKeyConstraint(`${tableName}_pk`, [a, b] as never).execute()
-    await db.schema.createIndex(`${tableName}_by_${b}`).ifNotExists().on(tableName).columns([b, a]).execute()
+    out.push(table.addPrimaryKeyConstraint(`${tableName}_pk`, [a, b] as never))
+    out.push(db.schema.createIndex(`${tableName}_by_${b}`).ifNotExists().on(tableName).columns([b, a]))
   }
+  return out
 }

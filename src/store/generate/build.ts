@@ -1,0 +1,61 @@
+/**
+ * @module Writing generated records: into a database through the `Ingestor` (the same loader as
+ * `ventureql import`), or to a JSON Lines file that `ventureql import` reads back.
+ */
+import { createWriteStream } from 'node:fs'
+import { once } from 'node:events'
+import { Ingestor, type IngestOptions, type IngestSummary } from '../ingest.js'
+import type { VentureDb } from '../open.js'
+import { parseRecord } from '../record-schemas.js'
+import { generateRecords, type GenerateOptions } from './generator.js'
+
+export interface Progress {
+  /** Companies generated so far. */
+  readonly companies: number
+  readonly total: number
+  /** A finishing phase name once all records are written ('investments', 'indexes', ...). */
+  readonly step?: string
+}
+
+/** Generates into an open database and finishes the ingest (derived data, indexes, ANALYZE). */
+export function generateInto(vdb: VentureDb, options: GenerateOptions & { onProgress?: (p: Progress) => void; ingest?: IngestOptions }): IngestSummary {
+  const ingestor = new Ingestor(vdb, options.ingest)
+  const total = Math.max(0, Math.floor(options.companies))
+  const every = Math.max(1, Math.min(10_000, Math.floor(total / 100)))
+  let companies = 0
+  let line = 0
+  for (const envelope of generateRecords(options)) {
+    line++
+    const parsed = parseRecord(envelope)
+    // Generated records always validate; a failure here is a generator bug, not bad input.
+    if (!parsed.ok) throw new Error(`generator produced an invalid record (#${line}): ${parsed.reason}`)
+    ingestor.write(parsed.value)
+    if (envelope.type === 'company' && ++companies % every === 0) options.onProgress?.({ companies, total })
+  }
+  options.onProgress?.({ companies, total })
+  return ingestor.finish((step) => options.onProgress?.({ companies, total, step }))
+}
+
+/** Writes the generated records as JSON Lines (one envelope per line). Returns the line count. */
+export async function generateJsonl(file: string, options: GenerateOptions & { onProgress?: (p: Progress) => void }): Promise<number> {
+  const out = createWriteStream(file, { encoding: 'utf8' })
+  const total = Math.max(0, Math.floor(options.companies))
+  const every = Math.max(1, Math.min(10_000, Math.floor(total / 100)))
+  let companies = 0
+  let lines = 0
+  let chunk: string[] = []
+  for (const envelope of generateRecords(options)) {
+    chunk.push(JSON.stringify(envelope))
+    lines++
+    if (envelope.type === 'company' && ++companies % every === 0) options.onProgress?.({ companies, total })
+    if (chunk.length >= 2000) {
+      if (!out.write(chunk.join('\n') + '\n')) await once(out, 'drain')
+      chunk = []
+    }
+  }
+  if (chunk.length) out.write(chunk.join('\n') + '\n')
+  out.end()
+  await once(out, 'finish')
+  options.onProgress?.({ companies, total })
+  return lines
+}

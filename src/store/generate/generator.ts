@@ -1,0 +1,348 @@
+/**
+ * @module The deterministic synthetic generator. It yields JSON Lines envelopes in the spec's own
+ * record shapes (investor 2.11/2.12, company detail 2.3 with its funding array, a few standalone
+ * funding events 2.10 named by investor slug), which the caller writes through the same
+ * `Ingestor` as `ventureql import` (or to a .jsonl file). The same seed and size always give the
+ * same records.
+ *
+ * Shapes aim at realism where filters and plans notice: skewed (log-normal) amounts, headcounts
+ * and traffic; a stage distribution with series letters consistent with the stage; long-tailed tag
+ * frequencies; mostly-USA metro regions; numerics as strings where the spec shows strings;
+ * NULLs in most nullable fields; ~1 investor per 20 companies with power-law portfolio sizes;
+ * ~1.5 funding events per company; a few time series points for a subset of companies.
+ * Coverage guarantees for small fixtures: every enum value occurs, and there are investors with
+ * 0, exactly 1 and many portfolio companies.
+ */
+import { INVESTOR_TYPE, SERIES, STAGE } from '../../catalog/index.js'
+import { Random } from './prng.js'
+import * as V from './vocabulary.js'
+
+export interface GenerateOptions {
+  readonly companies: number
+  readonly seed?: number
+  /** The generator's "today" (YYYY-MM-DD); dates fall before it. Default 2024-06-30. */
+  readonly asOf?: string
+}
+
+export interface Envelope {
+  readonly type: 'company' | 'investor' | 'funding'
+  readonly record: Record<string, unknown>
+}
+
+const DAY_MS = 86_400_000
+
+function isoDay(day: number): string {
+  return new Date(day * DAY_MS).toISOString().slice(0, 10)
+}
+
+function isoTime(day: number, seconds: number): string {
+  return new Date(day * DAY_MS + seconds * 1000).toISOString().slice(0, 19).replace('T', ' ')
+}
+
+function slugify(s: string): string {
+  return s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')
+}
+
+/** Stage → relative frequency (spec 3 values); unknown catalog values get a small weight. */
+const STAGE_WEIGHTS: Readonly<Record<string, number>> = {
+  'Unknown': 10, 'No Known Funding': 26, 'Pre Series A': 22, a: 13, b: 7, c: 4, d: 2, e: 1,
+  f: 0.5, g: 0.3, h: 0.2, i: 0.1, 'Late': 3, 'Exited': 8,
+}
+const STAGE_TABLE = STAGE.values.map((v) => [v, STAGE_WEIGHTS[v] ?? 0.1] as const)
+const LETTERS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'] as const
+const EARLY_SERIES = ['seed', 'angel', 'seed', 'convertible_note'] as const
+const OTHER_SERIES = ['debt_financing', 'undisclosed', 'venture', 'private_equity'] as const
+
+/** Median round size in U.S. dollars per series. */
+function medianAmount(series: string): number {
+  const letter = (LETTERS as readonly string[]).indexOf(series)
+  if (letter >= 0) return 8_000_000 * Math.pow(1.6, letter)
+  switch (series) {
+    case 'angel': return 350_000
+    case 'seed': return 1_800_000
+    case 'convertible_note': return 900_000
+    case 'debt_financing': return 6_000_000
+    case 'private_equity': return 90_000_000
+    default: return 4_000_000
+  }
+}
+
+const INVESTOR_TYPE_WEIGHTS: Readonly<Record<string, number>> = { vc: 55, angel: 25, accelerator: 8, corporate: 7, private_equity: 5 }
+const INVESTOR_TYPE_TABLE = INVESTOR_TYPE.values.map((v) => [v, INVESTOR_TYPE_WEIGHTS[v] ?? 2] as const)
+const METRO_TABLE = V.METROS.map((m) => [m, m.weight] as const)
+const CURRENCIES_ABROAD: Readonly<Record<string, string>> = { GBR: 'GBP', DEU: 'EUR', FRA: 'EUR', NLD: 'EUR', CAN: 'CAD', IND: 'INR', SWE: 'SEK', AUS: 'AUD', SGP: 'SGD', BRA: 'BRL', ISR: 'ILS' }
+
+/** Investors per company (spec scale: ~50k investors for 1M companies). */
+export function investorCount(companies: number): number {
+  return Math.max(6, Math.round(companies / 20))
+}
+
+export function* generateRecords(options: GenerateOptions): Generator<Envelope> {
+  const n = Math.max(0, Math.floor(options.companies))
+  const rng = new Random(options.seed ?? 1)
+  const asOfDay = Math.floor(Date.parse(`${options.asOf ?? '2024-06-30'}T00:00:00Z`) / DAY_MS)
+  const m = investorCount(n)
+
+  //// investors ////
+  const investorNames: string[] = []
+  const investorSlugs: string[] = []
+  const slugsSeen = new Set<string>()
+  for (let k = 0; k < m; k++) {
+    const id = k + 1
+    const type = k < INVESTOR_TYPE.values.length ? INVESTOR_TYPE.values[k]! : rng.weighted(INVESTOR_TYPE_TABLE)
+    const name = type === 'angel'
+      ? `${rng.pick(V.FIRST_NAMES)} ${rng.pick(V.LAST_NAMES)}`
+      : `${rng.pick(V.INVESTOR_WORDS)} ${rng.pick(V.INVESTOR_NOUNS)} ${rng.pick(V.INVESTOR_SUFFIXES[type] ?? ['Capital'])}`.trim()
+    let slug = slugify(name)
+    if (slugsSeen.has(slug)) slug = `${slug}-${id}`
+    slugsSeen.add(slug)
+    investorNames.push(name)
+    investorSlugs.push(slug)
+    const metro = rng.weighted(METRO_TABLE)
+    const domain = type === 'angel' ? (rng.chance(0.2) ? `${slug}.com` : null) : `${slug.replace(/-/g, '')}.${rng.pick(V.TLDS)}`
+    const filings: Record<string, unknown>[] = []
+    if ((type === 'vc' || type === 'private_equity') && rng.chance(0.4)) {
+      for (let f = rng.int(1, 3); f > 0; f--) {
+        const offering = Math.round(rng.logNormal(type === 'vc' ? 60_000_000 : 400_000_000, 0.9) / 100_000) * 100_000
+        filings.push({
+          entity_name: `${name} Fund ${['I', 'II', 'III', 'IV', 'V'][rng.int(0, 4)]}, L.P.`,
+          total_offering: offering,
+          total_sold: Math.round(offering * (0.3 + 0.7 * rng.next())),
+          filing_date: isoDay(asOfDay - rng.int(30, 2500)),
+          form: rng.chance(0.8) ? 'D' : 'D/A',
+        })
+      }
+    }
+    const record: Record<string, unknown> = {
+      investor_id: id,
+      name,
+      investor_domain: domain,
+      angel_platform_page: rng.chance(0.6) ? `https://angel-platform.example/${slug}` : null,
+      location: rng.chance(0.9) ? metro.region : null,
+      type,
+      city: rng.chance(0.9) ? rng.pick(metro.cities) : null,
+      state: metro.state,
+      country: metro.country,
+      website: domain && rng.chance(0.9) ? `https://www.${domain}` : null,
+      svc_slug: slug,
+      portfolio_path: `/investors/${id}/portfolio`,
+      funding_rounds_path: `/fundings?investor_slugs=${slug}`,
+      resource_type: 'investor',
+      most_recent_filings: filings,
+    }
+    if (rng.chance(0.1)) record.industries = rng.some(V.INDUSTRIES, rng.int(1, 4))
+    yield { type: 'investor', record }
+  }
+
+  // Coverage: the last investor never invests, the one before it exactly once (in the first
+  // funding event); everyone else is drawn from a power law, so a few investors are in
+  // thousands of rounds and most in a handful.
+  const idleInvestor = m
+  const singleDealInvestor = m - 1
+  const pool = Math.max(1, m - 2)
+  let singleDealGiven = false
+
+  //// companies ////
+  let fundingId = 0
+  let eventId = 0
+  let storyId = 0
+  const pickInvestors = (count: number): number[] => {
+    const out: number[] = []
+    for (let guard = 0; out.length < count && guard < count * 6; guard++) {
+      const id = 1 + rng.skewedIndex(pool, 2.6)
+      if (!out.includes(id)) out.push(id)
+    }
+    return out
+  }
+
+  for (let k = 0; k < n; k++) {
+    const id = k + 1
+    // Coverage: the first companies walk through every stage, the next ones (Late) through every series.
+    const coverSeries = k >= STAGE.values.length && k < STAGE.values.length + SERIES.values.length ? SERIES.values[k - STAGE.values.length]! : undefined
+    const stage = k < STAGE.values.length ? STAGE.values[k]! : coverSeries ? 'Late' : rng.weighted(STAGE_TABLE)
+    const base = `${rng.pick(V.NAME_STARTS)}${rng.pick(V.NAME_MIDDLES)}${rng.pick(V.NAME_ENDS)}`
+    const name = `${base}${rng.pick(V.COMPANY_SUFFIXES)}`
+    const domain = `${base.toLowerCase()}${k % 7 === 0 ? '' : id.toString(36)}.${rng.pick(V.TLDS)}`
+    const metro = rng.weighted(METRO_TABLE)
+    const usa = metro.country === 'USA'
+    const foundedDay = asOfDay - rng.int(200, 6000)
+    const addedDay = Math.min(asOfDay - 1, Math.max(Math.floor(Date.parse('2012-01-01') / DAY_MS), foundedDay + rng.int(30, 900)))
+    const employees = Math.max(1, Math.round(rng.logNormal(stage === 'Late' || stage === 'Exited' ? 120 : 14, 1.1)))
+    const growth = rng.normal() * 0.06 + 0.02
+    const monthAgo = Math.max(1, Math.round(employees / (1 + growth)))
+    const uniques = rng.chance(0.85) ? Math.round(rng.logNormal(20_000, 1.8)) : null
+    const hasIos = rng.chance(0.15)
+    const hasAndroid = rng.chance(0.12)
+
+    // Funding history consistent with the stage: early rounds, then letters up to the stage's.
+    const letterIndex = (LETTERS as readonly string[]).indexOf(stage)
+    const seriesList: string[] = []
+    if (stage === 'Pre Series A') for (let r = rng.int(1, 2); r > 0; r--) seriesList.push(rng.pick(EARLY_SERIES))
+    else if (letterIndex >= 0) {
+      if (rng.chance(0.7)) seriesList.push(rng.pick(EARLY_SERIES))
+      for (let l = Math.max(0, letterIndex - rng.int(0, 2)); l <= letterIndex; l++) seriesList.push(LETTERS[l]!)
+    } else if (stage === 'Late') {
+      if (rng.chance(0.5)) seriesList.push('seed')
+      for (let l = 0, top = rng.int(3, 7); l <= top; l++) if (rng.chance(0.7)) seriesList.push(LETTERS[l]!)
+      if (rng.chance(0.4)) seriesList.push(rng.pick(OTHER_SERIES))
+    } else if (stage === 'Exited') {
+      for (let l = 0, top = rng.int(-1, 3); l <= top; l++) seriesList.push(l === 0 ? 'seed' : LETTERS[l - 1]!)
+    } else if (stage === 'Unknown' && rng.chance(0.15)) seriesList.push(rng.pick(OTHER_SERIES))
+    if (coverSeries) seriesList.push(coverSeries)
+
+    const funding: Record<string, unknown>[] = []
+    const standalone: Envelope[] = []
+    // Rounds spread over the company's life so far, in order, each step jittered.
+    const firstDay = foundedDay + rng.int(30, 200)
+    const span = Math.max(seriesList.length, asOfDay - 1 - firstDay)
+    const step = span / (seriesList.length + 0.5)
+    let day = firstDay
+    for (let r = 0; r < seriesList.length; r++) {
+      const series = seriesList[r]!
+      day = Math.min(asOfDay - 1, Math.max(day + 1, Math.round(firstDay + step * (r + rng.next() * 0.9))))
+      const fid = ++fundingId
+      const undisclosed = series === 'undisclosed' || rng.chance(0.06)
+      const amount = undisclosed ? null : Math.round(rng.logNormal(medianAmount(series), 0.8) / 10_000) * 10_000
+      const currency = !usa && rng.chance(0.6) ? (CURRENCIES_ABROAD[metro.country] ?? 'EUR') : 'USD'
+      let ids = pickInvestors(series === 'angel' || series === 'seed' ? rng.int(1, 3) : rng.int(1, 4))
+      if (!singleDealGiven) {
+        ids = [...ids, singleDealInvestor].filter((x) => x !== idleInvestor)
+        singleDealGiven = true
+      }
+      const names = ids.map((x) => investorNames[x - 1]!).join(', ')
+      const fundingDate = isoDay(day)
+      const createdOn = isoTime(day + rng.int(0, 20), rng.int(0, 86_399))
+      const newsUrl = rng.chance(0.7) ? `https://news.example.com/${slugify(base)}-raises-${series.replace(/_/g, '-')}-${fid}` : null
+      // A few events arrive as 2.10 records that name investors by slug, as the service's own
+      // funding listing does; the loader resolves the slugs.
+      if (rng.chance(0.05)) {
+        standalone.push({
+          type: 'funding',
+          record: {
+            id: String(fid), funding_id: String(fid), company_id: String(id), company_name: name,
+            investors: names, investor_slugs: ids.map((x) => investorSlugs[x - 1]!).join(','),
+            series, rounds_funding_date: fundingDate, amount, currency, news_url: newsUrl,
+            industry: null, region: metro.region, city: null, state: metro.state, country: metro.country, created_on: createdOn,
+          },
+        })
+        continue
+      }
+      funding.push({
+        id: fid, amount, currency, series, funding_date: fundingDate, news_url: newsUrl,
+        source: rng.chance(0.5) ? rng.pick(V.FUNDING_SOURCES) : null,
+        investor_ids: ids, investors: names, created_on: createdOn,
+      })
+    }
+    const lastDay = funding.length || standalone.length ? day : null
+
+    const record: Record<string, unknown> = {
+      id: String(id),
+      name,
+      description: rng.chance(0.8) ? `${name} builds ${rng.pick(V.KEYWORDS)} for ${rng.pick(V.INDUSTRIES).toLowerCase()} teams.` : null,
+      website: domain,
+      svc_score: rng.chance(0.9) ? String(Math.round(rng.logNormal(180, 1.0))) : null,
+      employees: String(employees),
+      employees_month_ago: rng.chance(0.9) ? String(monthAgo) : null,
+      employees_6_months_ago: rng.chance(0.7) ? String(Math.max(1, Math.round(employees / (1 + growth * 6)))) : null,
+      website_uniques: uniques === null ? null : String(uniques),
+      mobile_downloads: hasIos || hasAndroid ? String(Math.round(rng.logNormal(5_000, 2))) : null,
+      mobile_score: hasIos || hasAndroid ? String(Math.round(rng.logNormal(60, 0.8))) : null,
+      // Stage as responses show it: the exits and 'no known funding' in their other spellings.
+      stage: stage === 'Exited' ? rng.pick(['Exited', 'exited (acquired)', 'Exited (IPO)', 'Exited (Other)']) : stage === 'No Known Funding' && rng.chance(0.3) ? 'no known funding' : stage,
+      total_funding: null,
+      last_funding_amount: null,
+      // Both forms occur (spec 2.3); the loader recomputes the value from the funding events.
+      last_funding_date: lastDay === null ? null : rng.chance(0.3) ? isoDay(lastDay).replace(/-/g, '') : isoDay(lastDay),
+      location: rng.chance(0.92) ? metro.region : null,
+      city: rng.chance(0.9) ? rng.pick(metro.cities) : null,
+      state: metro.state,
+      zip: usa && rng.chance(0.7) ? `${metro.zipPrefix}${String(rng.int(0, 999)).padStart(3, '0')}` : null,
+      country: rng.chance(0.97) ? metro.country : null,
+      microblog_handle: rng.chance(0.6) ? `@${base.toLowerCase()}` : null,
+      socialnet_handle: rng.chance(0.55) ? base.toLowerCase() : null,
+      professionalnet_id: rng.chance(0.7) ? rng.int(1_000, 99_999_999) : null,
+      added_date: isoTime(addedDay, rng.int(0, 86_399)),
+      revenue_range: rng.chance(0.5) ? V.REVENUE_RANGES[Math.min(V.REVENUE_RANGES.length - 1, rng.skewedIndex(V.REVENUE_RANGES.length, 1.8))] : null,
+      est_founding_date: rng.chance(0.85) ? isoDay(foundedDay) : null,
+      business_models: rng.chance(0.85) ? rng.some(V.BUSINESS_MODELS, rng.int(1, 2)) : [],
+      industries: rng.chance(0.92) ? rng.some(V.INDUSTRIES, rng.int(1, 3)) : [],
+      // Catalog fields beyond spec 2.3 (GET /companies parameters of spec 4.1), by their catalog names.
+      keywords: rng.chance(0.75) ? rng.some(V.KEYWORDS, rng.int(1, 5), 1.4) : [],
+      funding,
+    }
+    if (uniques !== null && rng.chance(0.8)) {
+      const weekAgo = Math.round(uniques / (1 + rng.normal() * 0.05))
+      const monthAgoUniques = Math.round(uniques / (1 + rng.normal() * 0.15))
+      record.cached_uniques_week_ago = weekAgo
+      record.cached_uniques_month_ago = monthAgoUniques
+      record.uniques_wow = weekAgo > 0 ? Math.round(((uniques - weekAgo) / weekAgo) * 10_000) / 100 : null
+      record.uniques_mom = monthAgoUniques > 0 ? Math.round(((uniques - monthAgoUniques) / monthAgoUniques) * 10_000) / 100 : null
+    }
+    if (record.mobile_downloads !== null) {
+      const downloads = Number(record.mobile_downloads)
+      const weekAgo = Math.round(downloads / (1 + rng.normal() * 0.1))
+      const monthAgoDownloads = Math.round(downloads / (1 + rng.normal() * 0.3))
+      record.cached_mobile_downloads_week_ago = weekAgo
+      record.cached_mobile_downloads_month_ago = monthAgoDownloads
+      record.mobile_downloads_wow = weekAgo > 0 ? Math.round(((downloads - weekAgo) / weekAgo) * 10_000) / 100 : null
+      record.mobile_downloads_mom = monthAgoDownloads > 0 ? Math.round(((downloads - monthAgoDownloads) / monthAgoDownloads) * 10_000) / 100 : null
+    }
+    if (rng.chance(0.5)) record.momentum_score = Math.round(rng.normal() * 250) / 10
+    if (hasIos) {
+      record.ios_store_apps = Array.from({ length: rng.int(1, 2) }, (_, a) => ({
+        developer_url: `https://${domain}`, ios_store_id: String(300_000_000 + id * 3 + a),
+        ios_store_url: `https://apps.example.com/app/id${300_000_000 + id * 3 + a}`, app_name: a === 0 ? name : `${name} ${rng.pick(['Pro', 'Lite', 'Go'])}`,
+        category: V.IOS_STORE_CATEGORIES[rng.skewedIndex(V.IOS_STORE_CATEGORIES.length, 1.5)],
+      }))
+    }
+    if (hasAndroid) {
+      record.android_store_apps = Array.from({ length: rng.int(1, 2) }, (_, a) => ({
+        id: id * 3 + a, app_name: a === 0 ? name : `${name} ${rng.pick(['Pro', 'Lite', 'Go'])}`,
+        package_id: `com.${base.toLowerCase()}.app${a || ''}`, company_id: id, company_name: name, company_domain: domain,
+        play_url: `https://play.example.com/store/apps/details?id=com.${base.toLowerCase()}.app${a || ''}`,
+        category: V.PLAY_CATEGORIES[rng.skewedIndex(V.PLAY_CATEGORIES.length, 1.5)],
+      }))
+    }
+    if (stage === 'Exited' && k > 0 && rng.chance(0.5)) {
+      const acquirer = rng.int(1, k)
+      record.acquired_by = [{ event_id: ++eventId, closed_date: isoDay(Math.min(asOfDay - 1, day + rng.int(60, 900))), company_id: acquirer, company_name: null, company_domain: null }]
+    }
+    if (rng.chance(0.15)) {
+      record.stories = Array.from({ length: rng.int(1, 4) }, () => ({
+        id: ++storyId,
+        title: `${name} ${rng.pick(['launches', 'expands', 'hires', 'partners with', 'announces'])} ${rng.pick(V.KEYWORDS)}`,
+        url: `https://news.example.com/story/${storyId}`,
+        date: `${isoTime(asOfDay - rng.int(1, 900), rng.int(0, 86_399))} UTC`,
+        source: rng.pick(V.NEWS_SOURCES),
+      }))
+    }
+    if (rng.chance(0.15)) {
+      const people = Array.from({ length: rng.int(1, 4) }, (_, p) => {
+        const person = `${rng.pick(V.FIRST_NAMES)} ${rng.pick(V.LAST_NAMES)}`
+        return { name: person, title: p === 0 ? 'CEO' : rng.pick(V.TITLES), path: `https://professional.example.com/in/${slugify(person)}-${id}-${p}` }
+      })
+      record.people = people
+      record.contacts = people.filter((_, p) => p < 2).map((p) => ({
+        name: p.name, email: rng.chance(0.6) ? `${slugify(p.name).replace(/-/g, '.')}@${domain}` : null,
+      }))
+    }
+    if (rng.chance(0.2)) record.tech_stack = rng.some(V.TECH, rng.int(2, 6), 1.3)
+    if (rng.chance(0.25)) {
+      record.growth_scores = points(rng, asOfDay, rng.int(3, 5), 7, () => String(Math.round(rng.normal() * 40 + 20)), ' UTC')
+      record.employee_count = points(rng, asOfDay, rng.int(3, 5), 30, () => Math.max(1, Math.round(employees * (1 + rng.normal() * 0.05))), ' UTC')
+      if (rng.chance(0.5)) record.svc_weekly_momentum = points(rng, asOfDay, rng.int(2, 4), 7, () => String(Math.round(rng.normal() * 150) / 10), ' UTC')
+      if (uniques !== null && rng.chance(0.4)) record.est_monthly_uniques = points(rng, asOfDay, rng.int(2, 4), 30, () => Math.round(uniques * (1 + rng.normal() * 0.1)), '+0000')
+      record.microblog_mentions = []
+    }
+    yield { type: 'company', record }
+    yield* standalone
+  }
+}
+
+/** A short time series ending near `asOfDay`, one point every `stepDays`, oldest first. */
+function points(rng: Random, asOfDay: number, count: number, stepDays: number, score: () => string | number, suffix: string): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = []
+  const end = asOfDay - rng.int(1, stepDays)
+  for (let p = count - 1; p >= 0; p--) out.push({ recorded_at: `${isoTime(end - p * stepDays, 0)}${suffix}`, score: score() })
+  return out
+}

@@ -1,0 +1,358 @@
+/**
+ * @module The one loader. `ventureql import` (JSON Lines files) and the synthetic generator both
+ * write through an `Ingestor`, so generated and imported data go through the same validation and
+ * the same derivations.
+ *
+ * Record format (JSON Lines): one object per line, `{"type": "company" | "investor" | "funding",
+ * "record": {...}}`, the record in the spec's own shape (company detail 2.3, investor 2.11/2.12,
+ * funding event 2.10); see src/store/README.md for the accepted extensions. The envelope keeps the
+ * record's own keys untouched (an investor record has a `type` field of its own).
+ *
+ * Hot path: raw better-sqlite3 prepared statements, records committed in batches of `batchSize`
+ * per transaction. A load into an empty database drops the secondary indexes first and rebuilds
+ * them at `finish()`, which also materialises the derived data (investments, company funding
+ * totals, investor aggregates of spec 2.11), runs ANALYZE and bumps the data version.
+ */
+import type BetterSqlite3 from 'better-sqlite3'
+import { datasets, type DatasetDef, type FieldDef } from '../catalog/index.js'
+import type { VentureDb } from './open.js'
+import { bumpDataVersionSync } from './open.js'
+import { deferIndexes, restoreDeferredIndexes } from './indexes.js'
+import { DETAIL_TABLES, TIME_SERIES_NAMES } from './schema/detail-tables.js'
+import {
+  parseRecord, type CompanyRecord, type FundingRecord, type InvestorRecord, type ParsedRecord, type Point,
+} from './record-schemas.js'
+import { materialise } from './materialise.js'
+
+export interface IngestOptions {
+  /** Records per transaction (default 5000). */
+  readonly batchSize?: number
+  /**
+   * Drop secondary indexes during the load and rebuild them at the end. Default: only when the
+   * database holds no companies yet (re-indexing a large database for a small import would cost
+   * more than it saves).
+   */
+  readonly deferIndexes?: boolean
+  /**
+   * Trade durability for speed while loading (journal off, no fsync): for a file nobody else has
+   * open, such as the output of `ventureql generate`. Restored at `finish()`. Default false.
+   */
+  readonly unsafeFast?: boolean
+}
+
+export interface IngestReject {
+  /** 1-based line number (or record index) the caller passed. */
+  readonly line: number
+  readonly reason: string
+}
+
+export interface IngestSummary {
+  readonly companies: number
+  readonly investors: number
+  readonly fundings: number
+  readonly rejected: readonly IngestReject[]
+  readonly dataVersion: number
+}
+
+const companies = datasets.companies
+const investors = datasets.investors
+const fundings = datasets.fundings
+
+/** A catalog field by name, failing loudly at load time if the catalog no longer has it. */
+function catalogField(ds: DatasetDef, name: string): FieldDef {
+  const f = ds.fields[name]
+  if (!f) throw new Error(`store: the loader derives ${ds.name}.${name}, which the catalog does not define`)
+  return f
+}
+
+// Company fields the loader derives when a record does not give them (spec 2.3 and 4.1).
+const EMPLOYEES = catalogField(companies, 'employees').name
+const EMPLOYEES_MONTH_AGO = catalogField(companies, 'employees_month_ago').name
+const EMPLOYEES_ADDED = catalogField(companies, 'employees_added_in_month').name
+const EMPLOYEES_MOM = catalogField(companies, 'employees_mom').name
+const MOMENTUM = catalogField(companies, 'momentum_score').name
+const HAS_MOBILE = catalogField(companies, 'has_mobile').name
+const HAS_IOS = catalogField(companies, 'has_ios_store').name
+const HAS_ANDROID = catalogField(companies, 'has_android_store').name
+const PLAY_CATEGORIES = catalogField(companies, 'play_categories').name
+const IOS_CATEGORIES = catalogField(companies, 'ios_store_categories').name
+const INVESTOR_INDUSTRIES = catalogField(investors, 'industries')
+
+interface TableWriter {
+  readonly columns: readonly FieldDef[]
+  readonly insert: BetterSqlite3.Statement
+}
+
+function datasetWriter(sqlite: BetterSqlite3.Database, ds: DatasetDef): TableWriter {
+  const columns = Object.values(ds.fields).filter((f) => f.column && f.type.kind !== 'tags')
+  const names = columns.map((f) => `"${f.column}"`).join(', ')
+  const insert = sqlite.prepare(`insert or replace into "${ds.table}" (${names}) values (${columns.map(() => '?').join(', ')})`)
+  return { columns, insert }
+}
+
+function rowOf(writer: TableWriter, values: Record<string, unknown>): unknown[] {
+  return writer.columns.map((f) => {
+    const v = values[f.name]
+    if (v === undefined || v === null) return f.nullable ? null : 0
+    return v
+  })
+}
+
+function latest(points: readonly Point[]): Point | undefined {
+  let best: Point | undefined
+  for (const p of points) if (p.score && (!best || p.recorded_at > best.recorded_at)) best = p
+  return best
+}
+
+export class Ingestor {
+  readonly #sqlite: BetterSqlite3.Database
+  readonly #batchSize: number
+  readonly #unsafeFast: boolean
+  readonly #fresh: boolean
+  readonly #rejected: IngestReject[] = []
+  #counts = { companies: 0, investors: 0, fundings: 0 }
+  #inBatch = 0
+  #nextFundingId: number
+  #nextStoryId: number
+  #finished = false
+  readonly #w: ReturnType<typeof prepareStatements>
+
+  constructor(vdb: VentureDb, options: IngestOptions = {}) {
+    const sqlite = vdb.sqlite
+    this.#sqlite = sqlite
+    this.#batchSize = Math.max(1, options.batchSize ?? 5000)
+    this.#unsafeFast = options.unsafeFast ?? false
+    this.#fresh = sqlite.prepare(`select count(*) from "${companies.table}"`).pluck().get() === 0
+    if (this.#unsafeFast) {
+      sqlite.pragma('journal_mode = OFF')
+      sqlite.pragma('synchronous = OFF')
+    }
+    sqlite.pragma('cache_size = -262144')
+    sqlite.pragma('temp_store = MEMORY')
+    if (options.deferIndexes ?? this.#fresh) deferIndexes(sqlite)
+    sqlite.exec('create temp table if not exists pending_funding_slugs (funding_id integer not null, slug text not null)')
+    const maxId = (table: string, column: string) => Number(sqlite.prepare(`select coalesce(max("${column}"), 0) from "${table}"`).pluck().get())
+    this.#nextFundingId = maxId(fundings.table, fundings.fields[fundings.primaryKey]!.column!) + 1
+    this.#nextStoryId = maxId(DETAIL_TABLES.stories, 'id') + 1
+    this.#w = prepareStatements(sqlite)
+  }
+
+  /** Validates one JSON Lines envelope and writes it; a bad record is remembered and skipped. */
+  add(envelope: unknown, line: number): boolean {
+    const parsed = parseRecord(envelope)
+    if (!parsed.ok) {
+      this.#rejected.push(Object.freeze({ line, reason: parsed.reason }))
+      return false
+    }
+    this.write(parsed.value)
+    return true
+  }
+
+  /** Records a line that could not even be read as JSON. */
+  reject(line: number, reason: string): void {
+    this.#rejected.push(Object.freeze({ line, reason }))
+  }
+
+  write(parsed: ParsedRecord): void {
+    if (this.#finished) throw new Error('store: Ingestor.write after finish()')
+    if (this.#inBatch === 0) this.#sqlite.exec('begin')
+    switch (parsed.type) {
+      case 'company': this.#writeCompany(parsed.record, parsed.raw); this.#counts.companies++; break
+      case 'investor': this.#writeInvestor(parsed.record); this.#counts.investors++; break
+      case 'funding': this.#writeFunding(parsed.record); this.#counts.fundings++; break
+    }
+    if (++this.#inBatch >= this.#batchSize) this.#commit()
+  }
+
+  get counts(): { readonly companies: number; readonly investors: number; readonly fundings: number; readonly rejected: number } {
+    return { ...this.#counts, rejected: this.#rejected.length }
+  }
+
+  /**
+   * Commits, materialises derived data, rebuilds indexes, analyses and bumps the data version.
+   * `onStep` reports the phases (they take seconds on a million companies).
+   */
+  finish(onStep?: (step: string) => void): IngestSummary {
+    if (this.#finished) throw new Error('store: Ingestor.finish called twice')
+    this.#commit()
+    this.#finished = true
+    const sqlite = this.#sqlite
+    sqlite.transaction(() => materialise(sqlite, onStep))()
+    onStep?.('indexes')
+    restoreDeferredIndexes(sqlite)
+    onStep?.('analyze')
+    sqlite.exec('analyze')
+    sqlite.exec('drop table if exists temp.pending_funding_slugs')
+    const version = bumpDataVersionSync(sqlite)
+    if (this.#unsafeFast) {
+      sqlite.pragma('journal_mode = WAL')
+      sqlite.pragma('synchronous = NORMAL')
+    }
+    return Object.freeze({ ...this.#counts, rejected: Object.freeze([...this.#rejected]), dataVersion: version })
+  }
+
+  #commit(): void {
+    if (this.#inBatch > 0) this.#sqlite.exec('commit')
+    this.#inBatch = 0
+  }
+
+  #writeCompany(r: CompanyRecord, raw: Record<string, unknown>): void {
+    const w = this.#w
+    const id = r[companies.primaryKey] as number
+    if (!this.#fresh) for (const del of w.deleteCompanyDetails) del.run(id)
+
+    const values: Record<string, unknown> = { ...r }
+    const employees = r[EMPLOYEES] as number | null
+    const monthAgo = r[EMPLOYEES_MONTH_AGO] as number | null
+    if (values[EMPLOYEES_ADDED] == null && employees != null && monthAgo != null) values[EMPLOYEES_ADDED] = employees - monthAgo
+    if (values[EMPLOYEES_MOM] == null && employees != null && monthAgo) values[EMPLOYEES_MOM] = Math.round(((employees - monthAgo) / monthAgo) * 10000) / 100
+    const momentum = latest(r.svc_weekly_momentum as Point[])
+    if (values[MOMENTUM] == null && momentum?.score) values[MOMENTUM] = Number(momentum.score.text)
+    const ios = r.ios_store_apps
+    const android = r.android_store_apps
+    if (ios.length > 0) values[HAS_IOS] = 1
+    if (android.length > 0) values[HAS_ANDROID] = 1
+    if (values[HAS_IOS] === 1 || values[HAS_ANDROID] === 1) values[HAS_MOBILE] = 1
+    w.company.insert.run(rowOf(w.company, values))
+
+    for (const [f, stmt] of w.companyTags) {
+      const list = [...(r[f.name] as string[])]
+      const apps = f.name === PLAY_CATEGORIES ? android : f.name === IOS_CATEGORIES ? ios : undefined
+      for (const app of apps ?? []) if (app.category && !list.includes(app.category)) list.push(app.category)
+      for (const v of list) stmt.run(id, v)
+    }
+
+    const growth = latest(r.growth_scores as Point[])
+    const lastFundingRaw = typeof raw[fundingDateField] === 'string' ? raw[fundingDateField] : null
+    const stageRaw = typeof raw[stageField] === 'string' ? raw[stageField] : null
+    if (growth || lastFundingRaw != null || stageRaw != null) {
+      w.companyExtra.run(id, lastFundingRaw, stageRaw, growth?.score ? Number(growth.score.text) : null)
+    }
+
+    // Funding items of the company detail become funding events (2.3.3 → 2.10).
+    for (const item of r.funding) {
+      const fundingId = item.id ?? this.#nextFundingId++
+      if (fundingId >= this.#nextFundingId) this.#nextFundingId = fundingId + 1
+      w.funding.insert.run(rowOf(w.funding, {
+        [fundings.primaryKey]: fundingId,
+        company_id: id,
+        company_name: r.name,
+        series: item.series,
+        rounds_funding_date: item.funding_date,
+        amount: item.amount,
+        currency: item.currency,
+        news_url: item.news_url,
+        region: r.location,
+        city: r.city,
+        state: r.state,
+        country: r.country,
+        created_on: item.created_on,
+      }))
+      this.#writeFundingLinks(fundingId, item.investor_ids, [], item.source, item.investors)
+    }
+
+    r.ios_store_apps.forEach((a, i) => w.iosApp.run(id, i, a.ios_store_id, a.app_name, a.developer_url, a.ios_store_url, a.category))
+    r.android_store_apps.forEach((a, i) => w.androidApp.run(id, i, a.id, a.app_name, a.package_id, a.play_url, a.category))
+    for (const a of r.acquired_by) w.acquisition.run(a.event_id, a.company_id, a.company_name, a.company_domain, id, r.name, r.website, a.closed_date)
+    for (const a of r.acquired_companies) w.acquisition.run(a.event_id, id, r.name, r.website, a.company_id, a.company_name, a.company_domain, a.closed_date)
+    for (const s of r.stories) {
+      const storyId = s.id ?? this.#nextStoryId++
+      if (storyId >= this.#nextStoryId) this.#nextStoryId = storyId + 1
+      w.story.run(storyId, id, s.title, s.url, s.published_at ?? s.date, s.source_title ?? s.source)
+    }
+    r.people.forEach((p, i) => w.person.run(id, i, p.name, p.title, p.path))
+    for (const c of r.contacts) w.contact.run(id, c.name, c.email)
+    for (const t of r.tech_stack) w.tech.run(id, t)
+    for (const series of TIME_SERIES_NAMES) {
+      const points = r[series] as Point[]
+      for (let i = 0; i < points.length; i++) {
+        const p = points[i]!
+        w.point.run(id, series, i, p.recorded_at, p.score?.text ?? null, p.score?.isString ? 1 : 0)
+      }
+    }
+  }
+
+  #writeInvestor(r: InvestorRecord): void {
+    const w = this.#w
+    const id = r[investors.primaryKey] as number
+    w.investor.insert.run(rowOf(w.investor, r))
+    w.deleteInvestorTags.run(id)
+    const given = r[INVESTOR_INDUSTRIES.name] as string[]
+    for (const v of given) w.investorTag.run(id, v)
+    w.investorDetail.run(id, r.portfolio_path, r.funding_rounds_path, r.resource_type, given.length === 0 ? 1 : 0)
+    w.deleteFilings.run(id)
+    r.most_recent_filings.forEach((f, i) => w.filing.run(id, i, f.entity_name, f.total_offering, f.total_sold, f.filing_date, f.form))
+  }
+
+  #writeFunding(r: FundingRecord): void {
+    const w = this.#w
+    const id = r[fundings.primaryKey] as number
+    if (id >= this.#nextFundingId) this.#nextFundingId = id + 1
+    w.funding.insert.run(rowOf(w.funding, r))
+    this.#writeFundingLinks(id, r.investor_ids, r.investor_slugs, r.source, r.investors)
+  }
+
+  #writeFundingLinks(fundingId: number, ids: readonly number[], slugs: readonly string[], source: string | null | undefined, names: string | null | undefined): void {
+    const w = this.#w
+    if (!this.#fresh) w.deleteFundingInvestors.run(fundingId)
+    for (const investorId of ids) w.fundingInvestor.run(fundingId, investorId)
+    // Slugs resolve to ids at finish(): the investor records may come later in the input.
+    for (const slug of slugs) w.pendingSlug.run(fundingId, slug)
+    if (source != null || names != null || slugs.length > 0) w.fundingExtra.run(fundingId, source ?? null, names ?? null, slugs.length ? slugs.join(',') : null)
+  }
+}
+
+const fundingDateField = catalogField(companies, 'last_funding_date').name
+const stageField = catalogField(companies, 'stage').name
+
+function prepareStatements(sqlite: BetterSqlite3.Database) {
+  const t = DETAIL_TABLES
+  const tagInsert = (f: FieldDef) => sqlite.prepare(`insert or ignore into "${f.tags!.table}" ("${f.tags!.ownerColumn}", "${f.tags!.valueColumn}") values (?, ?)`)
+  const companyTagFields = Object.values(companies.fields).filter((f) => f.tags)
+  const investorLink = investors.fields[investors.primaryKey]!
+  void investorLink
+  const deleteFor = (table: string, column: string) => sqlite.prepare(`delete from "${table}" where "${column}" = ?`)
+  return {
+    company: datasetWriter(sqlite, companies),
+    investor: datasetWriter(sqlite, investors),
+    funding: datasetWriter(sqlite, fundings),
+    companyTags: companyTagFields.map((f) => [f, tagInsert(f)] as const),
+    investorTag: tagInsert(INVESTOR_INDUSTRIES),
+    deleteInvestorTags: deleteFor(INVESTOR_INDUSTRIES.tags!.table, INVESTOR_INDUSTRIES.tags!.ownerColumn),
+    deleteCompanyDetails: [
+      ...companyTagFields.map((f) => deleteFor(f.tags!.table, f.tags!.ownerColumn)),
+      deleteFor(t.companyExtra, 'company_id'), deleteFor(t.stories, 'company_id'), deleteFor(t.people, 'company_id'),
+      deleteFor(t.contacts, 'company_id'), deleteFor(t.techStack, 'company_id'), deleteFor(t.iosApps, 'company_id'),
+      deleteFor(t.androidApps, 'company_id'), deleteFor(t.timeSeries, 'company_id'),
+    ],
+    companyExtra: sqlite.prepare(`insert or replace into ${t.companyExtra} (company_id, last_funding_date_raw, stage_raw, growth_score) values (?, ?, ?, ?)`),
+    fundingInvestor: sqlite.prepare('insert or ignore into funding_investors (funding_id, investor_id) values (?, ?)'),
+    deleteFundingInvestors: deleteFor('funding_investors', 'funding_id'),
+    pendingSlug: sqlite.prepare('insert into temp.pending_funding_slugs (funding_id, slug) values (?, ?)'),
+    fundingExtra: sqlite.prepare(`insert or replace into ${t.fundingExtra} (funding_id, source, investor_names, investor_slugs) values (?, ?, ?, ?)`),
+    iosApp: sqlite.prepare(`insert or replace into ${t.iosApps} (company_id, position, ios_store_id, app_name, developer_url, ios_store_url, category) values (?, ?, ?, ?, ?, ?, ?)`),
+    androidApp: sqlite.prepare(`insert or replace into ${t.androidApps} (company_id, position, id, app_name, package_id, play_url, category) values (?, ?, ?, ?, ?, ?, ?)`),
+    acquisition: sqlite.prepare(`insert into ${t.acquisitions} (event_id, acquirer_id, acquirer_name, acquirer_domain, acquired_id, acquired_name, acquired_domain, closed_date)
+      values (?, ?, ?, ?, ?, ?, ?, ?) on conflict (event_id) do update set
+        acquirer_id = coalesce(excluded.acquirer_id, acquirer_id), acquirer_name = coalesce(excluded.acquirer_name, acquirer_name),
+        acquirer_domain = coalesce(excluded.acquirer_domain, acquirer_domain), acquired_id = coalesce(excluded.acquired_id, acquired_id),
+        acquired_name = coalesce(excluded.acquired_name, acquired_name), acquired_domain = coalesce(excluded.acquired_domain, acquired_domain),
+        closed_date = coalesce(excluded.closed_date, closed_date)`),
+    story: sqlite.prepare(`insert or replace into ${t.stories} (id, company_id, title, url, published_at, source_title) values (?, ?, ?, ?, ?, ?)`),
+    person: sqlite.prepare(`insert or replace into ${t.people} (company_id, position, name, title, path) values (?, ?, ?, ?, ?)`),
+    contact: sqlite.prepare(`insert or replace into ${t.contacts} (company_id, name, email) values (?, ?, ?)`),
+    tech: sqlite.prepare(`insert or ignore into ${t.techStack} (company_id, title) values (?, ?)`),
+    point: sqlite.prepare(`insert or replace into ${t.timeSeries} (company_id, series, position, recorded_at, score, score_is_string) values (?, ?, ?, ?, ?, ?)`),
+    investorDetail: sqlite.prepare(`insert or replace into ${t.investorDetails} (investor_id, portfolio_path, funding_rounds_path, resource_type, industries_derived) values (?, ?, ?, ?, ?)`),
+    deleteFilings: deleteFor(t.investorFilings, 'investor_id'),
+    filing: sqlite.prepare(`insert into ${t.investorFilings} (investor_id, position, entity_name, total_offering, total_sold, filing_date, form) values (?, ?, ?, ?, ?, ?, ?)`),
+  }
+}
+
+/** Convenience: ingests already-shaped envelopes (tests, the fixture) and finishes. */
+export function ingestAll(vdb: VentureDb, envelopes: Iterable<unknown>, options?: IngestOptions): IngestSummary {
+  const ingestor = new Ingestor(vdb, options)
+  let line = 0
+  for (const e of envelopes) ingestor.add(e, ++line)
+  return ingestor.finish()
+}

@@ -1,0 +1,146 @@
+/**
+ * @module Derived data, computed in SQL at the end of every ingest so that it can be filtered,
+ * sorted and indexed like stored data: funding investors named by slug, the denormalised company
+ * fields of funding events (2.10), `investments` (2.13 first_invested_on), the company funding
+ * fields of 2.3 (total_funding counts U.S. dollars only) and the investor aggregates of 2.11.
+ * Column names come from the catalog; the statements are plain SQL that SQLite and PostgreSQL
+ * both accept (UPDATE ... FROM, window functions, NULLS LAST).
+ */
+import type BetterSqlite3 from 'better-sqlite3'
+import { datasets, relations, type DatasetDef } from '../catalog/index.js'
+import { DETAIL_TABLES } from './schema/detail-tables.js'
+
+function col(ds: DatasetDef, name: string): string {
+  const f = ds.fields[name]
+  if (!f?.column) throw new Error(`store: materialise needs ${ds.name}.${name}, which the catalog does not define as a column`)
+  return `"${f.column}"`
+}
+
+function linkTable(from: 'investors' | 'fundings', to: 'companies' | 'investors') {
+  const r = relations.find((x) => x.from === from && x.to === to)
+  if (!r || r.kind !== 'link') throw new Error(`store: no link relation ${from} → ${to} in the catalog`)
+  return { table: `"${r.table}"`, fromKey: `"${r.fromKey}"`, toKey: `"${r.toKey}"` }
+}
+
+/** The date three years before an ISO date (for three_year_funds_*). */
+function threeYearsBefore(isoDate: string): string {
+  const y = Number(isoDate.slice(0, 4)) - 3
+  return `${String(y).padStart(4, '0')}${isoDate.slice(4)}`
+}
+
+export function materialise(sqlite: BetterSqlite3.Database, onStep?: (step: string) => void): void {
+  const C = datasets.companies
+  const I = datasets.investors
+  const F = datasets.fundings
+  const c = (n: string) => col(C, n)
+  const i = (n: string) => col(I, n)
+  const f = (n: string) => col(F, n)
+  const companies = `"${C.table}"`
+  const investors = `"${I.table}"`
+  const fundings = `"${F.table}"`
+  const fi = linkTable('fundings', 'investors')
+  const inv = linkTable('investors', 'companies')
+  const firstInvested = '"first_invested_on"'
+  const t = DETAIL_TABLES
+  const industries = I.fields.industries!.tags!
+  const companyIndustries = C.fields.industries!.tags!
+
+  onStep?.('funding investors')
+  sqlite.exec(`insert or ignore into ${fi.table} (${fi.fromKey}, ${fi.toKey})
+    select p.funding_id, x.${i('investor_id')} from temp.pending_funding_slugs p join ${investors} x on x.${i('svc_slug')} = p.slug`)
+  sqlite.exec('delete from temp.pending_funding_slugs')
+
+  onStep?.('funding events')
+  sqlite.exec(`update ${fundings} set
+      ${f('company_name')} = coalesce(${fundings}.${f('company_name')}, x.${c('name')}),
+      ${f('region')} = coalesce(${fundings}.${f('region')}, x.${c('location')}),
+      ${f('city')} = coalesce(${fundings}.${f('city')}, x.${c('city')}),
+      ${f('state')} = coalesce(${fundings}.${f('state')}, x.${c('state')}),
+      ${f('country')} = coalesce(${fundings}.${f('country')}, x.${c('country')})
+    from ${companies} x
+    where x.${c('id')} = ${fundings}.${f('company_id')}
+      and (${fundings}.${f('company_name')} is null or ${fundings}.${f('region')} is null or ${fundings}.${f('city')} is null or ${fundings}.${f('country')} is null)`)
+
+  onStep?.('investments')
+  sqlite.exec(`delete from ${inv.table}`)
+  sqlite.exec(`insert into ${inv.table} (${inv.fromKey}, ${inv.toKey}, ${firstInvested})
+    select l.${fi.toKey}, e.${f('company_id')}, min(e.${f('rounds_funding_date')})
+    from ${fi.table} l join ${fundings} e on e.${f('id')} = l.${fi.fromKey}
+    group by l.${fi.toKey}, e.${f('company_id')}`)
+
+  onStep?.('company funding')
+  sqlite.exec(`update ${companies} set
+      ${c('total_funding')} = a.total, ${c('last_funding_date')} = a.last_date, ${c('last_funding_amount')} = a.last_amount
+    from (
+      select company_id,
+        coalesce(sum(case when upper(currency) = 'USD' then amount end), 0) as total,
+        max(funding_date) as last_date,
+        max(case when rn = 1 then amount end) as last_amount
+      from (
+        select ${f('company_id')} as company_id, ${f('amount')} as amount, ${f('currency')} as currency, ${f('rounds_funding_date')} as funding_date,
+          row_number() over (partition by ${f('company_id')} order by ${f('rounds_funding_date')} desc nulls last, ${f('id')} desc) as rn
+        from ${fundings}
+      ) ranked
+      group by company_id
+    ) a
+    where ${companies}.${c('id')} = a.company_id`)
+
+  onStep?.('investor aggregates')
+  sqlite.exec(`update ${investors} set ${i('number_of_deals')} = 0, ${i('portfolio_size')} = 0, ${i('avg_deal_size')} = null,
+    ${i('deals_per_company')} = null, ${i('most_recent_deal')} = null, ${i('avg_growth_score')} = null`)
+  sqlite.exec(`update ${investors} set ${i('number_of_deals')} = a.deals, ${i('avg_deal_size')} = a.avg_amount, ${i('most_recent_deal')} = a.last_date
+    from (
+      select l.${fi.toKey} as investor_id, count(*) as deals,
+        cast(round(avg(case when upper(e.${f('currency')}) = 'USD' then e.${f('amount')} end)) as integer) as avg_amount,
+        max(e.${f('rounds_funding_date')}) as last_date
+      from ${fi.table} l join ${fundings} e on e.${f('id')} = l.${fi.fromKey}
+      group by l.${fi.toKey}
+    ) a
+    where ${investors}.${i('investor_id')} = a.investor_id`)
+  sqlite.exec(`update ${investors} set ${i('portfolio_size')} = a.n, ${i('avg_growth_score')} = a.g,
+      ${i('deals_per_company')} = ${investors}.${i('number_of_deals')} * 1.0 / a.n
+    from (
+      select p.${inv.fromKey} as investor_id, count(*) as n, avg(x.growth_score) as g
+      from ${inv.table} p left join ${t.companyExtra} x on x.company_id = p.${inv.toKey}
+      group by p.${inv.fromKey}
+    ) a
+    where ${investors}.${i('investor_id')} = a.investor_id`)
+
+  // Fund figures from filings, where the investor record did not state them. "Three years" is
+  // counted back from the latest filing date in the data, so a rebuild gives the same numbers.
+  const ref = sqlite.prepare(`select max(filing_date) from ${t.investorFilings}`).pluck().get() as string | null
+  if (ref) {
+    sqlite.prepare(`update ${investors} set
+        ${i('three_year_funds_offered')} = coalesce(${investors}.${i('three_year_funds_offered')}, a.offered),
+        ${i('three_year_funds_sold')} = coalesce(${investors}.${i('three_year_funds_sold')}, a.sold)
+      from (
+        select investor_id, sum(total_offering) as offered, sum(total_sold) as sold
+        from ${t.investorFilings} where filing_date > ? group by investor_id
+      ) a
+      where ${investors}.${i('investor_id')} = a.investor_id`).run(threeYearsBefore(ref))
+    sqlite.exec(`update ${investors} set
+        ${i('est_most_recent_fund_date')} = coalesce(${investors}.${i('est_most_recent_fund_date')}, a.d),
+        ${i('est_most_recent_fund_size')} = coalesce(${investors}.${i('est_most_recent_fund_size')}, a.s)
+      from (
+        select investor_id, filing_date as d, total_offering as s,
+          row_number() over (partition by investor_id order by filing_date desc nulls last, position) as rn
+        from ${t.investorFilings}
+      ) a
+      where a.rn = 1 and ${investors}.${i('investor_id')} = a.investor_id`)
+  }
+
+  onStep?.('investor industries')
+  // Investors whose record named no industries get the five most frequent of their portfolio.
+  sqlite.exec(`delete from "${industries.table}" where "${industries.ownerColumn}" in
+    (select investor_id from ${t.investorDetails} where industries_derived = 1)`)
+  sqlite.exec(`insert into "${industries.table}" ("${industries.ownerColumn}", "${industries.valueColumn}")
+    select investor_id, value from (
+      select p.${inv.fromKey} as investor_id, ci."${companyIndustries.valueColumn}" as value,
+        row_number() over (partition by p.${inv.fromKey} order by count(*) desc, ci."${companyIndustries.valueColumn}") as rn
+      from ${inv.table} p
+      join ${t.investorDetails} d on d.investor_id = p.${inv.fromKey} and d.industries_derived = 1
+      join "${companyIndustries.table}" ci on ci."${companyIndustries.ownerColumn}" = p.${inv.toKey}
+      group by p.${inv.fromKey}, ci."${companyIndustries.valueColumn}"
+    ) ranked
+    where rn <= 5`)
+}

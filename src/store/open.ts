@@ -1,0 +1,87 @@
+/**
+ * @module Opening a database: better-sqlite3 under a Kysely `SqliteDialect`, with the pragmas the
+ * engine relies on (WAL so readers never block the writer, NORMAL sync, a busy timeout) and the
+ * migrations applied. `dataVersion` is the counter every ingest bumps; stored-query totals and
+ * page boundaries are cached per data version.
+ */
+import Database from 'better-sqlite3'
+import type BetterSqlite3 from 'better-sqlite3'
+import { Kysely, SqliteDialect } from 'kysely'
+import { applyMigrationsSync } from './migrations.js'
+import { DATA_VERSION_KEY, META_TABLE } from './schema/stored-query-tables.js'
+import { restoreDeferredIndexes } from './indexes.js'
+
+export interface VentureDb {
+  readonly db: Kysely<any>
+  readonly sqlite: BetterSqlite3.Database
+  readonly dialect: 'sqlite'
+  close(): Promise<void>
+}
+
+export interface OpenOptions {
+  /** Open read-only: no migrations, no pragmas that write. Default false. */
+  readonly readonly?: boolean
+  /** Apply pending migrations (default true unless read-only). */
+  readonly migrate?: boolean
+  /** Milliseconds a statement waits for a lock before failing (default 5000). */
+  readonly busyTimeoutMs?: number
+}
+
+/**
+ * Opens (creating if needed) a SQLite database file, or `:memory:`.
+ *
+ * @example
+ * const vdb = openDatabase('ventureql.db')
+ * console.log(await dataVersion(vdb))
+ * await vdb.close()
+ */
+export function openDatabase(file: string, options: OpenOptions = {}): VentureDb {
+  const readonly = options.readonly ?? false
+  const sqlite = new Database(file, readonly ? { readonly: true, fileMustExist: true } : {})
+  sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`)
+  if (!readonly) {
+    if (file !== ':memory:' && file !== '') sqlite.pragma('journal_mode = WAL')
+    sqlite.pragma('synchronous = NORMAL')
+  }
+  sqlite.pragma('foreign_keys = OFF')
+  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: sqlite }) })
+  if (!readonly && (options.migrate ?? true)) {
+    applyMigrationsSync(db, sqlite)
+    // An ingest that died after dropping indexes for a bulk load left a note saying which.
+    restoreDeferredIndexes(sqlite)
+  }
+  let closed = false
+  return Object.freeze({
+    db,
+    sqlite,
+    dialect: 'sqlite' as const,
+    async close() {
+      if (closed) return
+      closed = true
+      // Kysely's destroy closes the better-sqlite3 handle through the dialect's driver.
+      await db.destroy()
+      if (sqlite.open) sqlite.close()
+    },
+  })
+}
+
+/** The current data version (0 for a database that was never loaded). */
+export async function dataVersion(vdb: VentureDb): Promise<number> {
+  return dataVersionSync(vdb.sqlite)
+}
+
+/** Increments the data version and returns the new value. */
+export async function bumpDataVersion(vdb: VentureDb): Promise<number> {
+  return bumpDataVersionSync(vdb.sqlite)
+}
+
+export function dataVersionSync(sqlite: BetterSqlite3.Database): number {
+  const value = sqlite.prepare(`select value from ${META_TABLE} where key = ?`).pluck().get(DATA_VERSION_KEY)
+  return value === undefined ? 0 : Number(value)
+}
+
+export function bumpDataVersionSync(sqlite: BetterSqlite3.Database): number {
+  const next = dataVersionSync(sqlite) + 1
+  sqlite.prepare(`insert into ${META_TABLE} (key, value) values (?, ?) on conflict (key) do update set value = excluded.value`).run(DATA_VERSION_KEY, String(next))
+  return next
+}

@@ -1,0 +1,38 @@
+/**
+ * @module Tables of stored queries (design section 4) and the `meta` key/value table that holds
+ * `data_version`, the counter every ingest bumps so cached totals and page boundaries of an older
+ * data version are never reused.
+ */
+import { sql, type Compilable, type Kysely } from 'kysely'
+import type { DialectName } from './column-types.js'
+
+export const META_TABLE = 'meta'
+export const DATA_VERSION_KEY = 'data_version'
+
+export function storedQueryStatements(db: Kysely<any>, dialect: DialectName): Compilable[] {
+  const bigint = sql.raw(dialect === 'sqlite' ? 'integer' : 'bigint')
+  return [
+    db.schema.createTable(META_TABLE).ifNotExists()
+      .addColumn('key', 'text', (c) => c.primaryKey())
+      .addColumn('value', 'text'),
+    db.insertInto(META_TABLE).values({ key: DATA_VERSION_KEY, value: '0' }).onConflict((oc) => oc.column('key').doNothing()),
+    db.schema.createTable('stored_queries').ifNotExists()
+      .addColumn('query_id', 'text', (c) => c.primaryKey())
+      .addColumn('query_version', 'integer', (c) => c.notNull())
+      .addColumn('dataset', 'text', (c) => c.notNull())
+      .addColumn('canonical', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'text', (c) => c.notNull()),
+    db.schema.createTable('query_totals').ifNotExists()
+      .addColumn('query_id', 'text', (c) => c.notNull())
+      .addColumn('data_version', 'integer', (c) => c.notNull())
+      .addColumn('total', bigint, (c) => c.notNull())
+      .addPrimaryKeyConstraint('query_totals_pk', ['query_id', 'data_version'] as never),
+    db.schema.createTable('query_page_boundaries').ifNotExists()
+      .addColumn('query_id', 'text', (c) => c.notNull())
+      .addColumn('per_page', 'integer', (c) => c.notNull())
+      .addColumn('data_version', 'integer', (c) => c.notNull())
+      .addColumn('page', 'integer', (c) => c.notNull())
+      .addColumn('after_key', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('query_page_boundaries_pk', ['query_id', 'per_page', 'data_version', 'page'] as never),
+  ]
+}
