@@ -1,0 +1,13 @@
+/**
+ * @module What every execute function needs: the Kysely instance to run on, the compiler's
+ * dialect hooks for it, and the data version the caches (totals, page boundaries) are keyed by.
+ */
+import type { Kysely } from 'kysely'
+import type { SqlDialect } from '../compile/dialect.js'
+
+export interface ExecContext {
+  readonly db: Kysely<any>
+  readonly dialect: SqlDialect
+  /** The database's current data version (bumped by every ingest); read once per request. */
+  readonly dataVersion: number
+}

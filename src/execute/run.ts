@@ -1,0 +1,72 @@
+/**
+ * @module Fetching one page. Ids first (the keys query: sort values and primary key only, which a
+ * covering index can answer without touching rows), then the rows of just those ids, then the tag
+ * values of those ids, one query per tags field. Two narrow queries beat one wide sorted one:
+ * sorting and seeking touch only index-sized tuples, and the wide rows are read for one page only.
+ */
+import type { FieldDef } from '../catalog/define.js'
+import { primaryKeyColumn } from '../catalog/index.js'
+import type { Boundary } from '../compile/page.js'
+import { rowsByIdsQuery, tagsByIdsQuery, type QueryPlan } from '../compile/plan.js'
+import type { ExecContext } from './context.js'
+import { tagsFields, toRecord, type ResultRecord } from './records.js'
+
+export interface KeyRow {
+  /** The sort values then (when appended) the primary key: a page boundary when it is a page's last row. */
+  readonly boundary: Boundary
+  readonly id: number
+}
+
+export interface FetchedPage {
+  readonly records: readonly ResultRecord[]
+  /** Keys of the page's rows, in order (the last one is the boundary of the next page). */
+  readonly keys: readonly KeyRow[]
+}
+
+/** The ordered sort keys of up to `limit` rows after `after` (or from the start). */
+export async function fetchKeys(ctx: ExecContext, plan: QueryPlan, options: { after?: Boundary | undefined; limit: number; offset?: number }): Promise<KeyRow[]> {
+  const pk = primaryKeyColumn(plan.dataset)
+  const pkKey = plan.keys.find((k) => k.column === pk)
+  if (!pkKey) throw new Error('execute: the sort keys lack the primary key')
+  const rows = await plan
+    .keysQuery(ctx.db, { limit: options.limit, ...(options.after ? { after: options.after } : {}), ...(options.offset ? { offset: options.offset } : {}) })
+    .execute()
+  return rows.map((row) => ({
+    boundary: plan.keys.map((k) => (row[k.alias] ?? null) as Boundary[number]),
+    id: Number(row[pkKey.alias]),
+  }))
+}
+
+/** Result records for ids, in the order of `ids`. */
+export async function loadRecords(ctx: ExecContext, plan: QueryPlan, ids: readonly number[]): Promise<ResultRecord[]> {
+  if (ids.length === 0) return []
+  const { dataset } = plan
+  const pk = primaryKeyColumn(dataset)
+  const rows = await rowsByIdsQuery(ctx.db, ctx.dialect, dataset, ids).execute()
+  const byId = new Map(rows.map((r) => [Number(r[pk]), r as Record<string, unknown>]))
+  const tags = new Map<number, Map<string, string[]>>()
+  for (const field of tagsFields(dataset)) await loadTags(ctx, field, ids, tags)
+  return ids.flatMap((id) => {
+    const row = byId.get(id)
+    return row ? [toRecord(dataset, row, tags.get(id) ?? new Map())] : []
+  })
+}
+
+async function loadTags(ctx: ExecContext, field: FieldDef, ids: readonly number[], into: Map<number, Map<string, string[]>>): Promise<void> {
+  const rows = await tagsByIdsQuery(ctx.db, ctx.dialect, field, ids).execute()
+  for (const { owner, value } of rows as { owner: number; value: string }[]) {
+    const id = Number(owner)
+    let perRecord = into.get(id)
+    if (!perRecord) into.set(id, (perRecord = new Map()))
+    const list = perRecord.get(field.name)
+    if (list) list.push(value)
+    else perRecord.set(field.name, [value])
+  }
+}
+
+/** One page: `limit` records after `after` (or from the start), with their keys. */
+export async function fetchPage(ctx: ExecContext, plan: QueryPlan, options: { after?: Boundary | undefined; limit: number; offset?: number }): Promise<FetchedPage> {
+  const keys = await fetchKeys(ctx, plan, options)
+  const records = await loadRecords(ctx, plan, keys.map((k) => k.id))
+  return Object.freeze({ records: Object.freeze(records), keys: Object.freeze(keys) })
+}
