@@ -1,0 +1,212 @@
+/**
+ * @module The engine: the whole pipeline on one screen. Every method takes user input as
+ * `unknown`, returns a `Result`, and never throws for anything a user can send; a thrown error
+ * means a bug or a broken database.
+ *
+ *   request ─ parse ─ check ─ canonical form + id ─ store ─ compile ─ page (cursor) + total ─ envelope
+ *
+ * @example
+ * const engine = createEngine({ database: 'ventureql.db' })
+ * const r = await engine.query({ dataset: 'investors', filter: { portfolio_size: { gte: 10 } } })
+ * if (r.ok) console.log(r.value.meta.total_record_count, r.value.query_id)
+ * else console.error(formatIssues(r.issues))
+ * await engine.close()
+ */
+import type { QueryNode } from './ast/nodes.js'
+import type { CheckedQuery } from './check/checked.js'
+import { checkQuery } from './check/index.js'
+import { resolveLimits, type Limits } from './check/limits.js'
+import { DIALECTS } from './compile/index.js'
+import { planQuery, type QueryPlan } from './compile/plan.js'
+import { fail, issue, ok, type Issue, type Result } from './errors/issue.js'
+import type { ExecContext } from './execute/context.js'
+import { cachedTotal } from './execute/counts.js'
+import { pageByCursor } from './execute/cursor.js'
+import type { ResultRecord } from './execute/records.js'
+import {
+  canonicalQuery, loadStoredQuery, queryIdOf, QUERY_VERSION, storeQuery,
+  type CanonicalFilter, type CanonicalQuery,
+} from './execute/stored-queries.js'
+import { parseQuery } from './parse/index.js'
+import { dataVersion, openDatabase, type VentureDb } from './store/open.js'
+
+export interface EngineOptions {
+  /** A SQLite file path (opened, and closed by `close()`), or an open database (left open). */
+  readonly database: string | VentureDb
+  readonly limits?: Partial<Limits>
+}
+
+/** Paging meta (spec 2.1). */
+export interface PageMeta {
+  readonly total_record_count: number
+  readonly total_pages: number
+  readonly current_page: number
+  readonly per_page: number
+}
+
+/** The query result envelope (spec 2.14). */
+export interface QueryEnvelope {
+  readonly query: {
+    readonly query_id: string
+    readonly dataset: string
+    readonly filter: CanonicalFilter
+    readonly sort: CanonicalQuery['sort']
+    readonly query_version: number
+  }
+  readonly results: readonly ResultRecord[]
+  readonly meta: PageMeta
+  readonly query_id: string
+}
+
+export interface StoreResult {
+  readonly query_id: string
+  readonly query_version: number
+  readonly canonical: CanonicalQuery
+}
+
+export interface ExplainResult extends StoreResult {
+  /** The first page's keys query (later pages add a keyset seek; see grammar-docs, "Paging"). */
+  readonly sql: string
+  readonly parameters: readonly unknown[]
+  readonly count_sql: string
+  readonly count_parameters: readonly unknown[]
+}
+
+export interface Engine {
+  /** Parses, checks, stores and runs a query (POST /queries): the envelope of its page. */
+  query(request: unknown): Promise<Result<QueryEnvelope>>
+  /** Parses, checks and stores a query without running it. */
+  store(request: unknown): Promise<Result<StoreResult>>
+  /** A page of a stored query (GET /queries/:id). */
+  page(queryId: unknown, paging?: { page?: unknown; per_page?: unknown }): Promise<Result<QueryEnvelope>>
+  /** The canonical form, id and SQL of a query, without storing or running it. */
+  explain(request: unknown): Promise<Result<ExplainResult>>
+  /** The number of records a query selects. */
+  count(request: unknown): Promise<Result<number>>
+  close(): Promise<void>
+  readonly limits: Limits
+}
+
+interface Prepared {
+  readonly checked: CheckedQuery
+  readonly canonical: CanonicalQuery
+  readonly queryId: string
+}
+
+export function createEngine(options: EngineOptions): Engine {
+  const limits = resolveLimits(options.limits)
+  const owned = typeof options.database === 'string'
+  const vdb = typeof options.database === 'string' ? openDatabase(options.database) : options.database
+  const dialect = DIALECTS[vdb.dialect]
+
+  const context = async (): Promise<ExecContext> => ({ db: vdb.db, dialect, dataVersion: await dataVersion(vdb) })
+
+  function prepare(request: unknown): Result<Prepared> {
+    const parsed = parseQuery(request, limits)
+    if (!parsed.ok) return parsed
+    const checked = checkQuery(parsed.value, limits)
+    if (!checked.ok) return checked
+    const canonical = canonicalQuery(checked.value)
+    return ok({ checked: checked.value, canonical, queryId: queryIdOf(canonical) })
+  }
+
+  /** Parses and checks a stored canonical query under the current catalog. */
+  function recheck(canonical: CanonicalQuery): Result<CheckedQuery> {
+    const parsed = parseQuery({ dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort }, limits)
+    return parsed.ok ? checkQuery(parsed.value as QueryNode, limits) : parsed
+  }
+
+  async function envelope(plan: QueryPlan, canonical: CanonicalQuery, queryId: string, version: number, page: number, perPage: number): Promise<QueryEnvelope> {
+    const ctx = await context()
+    const total = await cachedTotal(ctx, plan, queryId)
+    // Past the last page there is nothing to seek to: answer without walking.
+    const fetched = (page - 1) * perPage >= total ? { records: [] } : await pageByCursor(ctx, plan, { queryId, page, perPage })
+    return Object.freeze({
+      query: Object.freeze({ query_id: queryId, dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort, query_version: version }),
+      results: Object.freeze([...fetched.records]),
+      meta: Object.freeze({ total_record_count: total, total_pages: Math.ceil(total / perPage), current_page: page, per_page: perPage }),
+      query_id: queryId,
+    })
+  }
+
+  const engine: Engine = {
+    limits,
+
+    async query(request) {
+      const prepared = prepare(request)
+      if (!prepared.ok) return prepared
+      const { checked, canonical } = prepared.value
+      const stored = await storeQuery(vdb.db, canonical)
+      const plan = planQuery(checked, dialect)
+      return ok(await envelope(plan, canonical, stored.query_id, stored.query_version, checked.page, checked.perPage))
+    },
+
+    async store(request) {
+      const prepared = prepare(request)
+      if (!prepared.ok) return prepared
+      return ok(await storeQuery(vdb.db, prepared.value.canonical))
+    },
+
+    async page(queryId, paging = {}) {
+      const issues = pagingIssues(queryId, paging, limits)
+      if (issues.length > 0) return fail(issues)
+      const loaded = await loadStoredQuery(vdb.db, queryId as string, recheck)
+      if (!loaded.ok) return loaded
+      const { checked, canonical, query_version } = loaded.value
+      const page = (paging.page as number | undefined) ?? 1
+      const perPage = (paging.per_page as number | undefined) ?? limits.defaultPerPage
+      return ok(await envelope(planQuery(checked, dialect), canonical, loaded.value.query_id, query_version, page, perPage))
+    },
+
+    async explain(request) {
+      const prepared = prepare(request)
+      if (!prepared.ok) return prepared
+      const { checked, canonical, queryId } = prepared.value
+      const plan = planQuery(checked, dialect)
+      const keys = plan.keysQuery(vdb.db, { limit: checked.perPage }).compile()
+      const count = plan.countQuery(vdb.db).compile()
+      return ok(Object.freeze({
+        canonical, query_id: queryId, query_version: QUERY_VERSION,
+        sql: keys.sql, parameters: Object.freeze([...keys.parameters]),
+        count_sql: count.sql, count_parameters: Object.freeze([...count.parameters]),
+      }))
+    },
+
+    async count(request) {
+      const prepared = prepare(request)
+      if (!prepared.ok) return prepared
+      const { checked, queryId } = prepared.value
+      // Cached by id like a stored query's total; the query itself is not stored.
+      return ok(await cachedTotal(await context(), planQuery(checked, dialect), queryId))
+    },
+
+    async close() {
+      if (owned) await vdb.close()
+    },
+  }
+  return Object.freeze(engine)
+}
+
+/** `page()`'s own arguments come from a URL, not through parse: validate them here. */
+function pagingIssues(queryId: unknown, paging: { page?: unknown; per_page?: unknown }, limits: Limits): Issue[] {
+  const issues: Issue[] = []
+  if (typeof queryId !== 'string' || queryId.length === 0 || queryId.length > 200) {
+    issues.push(issue({ code: 'unknown_query', path: '', message: 'A query id is a non-empty string, as returned by a stored query.', got: JSON.stringify(queryId) ?? String(queryId) }))
+  }
+  const positive = (key: 'page' | 'per_page', max: number) => {
+    const v = paging[key]
+    if (v === undefined) return
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > max) {
+      issues.push(issue({
+        code: key === 'per_page' && typeof v === 'number' && Number.isInteger(v) && v > max ? 'limit_exceeded' : 'invalid_page',
+        path: `/${key}`,
+        message: `\`${key}\` must be an integer from 1 to ${max}.`,
+        expected: `an integer from 1 to ${max}`,
+        got: JSON.stringify(v) ?? String(v),
+      }))
+    }
+  }
+  positive('page', Number.MAX_SAFE_INTEGER)
+  positive('per_page', limits.maxPerPage)
+  return issues
+}
