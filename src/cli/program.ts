@@ -3,6 +3,10 @@
  * itself on the program; this file only assembles them. `main.ts` runs it.
  */
 import { Command } from 'commander'
+import { registerGenerate } from './generate.js'
+import { registerImport } from './import.js'
+import { registerExplain } from './explain.js'
+import { registerQuery } from './query.js'
 
 export function buildProgram(): Command {
   const program = new Command()
@@ -11,5 +15,9 @@ export function buildProgram(): Command {
     .description('Query engine and data API for company, investor and funding data.')
     .showHelpAfterError()
   // Subcommands register here, one file each: registerX(program).
+  registerGenerate(program)
+  registerImport(program)
+  registerQuery(program)
+  registerExplain(program)
   return program
 }

@@ -181,6 +181,8 @@ export class Ingestor {
     onStep?.('indexes')
     restoreDeferredIndexes(sqlite)
     onStep?.('analyze')
+    // Sampled statistics: a full ANALYZE of a million-company database takes about a minute.
+    sqlite.pragma('analysis_limit = 2000')
     sqlite.exec('analyze')
     sqlite.exec('drop table if exists temp.pending_funding_slugs')
     const version = bumpDataVersionSync(sqlite)
@@ -298,7 +300,9 @@ export class Ingestor {
     for (const investorId of ids) w.fundingInvestor.run(fundingId, investorId)
     // Slugs resolve to ids at finish(): the investor records may come later in the input.
     for (const slug of slugs) w.pendingSlug.run(fundingId, slug)
-    if (source != null || names != null || slugs.length > 0) w.fundingExtra.run(fundingId, source ?? null, names ?? null, slugs.length ? slugs.join(',') : null)
+    // Names are kept only when they cannot be looked up (no ids): they are derivable otherwise.
+    const keepNames = ids.length === 0 && names != null
+    if (source != null || keepNames || slugs.length > 0) w.fundingExtra.run(fundingId, source ?? null, keepNames ? names : null, slugs.length ? slugs.join(',') : null)
   }
 }
 

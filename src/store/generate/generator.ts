@@ -31,12 +31,23 @@ export interface Envelope {
 
 const DAY_MS = 86_400_000
 
+const dayCache = new Map<number, string>()
+
+/** YYYY-MM-DD of a day number (days since 1970-01-01); cached, formatting dominated generation. */
 function isoDay(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10)
+  let s = dayCache.get(day)
+  if (s === undefined) {
+    s = new Date(day * DAY_MS).toISOString().slice(0, 10)
+    dayCache.set(day, s)
+  }
+  return s
 }
 
+const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n))
+
 function isoTime(day: number, seconds: number): string {
-  return new Date(day * DAY_MS + seconds * 1000).toISOString().slice(0, 19).replace('T', ' ')
+  const s = Math.floor(seconds) % 86_400
+  return `${isoDay(day + Math.floor(seconds / 86_400))} ${pad2(Math.floor(s / 3600))}:${pad2(Math.floor(s / 60) % 60)}:${pad2(s % 60)}`
 }
 
 function slugify(s: string): string {
@@ -327,7 +338,7 @@ export function* generateRecords(options: GenerateOptions): Generator<Envelope> 
       }))
     }
     if (rng.chance(0.2)) record.tech_stack = rng.some(V.TECH, rng.int(2, 6), 1.3)
-    if (rng.chance(0.25)) {
+    if (rng.chance(0.12)) {
       record.growth_scores = points(rng, asOfDay, rng.int(3, 5), 7, () => String(Math.round(rng.normal() * 40 + 20)), ' UTC')
       record.employee_count = points(rng, asOfDay, rng.int(3, 5), 30, () => Math.max(1, Math.round(employees * (1 + rng.normal() * 0.05))), ' UTC')
       if (rng.chance(0.5)) record.svc_weekly_momentum = points(rng, asOfDay, rng.int(2, 4), 7, () => String(Math.round(rng.normal() * 150) / 10), ' UTC')
