@@ -9,7 +9,8 @@
 export const MAX_SUGGESTIONS = 5
 
 /**
- * The options closest to `input`, best first: case-insensitive exact matches, then options within
+ * The options closest to `input`, best first: case-insensitive exact matches (alone, when there
+ * are any), else options within
  * the Damerau-Levenshtein threshold (0.4 × length + 1, as graphql-js), then options that contain
  * the input (for 3+ characters: `funding` finds `total_funding`).
  */
@@ -19,7 +20,7 @@ export function suggestionList(input: string, options: Iterable<string>, max = M
   const scored: { option: string; score: number }[] = []
   const seen = new Set<string>()
   for (const option of options) {
-    if (seen.has(option) || option === input) continue
+    if (seen.has(option)) continue
     seen.add(option)
     const lowerOption = option.toLowerCase()
     let score: number | undefined
@@ -32,7 +33,9 @@ export function suggestionList(input: string, options: Iterable<string>, max = M
     if (score !== undefined) scored.push({ option, score })
   }
   scored.sort((a, b) => a.score - b.score || naturalCompare(a.option, b.option))
-  return scored.slice(0, max).map((s) => s.option)
+  // Only the case differs: that is what was meant, the near misses would be noise.
+  const exact = scored.filter((s) => s.score === 0)
+  return (exact.length > 0 ? exact : scored).slice(0, max).map((s) => s.option)
 }
 
 /** `' Did you mean "a", "b" or "c"?'`, or '' when there is nothing to suggest. */

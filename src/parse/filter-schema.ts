@@ -16,7 +16,9 @@ export type SchemaCheck = 'nested_filter_not_empty' | 'operators_not_empty' | 'o
 
 function nonEmptyHash(check: SchemaCheck) {
   return (ctx: z.core.ParsePayload<unknown>) => {
-    if (typeof ctx.value === 'object' && ctx.value !== null && Object.keys(ctx.value).length === 0) {
+    // An empty input hash has no entries that could have failed; with failures it was not empty
+    // (zod drops unrecognized keys from `value`, so `value` alone cannot tell).
+    if (ctx.issues.length === 0 && typeof ctx.value === 'object' && ctx.value !== null && Object.keys(ctx.value).length === 0) {
       ctx.issues.push({ code: 'custom', message: check, input: ctx.value, params: { check } })
     }
   }

@@ -128,7 +128,8 @@ export function mapZodIssues(zodIssues: readonly z.core.$ZodIssue[], input: unkn
 
 function unknownKey(place: Place, path: string, key: string): Issue {
   if (place.kind === 'field') {
-    const suggestions = suggestionList(key, OPERATOR_NAMES)
+    // Mongo-style `$gte` is a common slip; suggest the operator without the `$`.
+    const suggestions = suggestionList(key.replace(/^\$/, ''), OPERATOR_NAMES)
     return issue({
       code: 'unknown_operator',
       path,
