@@ -1,0 +1,74 @@
+/**
+ * @module `ventureql query --database FILE REQUEST`: runs a structured query (spec 4.14) and prints
+ * the result envelope (spec 2.14) as JSON; on a bad request, the issues formatted for a person on
+ * stderr and exit code 1. REQUEST is a JSON file, or `-` for standard input. Also the request
+ * reading shared with `explain`.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import type { Command } from 'commander'
+import { resolveLimits } from '../check/limits.js'
+import { createEngine, type Engine } from '../engine.js'
+import { formatIssues } from '../errors/format.js'
+import { fail, issue, ok, type Issue, type Result } from '../errors/issue.js'
+
+/** Reads and parses the request: a file path or `-` (stdin), at most `maxBytes`. */
+export function readRequest(source: string, maxBytes = resolveLimits().maxBodyBytes): Result<unknown> {
+  let text: string
+  try {
+    text = readFileSync(source === '-' ? 0 : source, 'utf8')
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    return fail([issue({ code: 'invalid_json', path: '', message: `Cannot read the request from ${source === '-' ? 'standard input' : source}: ${reason}` })])
+  }
+  if (Buffer.byteLength(text, 'utf8') > maxBytes) {
+    return fail([issue({ code: 'limit_exceeded', path: '', message: `The request is larger than the limit of ${maxBytes} bytes.`, expected: `at most ${maxBytes} bytes` })])
+  }
+  try {
+    return ok(JSON.parse(text) as unknown)
+  } catch (error) {
+    return fail([issue({ code: 'invalid_json', path: '', message: `The request is not valid JSON: ${error instanceof Error ? error.message : String(error)}` })])
+  }
+}
+
+/** Runs `action` on an engine over an existing database file, closing it afterwards. */
+export async function withEngine<T>(database: string, action: (engine: Engine) => Promise<T>): Promise<T> {
+  // Opening would create an empty database and answer every query with nothing: say so instead.
+  if (database !== ':memory:' && !existsSync(database)) throw new Error(`database file not found: ${database}`)
+  const engine = createEngine({ database })
+  try {
+    return await action(engine)
+  } finally {
+    await engine.close()
+  }
+}
+
+export function reportIssues(issues: readonly Issue[]): void {
+  process.stderr.write(`${formatIssues(issues)}\n`)
+  process.exitCode = 1
+}
+
+const integer = (value: string): number => (/^-?\d+$/.test(value) ? Number(value) : Number.NaN)
+
+/** Puts `--page`/`--per-page` into the request (they win over the request's own). */
+function withPaging(request: unknown, page?: number, perPage?: number): unknown {
+  if (request === null || typeof request !== 'object' || Array.isArray(request)) return request
+  return { ...request, ...(page !== undefined ? { page } : {}), ...(perPage !== undefined ? { per_page: perPage } : {}) }
+}
+
+export function registerQuery(program: Command): void {
+  program.command('query')
+    .description('Run a structured query and print the result envelope as JSON.')
+    .requiredOption('--database <file>', 'SQLite database file')
+    .option('--page <n>', 'page number, from 1', integer)
+    .option('--per-page <n>', 'results per page', integer)
+    .argument('<request>', 'JSON file with {dataset, filter?, sort?, page?, per_page?}, or - for standard input')
+    .action(async (source: string, opts: { database: string; page?: number; perPage?: number }) => {
+      const request = readRequest(source)
+      if (!request.ok) return reportIssues(request.issues)
+      await withEngine(opts.database, async (engine) => {
+        const result = await engine.query(withPaging(request.value, opts.page, opts.perPage))
+        if (!result.ok) return reportIssues(result.issues)
+        process.stdout.write(`${JSON.stringify(result.value, null, 2)}\n`)
+      })
+    })
+}
