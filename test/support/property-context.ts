@@ -7,6 +7,7 @@ import type { Scalar } from '../../src/ast/nodes.js'
 import type { DatasetDef } from '../../src/catalog/define.js'
 import type { CheckedQuery } from '../../src/check/checked.js'
 import { checkQuery } from '../../src/check/index.js'
+import { resolveLimits, type Limits } from '../../src/check/limits.js'
 import { createEngine } from '../../src/engine.js'
 import { formatIssues } from '../../src/errors/format.js'
 import { parseQuery } from '../../src/parse/index.js'
@@ -47,10 +48,10 @@ export async function openPropertyContext(): Promise<PropertyContext> {
 }
 
 /** Parses and checks a request that the generators made, which must be valid. */
-export function checked(request: unknown): CheckedQuery {
-  const parsed = parseQuery(request)
+export function checked(request: unknown, limits: Limits = resolveLimits({ maxPerPage: ALL_ROWS })): CheckedQuery {
+  const parsed = parseQuery(request, limits)
   if (!parsed.ok) throw new Error(`generated request does not parse:\n${formatIssues(parsed.issues)}\n${JSON.stringify(request)}`)
-  const result = checkQuery(parsed.value)
+  const result = checkQuery(parsed.value, limits)
   if (!result.ok) throw new Error(`generated request does not check:\n${formatIssues(result.issues)}\n${JSON.stringify(request)}`)
   return result.value
 }
