@@ -123,9 +123,9 @@ export function guardFilter(input: unknown, rootPath: string, limits: Limits): I
       continue
     }
     countNodes(keys.length === 0 ? 1 : keys.length > 1 ? 1 : 0)
-    // Pushed in reverse so issues come out in document order.
-    for (let k = keys.length - 1; k >= 0; k--) {
-      const key = keys[k] as string
+    // Children are pushed in reverse so that their issues, too, come out in document order.
+    const children: Task[] = []
+    for (const key of keys) {
       const child = value[key]
       const childAt = childPath(path, key)
       if (key === '__proto__') {
@@ -137,22 +137,23 @@ export function guardFilter(input: unknown, rootPath: string, limits: Limits): I
         continue
       }
       if (!LOGICAL.has(key)) {
-        stack.push({ kind: 'operators', field: key, value: child, path: childAt })
+        children.push({ kind: 'operators', field: key, value: child, path: childAt })
         continue
       }
       countNodes(1)
       const depth = task.depth + 1
       if ((key === 'and' || key === 'or') && Array.isArray(child)) {
-        for (let i = child.length - 1; i >= 0; i--) stack.push({ kind: 'filter', value: child[i], path: childPath(childAt, i), depth })
+        child.forEach((c, i) => children.push({ kind: 'filter', value: c, path: childPath(childAt, i), depth }))
       } else if (key === 'not') {
-        stack.push({ kind: 'filter', value: child, path: childAt, depth })
+        children.push({ kind: 'filter', value: child, path: childAt, depth })
       } else if (key === 'foreign' && isPlainObject(child)) {
         if (Object.keys(child).includes('__proto__')) issues.push(protoKey(childAt, 'a key of `foreign`'))
-        if (child['filter'] !== undefined) stack.push({ kind: 'filter', value: child['filter'], path: childPath(childAt, 'filter'), depth })
+        if (child['filter'] !== undefined) children.push({ kind: 'filter', value: child['filter'], path: childPath(childAt, 'filter'), depth })
       } else if (isExoticObject(child)) {
         issues.push(notJson(childAt, child, `a value for "${key}"`))
       }
     }
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as Task)
   }
   return issues
 }
