@@ -5,6 +5,7 @@
 import { Command } from 'commander'
 import { registerGenerate } from './generate.js'
 import { registerImport } from './import.js'
+import { registerDemo } from './demo.js'
 import { registerExplain } from './explain.js'
 import { registerQuery } from './query.js'
 
@@ -19,5 +20,6 @@ export function buildProgram(): Command {
   registerImport(program)
   registerQuery(program)
   registerExplain(program)
+  registerDemo(program)
   return program
 }
