@@ -153,7 +153,7 @@ function required<T extends z.ZodType>(schema: T, what: string) {
 }
 
 function arrayOf<T extends z.ZodType>(item: T) {
-  return z.union([z.array(item), z.null()]).transform((v) => v ?? []).default([])
+  return z.array(item).nullable().transform((v) => v ?? []).default([])
 }
 
 const integerList = z.any().transform((v, ctx): number[] => {

@@ -239,9 +239,10 @@ export function* generateRecords(options: GenerateOptions): Generator<Envelope> 
         continue
       }
       funding.push({
-        id: fid, amount, currency, series, funding_date: fundingDate, news_url: newsUrl,
+        // Responses show an empty series string now and then (spec 4.11).
+        id: fid, amount, currency, series: series !== coverSeries && rng.chance(0.03) ? '' : series, funding_date: fundingDate, news_url: newsUrl,
         source: rng.chance(0.5) ? rng.pick(V.FUNDING_SOURCES) : null,
-        investor_ids: ids, investors: names, created_on: createdOn,
+        investor_ids: ids, investors: names, created_on: rng.chance(0.85) ? createdOn : null,
       })
     }
     const lastDay = funding.length || standalone.length ? day : null

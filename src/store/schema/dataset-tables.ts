@@ -4,13 +4,21 @@
  * Detail tables (stories, people, time series, ...) that no filter reaches live in their own
  * migration.
  */
-import { sql, type Compilable, type Kysely } from 'kysely'
+import { sql, type Compilable, type CreateTableBuilder, type Kysely } from 'kysely'
 import { datasets, DATASET_NAMES, primaryKeyColumn, relations, type FieldDef } from '../../catalog/index.js'
 import { columnType, idType, type DialectName } from './column-types.js'
 
 /** Extra columns of link tables that are not part of any relation's join (spec 2.13). */
 const LINK_TABLE_EXTRA_COLUMNS: Record<string, readonly (readonly [string, string])[]> = {
   investments: [['first_invested_on', 'text']],
+}
+
+/**
+ * Tables whose primary key is the whole point (tag and link rows) are stored as the key's own
+ * b-tree on SQLite: no hidden rowid and no duplicate autoindex, about a third less space.
+ */
+export function withoutRowid(table: CreateTableBuilder<any, any>, dialect: DialectName): CreateTableBuilder<any, any> {
+  return dialect === 'sqlite' ? table.modifyEnd(sql`without rowid`) : table
 }
 
 export async function createDatasetTables(db: Kysely<any>, dialect: DialectName): Promise<void> {
@@ -41,7 +49,8 @@ export function datasetTableStatements(db: Kysely<any>, dialect: DialectName): C
         out.push(db.schema.createTable(f.tags.table).ifNotExists()
           .addColumn(f.tags.ownerColumn, sql.raw(idType(dialect)), (c) => c.notNull())
           .addColumn(f.tags.valueColumn, 'text', (c) => c.notNull())
-          .addPrimaryKeyConstraint(`${f.tags.table}_pk`, [f.tags.ownerColumn, f.tags.valueColumn] as never))
+          .addPrimaryKeyConstraint(`${f.tags.table}_pk`, [f.tags.ownerColumn, f.tags.valueColumn] as never)
+          .$call((t) => withoutRowid(t, dialect)))
         // value → owner: has_any / has_all probes start from the value.
         out.push(db.schema.createIndex(`${f.tags.table}_by_value`).ifNotExists().on(f.tags.table).columns([f.tags.valueColumn, f.tags.ownerColumn]))
       } else if (f.indexed && f.column && f.column !== pk) {
@@ -61,7 +70,7 @@ export function datasetTableStatements(db: Kysely<any>, dialect: DialectName): C
       .addColumn(a, sql.raw(idType(dialect)), (c) => c.notNull())
       .addColumn(b, sql.raw(idType(dialect)), (c) => c.notNull())
     for (const [col, type] of LINK_TABLE_EXTRA_COLUMNS[tableName] ?? []) table = table.addColumn(col, sql.raw(type))
-    out.push(table.addPrimaryKeyConstraint(`${tableName}_pk`, [a, b] as never))
+    out.push(withoutRowid(table.addPrimaryKeyConstraint(`${tableName}_pk`, [a, b] as never), dialect))
     out.push(db.schema.createIndex(`${tableName}_by_${b}`).ifNotExists().on(tableName).columns([b, a]))
   }
   return out

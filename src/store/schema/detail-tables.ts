@@ -6,6 +6,7 @@
  */
 import { sql, type Compilable, type Kysely } from 'kysely'
 import { idType, type DialectName } from './column-types.js'
+import { withoutRowid } from './dataset-tables.js'
 
 /** The time series of a company detail (spec 2.3), in the order the spec lists them. */
 export const TIME_SERIES_NAMES = Object.freeze([
@@ -58,16 +59,19 @@ export function detailTableStatements(db: Kysely<any>, dialect: DialectName): Co
       .addColumn('name', 'text', (c) => c.notNull())
       .addColumn('title', 'text')
       .addColumn('path', 'text')
-      .addPrimaryKeyConstraint(`${t.people}_pk`, ['company_id', 'position'] as never),
+      .addPrimaryKeyConstraint(`${t.people}_pk`, ['company_id', 'position'] as never)
+      .$call((x) => withoutRowid(x, dialect)),
     db.schema.createTable(t.contacts).ifNotExists()
       .addColumn('company_id', id, (c) => c.notNull())
       .addColumn('name', 'text', (c) => c.notNull())
       .addColumn('email', 'text') // null: contact information unavailable (spec 2.7)
-      .addPrimaryKeyConstraint(`${t.contacts}_pk`, ['company_id', 'name'] as never),
+      .addPrimaryKeyConstraint(`${t.contacts}_pk`, ['company_id', 'name'] as never)
+      .$call((x) => withoutRowid(x, dialect)),
     db.schema.createTable(t.techStack).ifNotExists()
       .addColumn('company_id', id, (c) => c.notNull())
       .addColumn('title', 'text', (c) => c.notNull())
-      .addPrimaryKeyConstraint(`${t.techStack}_pk`, ['company_id', 'title'] as never),
+      .addPrimaryKeyConstraint(`${t.techStack}_pk`, ['company_id', 'title'] as never)
+      .$call((x) => withoutRowid(x, dialect)),
     db.schema.createTable(t.iosApps).ifNotExists()
       .addColumn('company_id', id, (c) => c.notNull())
       .addColumn('position', 'integer', (c) => c.notNull())
@@ -76,7 +80,8 @@ export function detailTableStatements(db: Kysely<any>, dialect: DialectName): Co
       .addColumn('developer_url', 'text')
       .addColumn('ios_store_url', 'text')
       .addColumn('category', 'text')
-      .addPrimaryKeyConstraint(`${t.iosApps}_pk`, ['company_id', 'position'] as never),
+      .addPrimaryKeyConstraint(`${t.iosApps}_pk`, ['company_id', 'position'] as never)
+      .$call((x) => withoutRowid(x, dialect)),
     db.schema.createTable(t.androidApps).ifNotExists()
       .addColumn('company_id', id, (c) => c.notNull())
       .addColumn('position', 'integer', (c) => c.notNull())
@@ -85,7 +90,8 @@ export function detailTableStatements(db: Kysely<any>, dialect: DialectName): Co
       .addColumn('package_id', 'text')
       .addColumn('play_url', 'text')
       .addColumn('category', 'text')
-      .addPrimaryKeyConstraint(`${t.androidApps}_pk`, ['company_id', 'position'] as never),
+      .addPrimaryKeyConstraint(`${t.androidApps}_pk`, ['company_id', 'position'] as never)
+      .$call((x) => withoutRowid(x, dialect)),
     // One row per acquisition event, seen from either side (acquired_by of the acquired company,
     // acquired_companies of the acquirer); the other party need not be a tracked company.
     db.schema.createTable(t.acquisitions).ifNotExists()
@@ -108,7 +114,8 @@ export function detailTableStatements(db: Kysely<any>, dialect: DialectName): Co
       .addColumn('recorded_at', 'text', (c) => c.notNull())
       .addColumn('score', 'text')
       .addColumn('score_is_string', 'integer', (c) => c.notNull().defaultTo(0))
-      .addPrimaryKeyConstraint(`${t.timeSeries}_pk`, ['company_id', 'series', 'position'] as never),
+      .addPrimaryKeyConstraint(`${t.timeSeries}_pk`, ['company_id', 'series', 'position'] as never)
+      .$call((x) => withoutRowid(x, dialect)),
     db.schema.createTable(t.fundingExtra).ifNotExists()
       .addColumn('funding_id', id, (c) => c.primaryKey())
       .addColumn('source', 'text')
@@ -129,6 +136,7 @@ export function detailTableStatements(db: Kysely<any>, dialect: DialectName): Co
       .addColumn('total_sold', id)
       .addColumn('filing_date', 'text')
       .addColumn('form', 'text')
-      .addPrimaryKeyConstraint(`${t.investorFilings}_pk`, ['investor_id', 'position'] as never),
+      .addPrimaryKeyConstraint(`${t.investorFilings}_pk`, ['investor_id', 'position'] as never)
+      .$call((x) => withoutRowid(x, dialect)),
   ]
 }

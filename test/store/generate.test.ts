@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, test } from 'vitest'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { datasets, INVESTOR_TYPE, SERIES, STAGE, type FieldDef } from '../../src/catalog/index.js'
+import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
+import { generateInto, generateJsonl } from '../../src/store/generate/build.js'
+import { generateRecords } from '../../src/store/generate/generator.js'
+import { openDatabase, dataVersion, type VentureDb } from '../../src/store/open.js'
+import { importFiles } from '../../src/cli/import.js'
+import { count, databaseDigest } from './helpers.js'
+
+const open: VentureDb[] = []
+afterEach(async () => { for (const v of open.splice(0)) await v.close() })
+async function fixture(options?: Parameters<typeof createFixtureDatabase>[0]): Promise<VentureDb> {
+  const vdb = await createFixtureDatabase(options)
+  open.push(vdb)
+  return vdb
+}
+
+describe('synthetic generator', () => {
+  test('the same seed gives identical databases; another seed does not', async () => {
+    const a = databaseDigest(await fixture({ companies: 300, seed: 7 }))
+    const b = databaseDigest(await fixture({ companies: 300, seed: 7 }))
+    const c = databaseDigest(await fixture({ companies: 300, seed: 8 }))
+    expect(a).toEqual(b)
+    expect(c.companies).not.toBe(a.companies)
+    expect(c.fundings).not.toBe(a.fundings)
+  })
+
+  test('generate → jsonl → import gives the same rows as generating straight into SQLite', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vql-gen-'))
+    const jsonl = join(dir, 'g.jsonl')
+    await generateJsonl(jsonl, { companies: 250, seed: 3 })
+    const imported = join(dir, 'imported.db')
+    expect((await importFiles(imported, [jsonl], () => {})).rejected).toBe(0)
+    const direct = openDatabase(':memory:')
+    open.push(direct)
+    generateInto(direct, { companies: 250, seed: 3 })
+    const fromFile = openDatabase(imported)
+    open.push(fromFile)
+    expect(databaseDigest(fromFile)).toEqual(databaseDigest(direct))
+  })
+
+  test('the fixture builds fast and gives filters something to bite on', async () => {
+    const started = performance.now()
+    const vdb = await fixture()
+    expect(performance.now() - started).toBeLessThan(3000) // < 1 s on an idle machine; slack for shared CI cores
+    expect(count(vdb, 'select count(*) from companies')).toBe(400)
+    expect(count(vdb, 'select count(*) from investors')).toBe(20)
+    // Every enum value occurs.
+    const values = (sql: string) => new Set(vdb.sqlite.prepare(sql).pluck().all())
+    expect(values('select distinct stage from companies')).toEqual(new Set(STAGE.values))
+    expect(values('select distinct series from fundings where series is not null')).toEqual(new Set(SERIES.values))
+    expect(values('select distinct type from investors')).toEqual(new Set(INVESTOR_TYPE.values))
+    // Investors with 0, exactly 1 and many portfolio companies.
+    const sizes = vdb.sqlite.prepare('select portfolio_size from investors').pluck().all() as number[]
+    expect(sizes).toContain(0)
+    expect(sizes).toContain(1)
+    expect(Math.max(...sizes)).toBeGreaterThan(20)
+    // Tag values repeat across companies.
+    for (const f of Object.values(datasets.companies.fields) as FieldDef[]) {
+      if (!f.tags) continue
+      const top = count(vdb, `select max(n) from (select count(*) as n from "${f.tags.table}" group by "${f.tags.valueColumn}")`)
+      expect(top, f.name).toBeGreaterThan(1)
+    }
+    // Most nullable scalar fields have some NULLs and some values.
+    for (const name of ['companies', 'investors', 'fundings'] as const) {
+      const ds = datasets[name]
+      const nullable = (Object.values(ds.fields) as FieldDef[]).filter((f) => f.column && f.nullable && !f.tags)
+      const mixed = nullable.filter((f) => {
+        const nulls = count(vdb, `select count(*) from "${ds.table}" where "${f.column}" is null`)
+        const total = count(vdb, `select count(*) from "${ds.table}"`)
+        return nulls > 0 && nulls < total
+      })
+      expect(mixed.length / nullable.length, name).toBeGreaterThan(0.5)
+    }
+    // Three-letter country codes, mostly USA.
+    const usa = count(vdb, "select count(*) from companies where country = 'USA'")
+    expect(usa / 400).toBeGreaterThan(0.5)
+    expect(count(vdb, 'select count(*) from companies where length(country) <> 3')).toBe(0)
+  })
+
+  test('shapes: ~1 investor per 20 companies, ~1.5 funding events per company, string numerics as the spec shows', () => {
+    const records = [...generateRecords({ companies: 2000, seed: 11 })]
+    const companies = records.filter((r) => r.type === 'company')
+    const investors = records.filter((r) => r.type === 'investor')
+    expect(companies).toHaveLength(2000)
+    expect(investors).toHaveLength(100)
+    const events = companies.reduce((n, c) => n + (c.record.funding as unknown[]).length, 0) + records.filter((r) => r.type === 'funding').length
+    expect(events / 2000).toBeGreaterThan(1.1)
+    expect(events / 2000).toBeLessThan(2)
+    const c = companies.find((x) => x.record.svc_score != null)!.record
+    expect(typeof c.id).toBe('string')
+    expect(typeof c.svc_score).toBe('string')
+    expect(typeof c.employees).toBe('string')
+    const compact = companies.filter((x) => typeof x.record.last_funding_date === 'string' && /^\d{8}$/.test(x.record.last_funding_date))
+    expect(compact.length).toBeGreaterThan(0)
+  })
+
+  test('data_version increases on every ingest', async () => {
+    const vdb = openDatabase(':memory:')
+    open.push(vdb)
+    expect(await dataVersion(vdb)).toBe(0)
+    generateInto(vdb, { companies: 20, seed: 1 })
+    expect(await dataVersion(vdb)).toBe(1)
+    generateInto(vdb, { companies: 20, seed: 2 })
+    expect(await dataVersion(vdb)).toBe(2)
+  })
+})

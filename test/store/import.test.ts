@@ -1,0 +1,109 @@
+import { afterEach, describe, expect, test } from 'vitest'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { importFiles } from '../../src/cli/import.js'
+import { openDatabase, type VentureDb } from '../../src/store/open.js'
+import { parseRecord } from '../../src/store/record-schemas.js'
+import { count } from './helpers.js'
+
+const open: VentureDb[] = []
+afterEach(async () => { for (const v of open.splice(0)) await v.close() })
+
+const dir = mkdtempSync(join(tmpdir(), 'vql-import-'))
+
+const lines = [
+  { type: 'investor', record: { investor_id: 7, name: 'Acme VC', type: 'vc', svc_slug: 'acme-vc' } },
+  { type: 'investor', record: { id: '8', name: 'Bea Angel', type: 'Angel', svc_slug: 'bea' } },
+  { type: 'company', record: { id: '1', name: 'Foo', employees: '40', stage: 'exited (acquired)', last_funding_date: '20200105', industries: ['SaaS'],
+    funding: [{ id: 11, amount: 1000, currency: 'USD', series: 'a', funding_date: '2019-01-01', investor_ids: [7] }] } },
+  { type: 'company', record: { id: '2', name: 'Bar', employees: 'many' } }, // line 4: bad employees
+  { type: 'funding', record: { id: '12', company_id: '1', amount: '500', currency: 'EUR', series: '', rounds_funding_date: '2020-01-05', investor_slugs: 'bea,acme-vc' } },
+  { type: 'investor', record: { name: 'No id' } }, // line 6: missing id
+  { type: 'company', record: { id: 3, stage: 'series z' } }, // line 7: bad enum
+]
+
+function writeJsonl(name: string, body: string): string {
+  const file = join(dir, name)
+  writeFileSync(file, body)
+  return file
+}
+
+describe('ventureql import', () => {
+  test('keeps every good line and rejects each bad one with its line number and a reason naming the field', async () => {
+    const file = writeJsonl('mixed.jsonl', lines.map((l) => JSON.stringify(l)).join('\n') + '\n\n{not json\n')
+    const db = join(dir, 'mixed.db')
+    const out: string[] = []
+    const { rejected } = await importFiles(db, [file], (l) => out.push(l))
+    expect(rejected).toBe(4)
+    expect(out[0]).toMatch(/^imported 1 companies, 2 investors, 1 funding events; rejected 4; data version 1$/)
+    expect(out).toContain(`${file}:4: company.employees: expected an integer (number or numeric string), got "many"`)
+    expect(out).toContain(`${file}:6: investor.investor_id: expected an integer investor_id (or id), got nothing`)
+    expect(out.find((l) => l.startsWith(`${file}:7:`))).toMatch(/company\.stage: expected one of: Unknown, .*Exited, got "series z"/)
+    expect(out.find((l) => l.startsWith(`${file}:9:`))).toMatch(/not valid JSON/)
+
+    const vdb = openDatabase(db)
+    open.push(vdb)
+    expect(count(vdb, 'select count(*) from companies')).toBe(1)
+    expect(count(vdb, 'select count(*) from investors')).toBe(2)
+    expect(count(vdb, 'select count(*) from fundings')).toBe(2)
+    // Stage spelling normalised, raw forms kept for detail responses.
+    expect(vdb.sqlite.prepare('select stage from companies where id = 1').pluck().get()).toBe('Exited')
+    expect(vdb.sqlite.prepare('select last_funding_date_raw, stage_raw from companies_extra where company_id = 1').get())
+      .toEqual({ last_funding_date_raw: '20200105', stage_raw: 'exited (acquired)' })
+    // Slugs resolved to investor ids; EUR excluded from total_funding (spec 2.3).
+    expect(vdb.sqlite.prepare('select investor_id from funding_investors where funding_id = 12 order by 1').pluck().all()).toEqual([7, 8])
+    expect(vdb.sqlite.prepare('select total_funding, last_funding_amount, last_funding_date from companies where id = 1').get())
+      .toEqual({ total_funding: 1000, last_funding_amount: 500, last_funding_date: '2020-01-05' })
+    expect(vdb.sqlite.prepare('select series, company_name from fundings where id = 12').get()).toEqual({ series: null, company_name: 'Foo' })
+    expect(vdb.sqlite.prepare('select investor_id, company_id, first_invested_on from investments order by 1').all()).toEqual([
+      { investor_id: 7, company_id: 1, first_invested_on: '2019-01-01' },
+      { investor_id: 8, company_id: 1, first_invested_on: '2020-01-05' },
+    ])
+  })
+
+  test('a clean file rejects nothing; importing again bumps the data version and replaces records', async () => {
+    const file = writeJsonl('clean.jsonl', [lines[0], lines[2]].map((l) => JSON.stringify(l)).join('\n'))
+    const db = join(dir, 'clean.db')
+    expect((await importFiles(db, [file], () => {})).rejected).toBe(0)
+    expect((await importFiles(db, [file], () => {})).rejected).toBe(0)
+    const vdb = openDatabase(db)
+    open.push(vdb)
+    expect(vdb.sqlite.prepare("select value from meta where key = 'data_version'").pluck().get()).toBe('2')
+    expect(count(vdb, 'select count(*) from companies')).toBe(1)
+    expect(count(vdb, 'select count(*) from company_industries')).toBe(1)
+    expect(count(vdb, 'select count(*) from funding_investors')).toBe(1)
+  })
+})
+
+describe('record schemas', () => {
+  test('accept the forms the spec says occur and normalise them', () => {
+    const r = parseRecord({ type: 'company', record: {
+      id: '5', svc_score: '12.5', employees: 40, last_funding_date: '2021-03-04', added_date: '2020-01-02 03:04:05',
+      est_founding_date: '20100101', has_mobile: '1', stage: 'NO KNOWN FUNDING', industries: ['A', ' A ', 'B', ''],
+      growth_scores: [{ recorded_at: '2020-01-01 00:00:00 UTC', score: '-3' }, { recorded_at: '2020-01-08 00:00:00 +0000', score: 4 }],
+    } })
+    expect(r.ok).toBe(true)
+    if (!r.ok || r.value.type !== 'company') return
+    const c = r.value.record
+    expect([c.id, c.svc_score, c.employees, c.last_funding_date, c.added_date, c.est_founding_date, c.has_mobile, c.stage, c.industries])
+      .toEqual([5, 12.5, 40, '2021-03-04', '2020-01-02 03:04:05', '2010-01-01', 1, 'No Known Funding', ['A', 'B']])
+    expect(c.growth_scores).toEqual([{ recorded_at: '2020-01-01 00:00:00 UTC', score: { text: '-3', isString: true } }, { recorded_at: '2020-01-08 00:00:00 +0000', score: { text: '4', isString: false } }])
+  })
+
+  test('reject what the spec does not allow, naming field, expectation and value', () => {
+    const cases: [unknown, RegExp][] = [
+      [{ type: 'company', record: { id: 1, last_funding_date: '2021-13-01' } }, /company\.last_funding_date: expected a date YYYY-MM-DD or YYYYMMDD, got "2021-13-01"/],
+      [{ type: 'company', record: { id: 1, industries: 'x', keywords: [1] } }, /company\.keywords: expected an array of strings, got \[1\]/],
+      [{ type: 'funding', record: { id: 1 } }, /funding\.company_id: expected an integer company_id, got nothing/],
+      [{ type: 'company', record: { id: 1, funding: [{ amount: 'lots' }] } }, /company\.funding\.0\.amount: expected an integer/],
+      [{ type: 'people', record: {} }, /type: expected one of: company, investor, funding, got "people"/],
+      [[1], /expected an object/],
+    ]
+    for (const [input, reason] of cases) {
+      const r = parseRecord(input)
+      expect(r.ok, JSON.stringify(input)).toBe(false)
+      if (!r.ok) expect(r.reason).toMatch(reason)
+    }
+  })
+})
