@@ -19,7 +19,7 @@ const BANNER = '<!-- Generated from the catalog by scripts/generate-docs.ts. Do 
 /** How values of each field type are written in a filter and stored; exhaustive over the kinds. */
 const FIELD_TYPE_DOCS: Record<FieldTypeKind, { readonly values: string; readonly stored: string }> = {
   integer: {
-    values: 'A JSON integer, or a string holding one (`"250"`, as the original service serialises many numerics).',
+    values: 'A JSON integer, or a numeric string holding one (`"250"`, as the original service serialises many numerics). Fractions and values beyond 2^53 are refused.',
     stored: 'Integer column.',
   },
   number: {
@@ -35,11 +35,11 @@ const FIELD_TYPE_DOCS: Record<FieldTypeKind, { readonly values: string; readonly
     stored: 'Text `YYYY-MM-DD`, so text order is date order.',
   },
   datetime: {
-    values: 'A timestamp `"YYYY-MM-DD HH:MM:SS"` (UTC); `"YYYY-MM-DDTHH:MM:SSZ"` and a plain date (midnight) are accepted and normalised.',
+    values: 'A timestamp `"YYYY-MM-DD HH:MM:SS"` (UTC); ISO forms with `T`, fractional seconds or a zone (converted to UTC) and a plain date (midnight) are accepted and normalised.',
     stored: 'Text `YYYY-MM-DD HH:MM:SS`, so text order is time order.',
   },
   boolean: {
-    values: '`true` or `false` (`1`/`0` are accepted).',
+    values: '`true` or `false` (`1`/`0` and `"true"`/`"false"`/`"1"`/`"0"` are accepted).',
     stored: 'Integer 0/1; never NULL.',
   },
   enum: {
@@ -47,7 +47,7 @@ const FIELD_TYPE_DOCS: Record<FieldTypeKind, { readonly values: string; readonly
     stored: 'Text, in the catalog\'s spelling.',
   },
   tags: {
-    values: 'Strings, compared exactly. A scalar means "has this value"; `in` means `has_any`.',
+    values: 'Strings, compared exactly. A scalar means "has this value"; `in` means `has_any`; `null` means `is_empty: true`.',
     stored: 'A link table, one row per (record, value); a record without values has no rows (it is never NULL).',
   },
 }
