@@ -69,7 +69,7 @@ test('every operator on every field, alone: the compiled SQL selects the referen
             const count = ctx.vdb.sqlite.prepare(count_sql).raw().get(...(count_parameters as unknown[])) as unknown[]
             expect(Number(count[0])).toBe(expected.length)
           }),
-          { numRuns: numRuns(2) },
+          { numRuns: numRuns(1, 'FC_PAIR_RUNS') },
         )
       }
     }

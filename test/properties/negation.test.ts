@@ -49,6 +49,6 @@ test('P and not P select disjoint rows whose union is every row', async () => {
       const union = [...yes, ...no].sort((a, b) => a - b)
       expect(union).toEqual([...ctx.snapshot.datasets[def.name].ids])
     }),
-    { numRuns: numRuns(60) },
+    { numRuns: numRuns(30) },
   )
 })

@@ -40,6 +40,6 @@ test('all pages of a stored query, fetched in random order, are the reference ro
       const walked = Array.from({ length: pageCount }, (_, i) => pages.get(i + 1) ?? []).flat()
       expect(walked).toEqual(expected)
     }),
-    { numRuns: numRuns(25) },
+    { numRuns: numRuns(15) },
   )
 })
