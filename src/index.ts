@@ -6,6 +6,12 @@ export * from './catalog/index.js'
 export * from './ast/index.js'
 export * from './errors/issue.js'
 export { ISSUE_CODES, type IssueCode } from './errors/codes.js'
+export { formatIssues, issuesSummary, toProblem, type Problem } from './errors/format.js'
+export { suggestionList, didYouMean } from './errors/did-you-mean.js'
+export { printFilter, printQuery, stripPaths, type PathlessFilter } from './ast/print.js'
+export { parseQuery, parseFilter, querySchema, filterSchema } from './parse/index.js'
+export { checkQuery, checkFilter, specifiedRules, type CheckedQuery, type CheckedSort, type Rule, type RuleVisitor } from './check/index.js'
+export { DEFAULT_LIMITS, resolveLimits, type Limits } from './check/limits.js'
 export {
   createEngine,
   type Engine, type EngineOptions, type QueryEnvelope, type PageMeta, type StoreResult, type ExplainResult,
