@@ -62,7 +62,7 @@ const RULES: { readonly [Op in OperatorName]: Rule<Op> } = {
   has_any: (n, t) => hasAny(t.scope, t.field, n.value, t.ctx),
   has_all: (n, t) => hasAll(t.scope, t.field, n.value, t.ctx),
   has_none: (n, t) => negate(hasAny(t.scope, t.field, n.value, t.ctx)),
-  is_empty: (n, t) => isEmpty(t.scope, t.field, n.value),
+  is_empty: (n, t) => isEmpty(t.scope, t.field, n.value, t.ctx),
 }
 
 function isNull(t: Target, wantNull: boolean): Compiled {

@@ -24,6 +24,20 @@ export interface SqlDialect {
    * both backends fold exactly the same characters (see `text.ts`).
    */
   foldCase(column: Expression<unknown>): Expression<unknown>
+  /**
+   * Where the backend puts NULLs when ORDER BY says only `asc`/`desc`. The compiler writes
+   * `NULLS LAST` only where it differs from this: the order is the same, but SQLite treats an
+   * explicit `DESC NULLS LAST` as a different order from its index's and sorts (13.6 ms vs 0.2 ms
+   * for page 1 of 100k companies by svc_score desc).
+   */
+  readonly nullsLastByDefault: { readonly asc: boolean; readonly desc: boolean }
+  /**
+   * The primary key of a `foreign` subquery's row for a tags probe (`pk IN (SELECT owner ...)`),
+   * marked so the planner filters with the list instead of driving the join from it. Driving from
+   * the list repeats a scan of every listed owner for each outer row: the spec's example on 100k
+   * companies took 9.7 s that way on SQLite and 0.24 s filtering.
+   */
+  correlatedKey(key: Expression<unknown>): Expression<unknown>
   /** A Kysely instance that compiles this dialect's SQL without a database (explain, golden tests). */
   coldKysely(): Kysely<any>
 }

@@ -29,7 +29,26 @@ export type Boundary = readonly (string | number | boolean | null)[]
 export function seekAfter(keys: readonly SortKey[], boundary: Boundary): Expression<SqlBool> {
   if (boundary.length !== keys.length) throw new Error(`compile: boundary has ${boundary.length} values for ${keys.length} sort keys`)
   // The last key is the non-null primary key, so at least that term exists.
-  return seekFrom(keys, boundary, 0) ?? sql<SqlBool>`1 = 0`
+  const seek = seekFrom(keys, boundary, 0) ?? sql<SqlBool>`1 = 0`
+  const range = leadingRange(keys, boundary)
+  return range ? eb.and([range, seek]) : seek
+}
+
+/**
+ * A condition implied by the seek that the planner can use as the start of an index range on the
+ * first key: `k1 >= b1` (asc) or `k1 <= b1` (desc), plus `OR k1 IS NULL` when k1 is nullable. The
+ * nested OR form alone makes SQLite scan the sort index from its start and filter (O(offset):
+ * 24.5 ms for page 1,001 of 100k companies by svc_score desc); with this conjunct, 4.9 ms, and
+ * 0.4 ms when the first key is NOT NULL (a pure range). Redundant, so it never changes the rows.
+ */
+function leadingRange(keys: readonly SortKey[], boundary: Boundary): Expression<SqlBool> | undefined {
+  const key = keys[0]
+  const b = boundary[0] ?? null
+  // A NULL boundary already leads with `k1 IS NULL`, which is an index range.
+  if (!key || b === null || keys.length === 1) return undefined
+  const column = sql.ref(`${ROOT_ALIAS}.${key.column}`)
+  const atOrAfter = eb(column, key.direction === 'asc' ? '>=' : '<=', bindable(b))
+  return key.nullable ? eb.or([atOrAfter, eb(column, 'is', null)]) : atOrAfter
 }
 
 /** The seek over keys i.., or undefined when no row can be after the boundary on them. */

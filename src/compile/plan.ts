@@ -50,7 +50,7 @@ export function planQuery(checked: Pick<CheckedQuery, 'dataset' | 'filter' | 'so
     keysQuery(db: Kysely<any>, options: KeysOptions) {
       let q = from(db).select(keys.map((k) => sql.ref(`${ROOT_ALIAS}.${k.column}`).as(k.alias)))
       if (options.after) q = q.where(seekAfter(keys, options.after))
-      q = applyOrder(q, keys).limit(options.limit)
+      q = applyOrder(q, keys, dialect).limit(options.limit)
       if (options.offset) q = q.offset(options.offset)
       return q as SelectQueryBuilder<any, any, Record<string, unknown>>
     },

@@ -1,11 +1,13 @@
 /**
  * @module Sort order: the requested clauses in order, then the primary key as the final
  * tiebreaker (so the order is total and pages never overlap or skip), NULLs last in both
- * directions on both backends (`NULLS LAST` is SQL:2003; SQLite has it since 3.30).
+ * directions on both backends (`NULLS LAST` is SQL:2003; SQLite has it since 3.30; written only
+ * where the backend's default differs, see `SqlDialect.nullsLastByDefault`).
  */
 import { sql, type SelectQueryBuilder } from 'kysely'
 import { primaryKeyColumn } from '../catalog/index.js'
 import type { CheckedQuery } from '../check/checked.js'
+import type { SqlDialect } from './dialect.js'
 import { ROOT_ALIAS } from './scope.js'
 
 export interface SortKey {
@@ -33,13 +35,13 @@ export function sortKeys(query: Pick<CheckedQuery, 'dataset' | 'sort'>): readonl
   return Object.freeze(keys.map((k, i) => Object.freeze({ ...k, alias: `k${i}` })))
 }
 
-export function applyOrder<Q extends SelectQueryBuilder<any, any, any>>(query: Q, keys: readonly SortKey[]): Q {
+export function applyOrder<Q extends SelectQueryBuilder<any, any, any>>(query: Q, keys: readonly SortKey[], dialect: SqlDialect): Q {
   let q = query
   for (const key of keys) {
     const ref = sql.ref(`${ROOT_ALIAS}.${key.column}`)
     q = q.orderBy(ref, (ob) => {
       const directed = key.direction === 'asc' ? ob.asc() : ob.desc()
-      return key.nullable ? directed.nullsLast() : directed
+      return key.nullable && !dialect.nullsLastByDefault[key.direction] ? directed.nullsLast() : directed
     }) as Q
   }
   return q

@@ -12,8 +12,18 @@ import { sql, type SqlBool } from 'kysely'
 import type { FieldDef } from '../catalog/define.js'
 import type { Scalar } from '../ast/nodes.js'
 import { compiled, negate, type Compiled } from './compiled.js'
-import { primaryKeyRef, type CompileContext, type Scope } from './scope.js'
+import { primaryKeyRef as scopeKey, ROOT_ALIAS, type CompileContext, type Scope } from './scope.js'
 import { distinctValues, valueIn } from './values.js'
+
+/**
+ * The owner key of a probe: at the top level the list may drive the plan (a selective tag turns
+ * into rowid lookups, design section 8); inside a `foreign` subquery it must only filter (see
+ * `SqlDialect.correlatedKey`).
+ */
+function primaryKeyRef(scope: Scope, ctx: CompileContext) {
+  const key = scopeKey(scope)
+  return scope.alias === ROOT_ALIAS ? key : ctx.dialect.correlatedKey(key)
+}
 
 function storage(field: FieldDef) {
   if (!field.tags) throw new Error(`compile: ${field.name} is not a tags field`)
@@ -24,7 +34,7 @@ export function hasAny(scope: Scope, field: FieldDef, values: readonly Scalar[],
   const t = storage(field)
   const match = valueIn(sql.ref(`${t.table}.${t.valueColumn}`), values, 'tags', ctx)
   return compiled(
-    sql<SqlBool>`${primaryKeyRef(scope)} in (select ${sql.ref(`${t.table}.${t.ownerColumn}`)} from ${sql.table(t.table)} where ${match.expr})`,
+    sql<SqlBool>`${primaryKeyRef(scope, ctx)} in (select ${sql.ref(`${t.table}.${t.ownerColumn}`)} from ${sql.table(t.table)} where ${match.expr})`,
     true,
   )
 }
@@ -40,14 +50,14 @@ export function hasAll(scope: Scope, field: FieldDef, values: readonly Scalar[],
   const owner = sql.ref(`${t.table}.${t.ownerColumn}`)
   const match = valueIn(sql.ref(`${t.table}.${t.valueColumn}`), distinct, 'tags', ctx)
   return compiled(
-    sql<SqlBool>`${primaryKeyRef(scope)} in (select ${owner} from ${sql.table(t.table)} where ${match.expr} group by ${owner} having count(*) = ${distinct.length})`,
+    sql<SqlBool>`${primaryKeyRef(scope, ctx)} in (select ${owner} from ${sql.table(t.table)} where ${match.expr} group by ${owner} having count(*) = ${distinct.length})`,
     true,
   )
 }
 
 /** `is_empty: true` is NOT (has some tag); `false` is "has some tag". */
-export function isEmpty(scope: Scope, field: FieldDef, empty: boolean): Compiled {
+export function isEmpty(scope: Scope, field: FieldDef, empty: boolean, ctx: CompileContext): Compiled {
   const t = storage(field)
-  const hasSome = sql<SqlBool>`${primaryKeyRef(scope)} in (select ${sql.ref(`${t.table}.${t.ownerColumn}`)} from ${sql.table(t.table)})`
+  const hasSome = sql<SqlBool>`${primaryKeyRef(scope, ctx)} in (select ${sql.ref(`${t.table}.${t.ownerColumn}`)} from ${sql.table(t.table)})`
   return empty ? negate(compiled(hasSome, true)) : compiled(hasSome, true)
 }

@@ -58,9 +58,10 @@ describe('golden SQL, PostgreSQL', () => {
     expect(keysSql('postgres', q, ['vc', 12, 5])).toEqual({
       sql:
         'select "t0"."type" as "k0", "t0"."portfolio_size" as "k1", "t0"."id" as "k2" from "investors" as "t0"' +
-        ' where (("t0"."type" > $1 or "t0"."type" is null) or ("t0"."type" = $2 and (("t0"."portfolio_size" < $3 or "t0"."portfolio_size" is null) or ("t0"."portfolio_size" = $4 and "t0"."id" > $5))))' +
-        ' order by "t0"."type" asc nulls last, "t0"."portfolio_size" desc nulls last, "t0"."id" asc limit $6',
-      parameters: ['vc', 'vc', 12, 12, 5, 10],
+        ' where (("t0"."type" >= $1 or "t0"."type" is null) and (("t0"."type" > $2 or "t0"."type" is null) or ("t0"."type" = $3 and (("t0"."portfolio_size" < $4 or "t0"."portfolio_size" is null) or ("t0"."portfolio_size" = $5 and "t0"."id" > $6)))))' +
+        // PostgreSQL puts NULLs last in ASC by itself, so only the DESC key says NULLS LAST.
+        ' order by "t0"."type" asc, "t0"."portfolio_size" desc nulls last, "t0"."id" asc limit $7',
+      parameters: ['vc', 'vc', 'vc', 12, 12, 5, 10],
     })
   })
 })

@@ -51,9 +51,19 @@ describe('golden SQL, SQLite', () => {
     expect(keysSql('sqlite', q, ['vc', 12, 5])).toEqual({
       sql:
         'select "t0"."type" as "k0", "t0"."portfolio_size" as "k1", "t0"."id" as "k2" from "investors" as "t0"' +
-        ' where (("t0"."type" > ? or "t0"."type" is null) or ("t0"."type" = ? and (("t0"."portfolio_size" < ? or "t0"."portfolio_size" is null) or ("t0"."portfolio_size" = ? and "t0"."id" > ?))))' +
-        ' order by "t0"."type" asc nulls last, "t0"."portfolio_size" desc nulls last, "t0"."id" asc limit ?',
-      parameters: ['vc', 'vc', 12, 12, 5, 10],
+        ' where (("t0"."type" >= ? or "t0"."type" is null) and (("t0"."type" > ? or "t0"."type" is null) or ("t0"."type" = ? and (("t0"."portfolio_size" < ? or "t0"."portfolio_size" is null) or ("t0"."portfolio_size" = ? and "t0"."id" > ?)))))' +
+        // SQLite puts NULLs last in DESC by itself, so only the ASC key says NULLS LAST.
+        ' order by "t0"."type" asc nulls last, "t0"."portfolio_size" desc, "t0"."id" asc limit ?',
+      parameters: ['vc', 'vc', 'vc', 12, 12, 5, 10],
     })
+  })
+})
+
+describe('plan steering, SQLite', () => {
+  it('marks the key of a tags probe inside foreign so the list filters instead of driving', () => {
+    const { sql } = whereSql('sqlite', 'investors', foreign('companies', c('industries', 'has_any', ['Fintech'], '/f'), 'any', '/f'))
+    expect(sql).toContain('and +"t1"."id" in (select "company_industries"."company_id"')
+    // At the top level the list may drive the plan.
+    expect(whereSql('sqlite', 'companies', c('industries', 'has_any', ['Fintech'], '/f')).sql).toMatch(/^"t0"\."id" in/)
   })
 })

@@ -12,6 +12,10 @@ export const sqliteDialect: SqlDialect = Object.freeze({
   // SQLite's LIKE already ignores the case of ASCII letters, and only of those, which is exactly
   // the folding PostgreSQL is made to do; so the column needs no function (and keeps its affinity).
   foldCase: (column: Expression<unknown>) => column,
+  // SQLite's NULLs are the smallest values: first ascending, last descending.
+  nullsLastByDefault: Object.freeze({ asc: false, desc: true }),
+  // A unary plus makes the column an expression, which SQLite never uses to drive an index lookup.
+  correlatedKey: (key: Expression<unknown>) => sql`+${key}`,
   coldKysely: () =>
     new Kysely<any>({
       dialect: {
