@@ -10,9 +10,10 @@ export const operatorAllowedForFieldType: Rule = (context) => ({
   condition(node, { field, operatorAllowed }) {
     if (!field || operatorAllowed) return
     const allowed = operatorsFor(field.type.kind)
-    const hint = field.type.kind === 'tags' && (node.operator === 'ne' || node.operator === 'nin')
-      ? ' For "none of these values" on a tags field use "has_none".'
-      : ''
+    const hint = field.type.kind !== 'tags' ? ''
+      : node.operator === 'ne' || node.operator === 'nin' ? ' For "none of these values" on a tags field use "has_none".'
+        : node.operator === 'is_null' ? ' A tags field is never null; use "is_empty".'
+          : ''
     context.report({
       code: 'operator_not_allowed',
       path: node.path,

@@ -26,6 +26,14 @@ describe('operator-allowed-for-field-type', () => {
     }])
   })
 
+  test('is_null on tags points to is_empty', () => {
+    expectIssues(companies({ keywords: { is_null: true } }), [{
+      code: 'operator_not_allowed',
+      path: '/filter/keywords/is_null',
+      message: 'Operator "is_null" does not apply to field "keywords" (tags); it takes eq, in, has_any, has_all, has_none, is_empty. A tags field is never null; use "is_empty".',
+    }])
+  })
+
   test('in on a tags field is accepted (spec 4.14 uses it) and becomes has_any', () => {
     const checked = expectValid(companies({ industries: { in: ['Fintech'] } }))
     expect(checked.filter).toMatchObject({ kind: 'Condition', operator: 'has_any', value: ['Fintech'] })
