@@ -4,6 +4,7 @@
  * Enum spellings are the next rule's business. See grammar-docs/language.md, "Values", and
  * grammar-docs/language.md, "Null".
  */
+import { OPERATORS } from '../../catalog/operators.js'
 import { previewValue } from '../../errors/format.js'
 import { q, type Rule } from '../context.js'
 import { convertOperand } from '../values.js'
@@ -19,6 +20,8 @@ export const valuesFitFieldType: Rule = (context) => ({
         case 'enum':
           continue
         case 'null':
+          // Null inside a value list is no-accidental-match-all's to report.
+          if (OPERATORS[node.operator].operand === 'list') continue
           message = node.operator === 'ne'
             ? `${subject} cannot take null; to select records that have a value use {"is_null": false}.`
             : `${subject} needs a value, not null; null is only allowed as {"eq": null} (meaning {"is_null": true}).`
