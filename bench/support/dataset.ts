@@ -1,0 +1,64 @@
+/**
+ * @module The benchmark database: `BENCH_COMPANIES` generated companies (default 100,000 so a run
+ * takes minutes; 1,000,000 for the full figures of design section 8), built once through the same
+ * generator and loader as `ventureql generate` and cached under `.ventureql/bench/` (gitignored).
+ * A benchmark only ever reads it, so every bench file in a run sees the same data; the stored-query
+ * caches the engine writes (totals, page boundaries) are cleared per run by `freshCaches`.
+ */
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { generateInto } from '../../src/store/generate/build.js'
+import { openDatabase, type VentureDb } from '../../src/store/open.js'
+
+export const BENCH_DIR = resolve('.ventureql/bench')
+
+export function benchCompanies(): number {
+  const raw = process.env.BENCH_COMPANIES ?? '100000'
+  const n = Number(raw)
+  if (!Number.isSafeInteger(n) || n < 1000) throw new Error(`BENCH_COMPANIES must be an integer >= 1000, got ${JSON.stringify(raw)}`)
+  return n
+}
+
+/** The path of the cached benchmark database, generated (seed 1) on first use. */
+export function benchDatabaseFile(companies: number = benchCompanies()): string {
+  const file = join(BENCH_DIR, `companies-${companies}.db`)
+  if (existsSync(file)) return file
+  mkdirSync(BENCH_DIR, { recursive: true })
+  // Built under a temporary name, so an interrupted generation never leaves a half database behind.
+  const partial = `${file}.partial`
+  for (const suffix of ['', '-wal', '-shm', '-journal']) if (existsSync(partial + suffix)) rmSync(partial + suffix)
+  const started = Date.now()
+  process.stderr.write(`bench: generating ${companies} companies into ${file} (once) ...\n`)
+  const vdb = openDatabase(partial)
+  let lastTenth = -1
+  try {
+    generateInto(vdb, {
+      companies,
+      seed: 1,
+      ingest: { unsafeFast: true },
+      onProgress: (p) => {
+        const tenth = Math.floor((p.companies / Math.max(1, p.total)) * 10)
+        if (p.step) process.stderr.write(`bench:   ${p.step}\n`)
+        else if (tenth !== lastTenth) process.stderr.write(`bench:   ${p.companies}/${p.total}\n`)
+        lastTenth = tenth
+      },
+    })
+    vdb.sqlite.pragma('wal_checkpoint(TRUNCATE)')
+  } finally {
+    vdb.sqlite.close()
+  }
+  renameSync(partial, file)
+  for (const suffix of ['-wal', '-shm']) if (existsSync(partial + suffix)) rmSync(partial + suffix)
+  process.stderr.write(`bench: generated in ${((Date.now() - started) / 1000).toFixed(1)} s\n`)
+  return file
+}
+
+/** Opens the benchmark database (migrations applied, so index definitions added since it was built exist). */
+export function openBenchDatabase(): VentureDb {
+  return openDatabase(benchDatabaseFile())
+}
+
+/** Forgets cached totals and page boundaries, so "first" measurements are first. */
+export function freshCaches(vdb: VentureDb): void {
+  vdb.sqlite.exec('delete from query_totals; delete from query_page_boundaries; delete from stored_queries')
+}

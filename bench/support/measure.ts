@@ -1,0 +1,113 @@
+/**
+ * @module Timing and reporting for the benchmarks. Machines are noisy (two cores shared with other
+ * work), so absolute times are printed but only RATIOS are checked: each case times the subject and
+ * a baseline measured in the same run, interleaved run by run so that a burst of noise hits both,
+ * and its target is a bound on subject median / baseline median. A bench file exits non-zero when
+ * a target is missed.
+ */
+import { performance } from 'node:perf_hooks'
+
+export interface Stats {
+  readonly median: number
+  readonly p95: number
+  readonly runs: number
+}
+
+export interface Case {
+  readonly name: string
+  /** What is measured (usually the engine). */
+  readonly subject: () => unknown
+  /** What it is compared with, in the same run. */
+  readonly baseline: () => unknown
+  readonly baselineName: string
+  /** The target: subject median / baseline median must not exceed this. */
+  readonly maxRatio: number
+  /** Runs of each (default `BENCH_RUNS` or 21); one untimed warm-up run of each comes first. */
+  readonly runs?: number
+  /** Runs the subject once untimed before timing it (default true); false for cold first calls. */
+  readonly warmup?: boolean
+}
+
+export interface CaseResult {
+  readonly name: string
+  readonly baselineName: string
+  readonly subject: Stats
+  readonly baseline: Stats
+  readonly ratio: number
+  readonly maxRatio: number
+  readonly ok: boolean
+}
+
+export function defaultRuns(): number {
+  const n = Number(process.env.BENCH_RUNS ?? 21)
+  return Number.isSafeInteger(n) && n > 0 ? n : 21
+}
+
+export function stats(times: readonly number[]): Stats {
+  const sorted = [...times].sort((a, b) => a - b)
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN
+  const mid = sorted.length / 2
+  const median = sorted.length % 2 === 1 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+  return Object.freeze({ median, p95: at(0.95), runs: sorted.length })
+}
+
+async function time(fn: () => unknown): Promise<number> {
+  const started = performance.now()
+  await fn()
+  return performance.now() - started
+}
+
+/** Times a subject and its baseline, interleaved. */
+export async function runCase(c: Case): Promise<CaseResult> {
+  const runs = c.runs ?? defaultRuns()
+  if (c.warmup ?? true) {
+    await c.baseline()
+    await c.subject()
+  }
+  const subject: number[] = []
+  const baseline: number[] = []
+  for (let i = 0; i < runs; i++) {
+    // Alternate which goes first, so neither always runs on the other's warm cache.
+    if (i % 2 === 0) {
+      baseline.push(await time(c.baseline))
+      subject.push(await time(c.subject))
+    } else {
+      subject.push(await time(c.subject))
+      baseline.push(await time(c.baseline))
+    }
+  }
+  const s = stats(subject)
+  const b = stats(baseline)
+  const ratio = s.median / b.median
+  return Object.freeze({ name: c.name, baselineName: c.baselineName, subject: s, baseline: b, ratio, maxRatio: c.maxRatio, ok: ratio <= c.maxRatio })
+}
+
+const ms = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 0.1 ? v.toFixed(2) : v.toFixed(3))
+
+/** A fixed-width table of results (times in ms). */
+export function formatTable(title: string, results: readonly CaseResult[]): string {
+  const header = ['case', 'median', 'p95', 'baseline', 'b.median', 'b.p95', 'ratio', 'target', '']
+  const rows = results.map((r) => [
+    r.name, ms(r.subject.median), ms(r.subject.p95), r.baselineName, ms(r.baseline.median), ms(r.baseline.p95),
+    r.ratio.toFixed(r.ratio >= 10 ? 1 : 3), `<= ${r.maxRatio}`, r.ok ? 'ok' : 'MISSED',
+  ])
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)))
+  const line = (cells: readonly string[]) => cells.map((c, i) => (i === 0 || i === 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd()
+  return [`\n## ${title} (times in ms)`, line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n')
+}
+
+/** Runs the cases in order, prints the table, and sets a failing exit code when a target is missed. */
+export async function runBench(title: string, cases: readonly Case[]): Promise<CaseResult[]> {
+  const results: CaseResult[] = []
+  for (const c of cases) {
+    process.stderr.write(`  ${title}: ${c.name} ...\n`)
+    results.push(await runCase(c))
+  }
+  console.log(formatTable(title, results))
+  const missed = results.filter((r) => !r.ok)
+  if (missed.length > 0) {
+    console.log(`\n${missed.length} target(s) missed: ${missed.map((r) => r.name).join(', ')}`)
+    process.exitCode = 1
+  }
+  return results
+}
