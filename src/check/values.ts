@@ -172,7 +172,8 @@ function toDatetime(text: string): One {
   const [h, mi, s] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)]
   if (!isCalendarDate(y, mo, d)) return { ok: false, kind: 'type', reason: 'which is not a calendar date' }
   if (h > 23 || mi > 59 || s > 59) return { ok: false, kind: 'type', reason: 'which is not a time of day' }
-  let ms = Date.UTC(y, mo - 1, d, h, mi, s)
+  // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear takes the year as given.
+  let ms = new Date(0).setUTCFullYear(y, mo - 1, d) + ((h * 60 + mi) * 60 + s) * 1000
   const zone = m[7]?.toUpperCase()
   if (zone && zone !== 'Z' && zone !== 'UTC') {
     const sign = zone.startsWith('-') ? -1 : 1

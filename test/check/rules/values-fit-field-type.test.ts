@@ -52,6 +52,12 @@ describe('values-fit-field-type', () => {
     }])
   })
 
+  test('datetimes before year 100 keep their year (no two-digit-year shift to 19xx)', () => {
+    expect(expectValid(companies({ added_date: { gte: '0050-01-01' } })).filter).toMatchObject({ value: '0050-01-01 00:00:00' })
+    expect(expectValid(companies({ added_date: { gte: '0099-12-31T23:00:00-02:00' } })).filter).toMatchObject({ value: '0100-01-01 01:00:00' })
+    expectIssues(companies({ added_date: { gte: '0001-01-01T00:30:00+01:00' } }), [{ code: 'invalid_value', path: '/filter/added_date/gte' }])
+  })
+
   test('booleans take true/false and 0/1', () => {
     expect(expectValid(companies({ has_mobile: 1 })).filter).toMatchObject({ value: true })
     expectIssues(companies({ has_mobile: 'yes' }), [{
