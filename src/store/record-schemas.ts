@@ -22,9 +22,9 @@ function reject(ctx: Ctx, value: unknown, expected: string): never {
 
 const INTEGER_TEXT = /^-?\d+(?:\.0+)?$/
 const NUMBER_TEXT = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/
-const DATE_DASHED = /^(\d{4})-(\d{2})-(\d{2})/
+const DATE_DASHED = /^(\d{4})-(\d{2})-(\d{2})$/
 const DATE_COMPACT = /^(\d{4})(\d{2})(\d{2})$/
-const DATETIME = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.\d+)?\s*(?:UTC|Z|[+-]00:?00)?$/
+const DATETIME = /^((\d{4})-(\d{2})-(\d{2}))[ T]((\d{2}):(\d{2}):(\d{2}))(?:\.\d+)?\s*(?:UTC|Z|[+-]00:?00)?$/
 
 function isBlank(v: unknown): boolean {
   return v === undefined || v === null || (typeof v === 'string' && v.trim() === '')
@@ -55,10 +55,12 @@ const text = z.any().transform((v, ctx): string | null => {
   return reject(ctx, v, 'a string')
 }).optional()
 
+/** `YYYY-MM-DD` when y-m-d is a day of the calendar (`2023-02-30` is not), else null. */
 function validDate(y: string, m: string, d: string): string | null {
-  const mm = Number(m)
-  const dd = Number(d)
-  if (mm < 1 || mm > 12 || dd < 1 || dd > 31) return null
+  const [yy, mm, dd] = [Number(y), Number(m), Number(d)]
+  if (mm < 1 || mm > 12 || dd < 1) return null
+  // Day 0 of the next month is the last day of this one; setUTCFullYear keeps years below 100.
+  if (dd > new Date(new Date(0).setUTCFullYear(yy, mm, 0)).getUTCDate()) return null
   return `${y}-${m}-${d}`
 }
 
@@ -80,7 +82,7 @@ const datetime = z.any().transform((v, ctx): string | null => {
   if (typeof v === 'string') {
     const s = v.trim()
     const m = DATETIME.exec(s)
-    if (m) return `${m[1]} ${m[2]}`
+    if (m && validDate(m[2]!, m[3]!, m[4]!) && Number(m[6]) < 24 && Number(m[7]) < 60 && Number(m[8]) < 60) return `${m[1]} ${m[5]}`
     const d = DATE_DASHED.exec(s)
     if (d && s.length === 10 && validDate(d[1]!, d[2]!, d[3]!)) return `${s} 00:00:00`
   }

@@ -94,6 +94,12 @@ describe('record schemas', () => {
   test('reject what the spec does not allow, naming field, expectation and value', () => {
     const cases: [unknown, RegExp][] = [
       [{ type: 'company', record: { id: 1, last_funding_date: '2021-13-01' } }, /company\.last_funding_date: expected a date YYYY-MM-DD or YYYYMMDD, got "2021-13-01"/],
+      // Not calendar dates or times, or text after the date: a bad record, never a stored half-value.
+      [{ type: 'company', record: { id: 1, last_funding_date: '2023-02-30' } }, /company\.last_funding_date: expected a date YYYY-MM-DD or YYYYMMDD, got "2023-02-30"/],
+      [{ type: 'company', record: { id: 1, est_founding_date: '2023-01-15garbage' } }, /company\.est_founding_date: expected a date/],
+      [{ type: 'company', record: { id: 1, added_date: '2023-13-45 99:99:99' } }, /company\.added_date: expected a timestamp 'YYYY-MM-DD HH:MM:SS', got "2023-13-45 99:99:99"/],
+      [{ type: 'funding', record: { id: 1, company_id: 1, created_on: '2023-02-29 10:00:00' } }, /funding\.created_on: expected a timestamp/],
+      [{ type: 'funding', record: { id: 1, company_id: 1, created_on: '2023-01-01 24:00:00' } }, /funding\.created_on: expected a timestamp/],
       [{ type: 'company', record: { id: 1, industries: 'x', keywords: [1] } }, /company\.keywords: expected an array of strings, got \[1\]/],
       [{ type: 'funding', record: { id: 1 } }, /funding\.company_id: expected an integer company_id, got nothing/],
       [{ type: 'company', record: { id: 1, funding: [{ amount: 'lots' }] } }, /company\.funding\.0\.amount: expected an integer/],
