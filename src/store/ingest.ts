@@ -80,14 +80,30 @@ const INVESTOR_INDUSTRIES = catalogField(investors, 'industries')
 
 interface TableWriter {
   readonly columns: readonly FieldDef[]
+  /** Insert, replacing a row with the same primary key. */
   readonly insert: BetterSqlite3.Statement
+  /** Insert only when the primary key is new (`changes` 0 tells that the record repeats one). */
+  readonly insertNew: BetterSqlite3.Statement
 }
 
 function datasetWriter(sqlite: BetterSqlite3.Database, ds: DatasetDef): TableWriter {
   const columns = Object.values(ds.fields).filter((f) => f.column && f.type.kind !== 'tags')
   const names = columns.map((f) => `"${f.column}"`).join(', ')
-  const insert = sqlite.prepare(`insert or replace into "${ds.table}" (${names}) values (${columns.map(() => '?').join(', ')})`)
-  return { columns, insert }
+  const values = `(${names}) values (${columns.map(() => '?').join(', ')})`
+  const insert = sqlite.prepare(`insert or replace into "${ds.table}" ${values}`)
+  const insertNew = sqlite.prepare(`insert into "${ds.table}" ${values} on conflict do nothing`)
+  return { columns, insert, insertNew }
+}
+
+/**
+ * Writes one dataset row and says whether it replaced an existing one, whose dependent rows (tags,
+ * details, links) the caller must then delete. Asking the primary key instead of trusting "the
+ * database was empty when the load began" also catches a record repeated within one load.
+ */
+function upsert(writer: TableWriter, row: unknown[]): boolean {
+  if (writer.insertNew.run(row).changes > 0) return false
+  writer.insert.run(row)
+  return true
 }
 
 function rowOf(writer: TableWriter, values: Record<string, unknown>): unknown[] {
@@ -108,7 +124,6 @@ export class Ingestor {
   readonly #sqlite: BetterSqlite3.Database
   readonly #batchSize: number
   readonly #unsafeFast: boolean
-  readonly #fresh: boolean
   readonly #rejected: IngestReject[] = []
   #counts = { companies: 0, investors: 0, fundings: 0 }
   #inBatch = 0
@@ -122,14 +137,14 @@ export class Ingestor {
     this.#sqlite = sqlite
     this.#batchSize = Math.max(1, options.batchSize ?? 5000)
     this.#unsafeFast = options.unsafeFast ?? false
-    this.#fresh = sqlite.prepare(`select count(*) from "${companies.table}"`).pluck().get() === 0
+    const fresh = sqlite.prepare(`select count(*) from "${companies.table}"`).pluck().get() === 0
     if (this.#unsafeFast) {
       sqlite.pragma('journal_mode = OFF')
       sqlite.pragma('synchronous = OFF')
     }
     sqlite.pragma('cache_size = -262144')
     sqlite.pragma('temp_store = MEMORY')
-    if (options.deferIndexes ?? this.#fresh) deferIndexes(sqlite)
+    if (options.deferIndexes ?? fresh) deferIndexes(sqlite)
     sqlite.exec('create temp table if not exists pending_funding_slugs (funding_id integer not null, slug text not null)')
     const maxId = (table: string, column: string) => Number(sqlite.prepare(`select coalesce(max("${column}"), 0) from "${table}"`).pluck().get())
     this.#nextFundingId = maxId(fundings.table, fundings.fields[fundings.primaryKey]!.column!) + 1
@@ -201,7 +216,6 @@ export class Ingestor {
   #writeCompany(r: CompanyRecord, raw: Record<string, unknown>): void {
     const w = this.#w
     const id = r[companies.primaryKey] as number
-    if (!this.#fresh) for (const del of w.deleteCompanyDetails) del.run(id)
 
     const values: Record<string, unknown> = { ...r }
     const employees = r[EMPLOYEES] as number | null
@@ -215,7 +229,7 @@ export class Ingestor {
     if (ios.length > 0) values[HAS_IOS] = 1
     if (android.length > 0) values[HAS_ANDROID] = 1
     if (values[HAS_IOS] === 1 || values[HAS_ANDROID] === 1) values[HAS_MOBILE] = 1
-    w.company.insert.run(rowOf(w.company, values))
+    if (upsert(w.company, rowOf(w.company, values))) for (const del of w.deleteCompanyDetails) del.run(id)
 
     for (const [f, stmt] of w.companyTags) {
       const list = [...(r[f.name] as string[])]
@@ -235,7 +249,7 @@ export class Ingestor {
     for (const item of r.funding) {
       const fundingId = item.id ?? this.#nextFundingId++
       if (fundingId >= this.#nextFundingId) this.#nextFundingId = fundingId + 1
-      w.funding.insert.run(rowOf(w.funding, {
+      const replaced = upsert(w.funding, rowOf(w.funding, {
         [fundings.primaryKey]: fundingId,
         company_id: id,
         company_name: r.name,
@@ -250,7 +264,7 @@ export class Ingestor {
         country: r.country,
         created_on: item.created_on,
       }))
-      this.#writeFundingLinks(fundingId, item.investor_ids, [], item.source, item.investors)
+      this.#writeFundingLinks(fundingId, replaced, item.investor_ids, [], item.source, item.investors)
     }
 
     r.ios_store_apps.forEach((a, i) => w.iosApp.run(id, i, a.ios_store_id, a.app_name, a.developer_url, a.ios_store_url, a.category))
@@ -290,13 +304,13 @@ export class Ingestor {
     const w = this.#w
     const id = r[fundings.primaryKey] as number
     if (id >= this.#nextFundingId) this.#nextFundingId = id + 1
-    w.funding.insert.run(rowOf(w.funding, r))
-    this.#writeFundingLinks(id, r.investor_ids, r.investor_slugs, r.source, r.investors)
+    const replaced = upsert(w.funding, rowOf(w.funding, r))
+    this.#writeFundingLinks(id, replaced, r.investor_ids, r.investor_slugs, r.source, r.investors)
   }
 
-  #writeFundingLinks(fundingId: number, ids: readonly number[], slugs: readonly string[], source: string | null | undefined, names: string | null | undefined): void {
+  #writeFundingLinks(fundingId: number, replaced: boolean, ids: readonly number[], slugs: readonly string[], source: string | null | undefined, names: string | null | undefined): void {
     const w = this.#w
-    if (!this.#fresh) w.deleteFundingInvestors.run(fundingId)
+    if (replaced) for (const del of w.deleteFundingDetails) del.run(fundingId)
     for (const investorId of ids) w.fundingInvestor.run(fundingId, investorId)
     // Slugs resolve to ids at finish(): the investor records may come later in the input.
     for (const slug of slugs) w.pendingSlug.run(fundingId, slug)
@@ -331,7 +345,10 @@ function prepareStatements(sqlite: BetterSqlite3.Database) {
     ],
     companyExtra: sqlite.prepare(`insert or replace into ${t.companyExtra} (company_id, last_funding_date_raw, stage_raw, growth_score) values (?, ?, ?, ?)`),
     fundingInvestor: sqlite.prepare('insert or ignore into funding_investors (funding_id, investor_id) values (?, ?)'),
-    deleteFundingInvestors: deleteFor('funding_investors', 'funding_id'),
+    deleteFundingDetails: [
+      deleteFor('funding_investors', 'funding_id'), deleteFor(t.fundingExtra, 'funding_id'),
+      sqlite.prepare('delete from temp.pending_funding_slugs where funding_id = ?'),
+    ],
     pendingSlug: sqlite.prepare('insert into temp.pending_funding_slugs (funding_id, slug) values (?, ?)'),
     fundingExtra: sqlite.prepare(`insert or replace into ${t.fundingExtra} (funding_id, source, investor_names, investor_slugs) values (?, ?, ?, ?)`),
     iosApp: sqlite.prepare(`insert or replace into ${t.iosApps} (company_id, position, ios_store_id, app_name, developer_url, ios_store_url, category) values (?, ?, ?, ?, ?, ?, ?)`),

@@ -76,6 +76,40 @@ describe('ventureql import', () => {
   })
 })
 
+describe('a record repeated within one load', () => {
+  test('the later company record replaces the earlier one\'s tags and detail rows, also in a first load', async () => {
+    const twice = [
+      { type: 'company', record: { id: 1, name: 'Foo', industries: ['Fintech', 'AI'], people: [{ name: 'A' }, { name: 'B' }], tech_stack: ['x'] } },
+      { type: 'company', record: { id: 1, name: 'Foo again', industries: ['Health'], people: [{ name: 'C' }] } },
+    ]
+    const file = writeJsonl('twice.jsonl', twice.map((l) => JSON.stringify(l)).join('\n'))
+    const db = join(dir, 'twice.db')
+    expect((await importFiles(db, [file], () => {})).rejected).toBe(0)
+    const vdb = openDatabase(db)
+    open.push(vdb)
+    expect(vdb.sqlite.prepare('select name from companies').pluck().all()).toEqual(['Foo again'])
+    expect(vdb.sqlite.prepare('select value from company_industries where company_id = 1').pluck().all()).toEqual(['Health'])
+    expect(vdb.sqlite.prepare('select name from company_people where company_id = 1').pluck().all()).toEqual(['C'])
+    expect(count(vdb, 'select count(*) from company_tech_stack')).toBe(0)
+  })
+
+  test('the later funding record replaces the earlier one\'s investors', async () => {
+    const twice = [
+      { type: 'investor', record: { investor_id: 7, name: 'Acme VC', svc_slug: 'acme-vc' } },
+      { type: 'investor', record: { investor_id: 8, name: 'Bea', svc_slug: 'bea' } },
+      { type: 'funding', record: { id: 12, company_id: 1, investor_slugs: 'acme-vc', investor_ids: [8], source: 'wire' } },
+      { type: 'funding', record: { id: 12, company_id: 1, investor_slugs: 'bea' } },
+    ]
+    const file = writeJsonl('funding-twice.jsonl', twice.map((l) => JSON.stringify(l)).join('\n'))
+    const db = join(dir, 'funding-twice.db')
+    expect((await importFiles(db, [file], () => {})).rejected).toBe(0)
+    const vdb = openDatabase(db)
+    open.push(vdb)
+    expect(vdb.sqlite.prepare('select investor_id from funding_investors where funding_id = 12').pluck().all()).toEqual([8])
+    expect(vdb.sqlite.prepare('select source from fundings_extra where funding_id = 12').pluck().all()).toEqual([null])
+  })
+})
+
 describe('record schemas', () => {
   test('accept the forms the spec says occur and normalise them', () => {
     const r = parseRecord({ type: 'company', record: {
