@@ -59,7 +59,8 @@ export function materialise(sqlite: BetterSqlite3.Database, onStep?: (step: stri
       ${f('country')} = coalesce(${fundings}.${f('country')}, x.${c('country')})
     from ${companies} x
     where x.${c('id')} = ${fundings}.${f('company_id')}
-      and (${fundings}.${f('company_name')} is null or ${fundings}.${f('region')} is null or ${fundings}.${f('city')} is null or ${fundings}.${f('country')} is null)`)
+      and (${fundings}.${f('company_name')} is null or ${fundings}.${f('region')} is null or ${fundings}.${f('city')} is null
+        or ${fundings}.${f('state')} is null or ${fundings}.${f('country')} is null)`)
 
   onStep?.('investments')
   sqlite.exec(`delete from ${inv.table}`)

@@ -76,6 +76,21 @@ describe('ventureql import', () => {
   })
 })
 
+describe('derived funding fields', () => {
+  test('a funding event without a state gets its company\'s, also when its other location fields are given', async () => {
+    const rows = [
+      { type: 'company', record: { id: 1, name: 'Foo', location: 'Bay Area', city: 'Oakland', state: 'CA', country: 'USA' } },
+      { type: 'funding', record: { id: 12, company_id: 1, company_name: 'Foo', region: 'Bay Area', city: 'Oakland', country: 'USA' } },
+    ]
+    const file = writeJsonl('funding-state.jsonl', rows.map((l) => JSON.stringify(l)).join('\n'))
+    const db = join(dir, 'funding-state.db')
+    expect((await importFiles(db, [file], () => {})).rejected).toBe(0)
+    const vdb = openDatabase(db)
+    open.push(vdb)
+    expect(vdb.sqlite.prepare('select state from fundings where id = 12').pluck().get()).toBe('CA')
+  })
+})
+
 describe('a record repeated within one load', () => {
   test('the later company record replaces the earlier one\'s tags and detail rows, also in a first load', async () => {
     const twice = [
