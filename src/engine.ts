@@ -120,7 +120,7 @@ export function createEngine(options: EngineOptions): Engine {
     const ctx = await context()
     const total = await cachedTotal(ctx, plan, queryId)
     // Past the last page there is nothing to seek to: answer without walking.
-    const fetched = (page - 1) * perPage >= total ? { records: [] } : await pageByCursor(ctx, plan, { queryId, page, perPage })
+    const fetched = (page - 1) * perPage >= total ? { records: [] } : await pageByCursor(ctx, plan, { queryId, page, perPage, matches: total })
     return Object.freeze({
       query: Object.freeze({ query_id: queryId, dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort, query_version: version }),
       results: Object.freeze([...fetched.records]),

@@ -23,7 +23,7 @@ export function preload(sqlite: BetterSqlite3.Database): Preloaded {
   const companies = sqlite.prepare('select * from companies').all() as CompanyRow[]
   const companyById = new Map<number, CompanyRow>()
   for (const c of companies) {
-    ;(c as { industries: Set<string> }).industries = new Set()
+    ;(c as unknown as { industries: Set<string> }).industries = new Set()
     companyById.set(c.id, c)
   }
   for (const t of sqlite.prepare('select company_id, value from company_industries').iterate() as Iterable<{ company_id: number; value: string }>) {

@@ -27,7 +27,7 @@ interface Target {
 type Rule<Op extends OperatorName> = (node: ConditionOf<Op>, target: Target) => Compiled
 
 const isTags = (t: Target) => t.field.type.kind === 'tags'
-const column = (t: Target): Expression<unknown> => fieldColumn(t.scope, t.field)
+const column = (t: Target): Expression<unknown> => fieldColumn(t.scope, t.field, t.ctx)
 const kindOf = (t: Target): ListElementKind => t.field.type.kind
 
 /** A comparison of the column with one bound value; NULL exactly when the column is NULL. */

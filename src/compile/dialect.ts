@@ -38,6 +38,13 @@ export interface SqlDialect {
    * companies took 9.7 s that way on SQLite and 0.24 s filtering.
    */
   correlatedKey(key: Expression<unknown>): Expression<unknown>
+  /**
+   * A top-level column reference the planner will not use to drive an index scan, for plans that
+   * must walk the sort index instead (`compile/steer.ts`). Absent where the backend's planner
+   * already weighs an early-terminating walk of the sort index against the filter's indexes
+   * (PostgreSQL does, design section 8), so the compiler never forces one there.
+   */
+  readonly unindexed?: (column: Expression<unknown>) => Expression<unknown>
   /** A Kysely instance that compiles this dialect's SQL without a database (explain, golden tests). */
   coldKysely(): Kysely<any>
 }

@@ -20,6 +20,11 @@ export interface KeysOptions {
   readonly limit: number
   /** Only for small ad-hoc pages; paging by id never uses it (see execute/cursor.ts). */
   readonly offset?: number
+  /**
+   * Walk the first sort key's index and filter on the way, instead of letting the planner drive
+   * from the filter's indexes (see `steer.ts`, which decides). Ignored when the plan cannot walk.
+   */
+  readonly walkSortIndex?: boolean
 }
 
 export interface QueryPlan {
@@ -28,6 +33,11 @@ export interface QueryPlan {
   readonly keys: readonly SortKey[]
   /** The compiled filter; undefined for match-all. */
   readonly where: Expression<SqlBool> | undefined
+  /**
+   * True when a keys query can be forced to walk the first sort key's index (`walkSortIndex`): the
+   * dialect can mark columns unindexed, there is a filter, and the first sort key has an index.
+   */
+  readonly canWalkSortIndex: boolean
   /** `select <sort keys as k0..kn> from <table> t0 where <filter> [and <seek>] order by ... limit n`. */
   keysQuery(db: Kysely<any>, options: KeysOptions): SelectQueryBuilder<any, any, Record<string, unknown>>
   /** `select count(*) as count from <table> t0 where <filter>`. */
@@ -38,17 +48,25 @@ export function planQuery(checked: Pick<CheckedQuery, 'dataset' | 'filter' | 'so
   const { dataset } = checked
   const keys = sortKeys(checked)
   const where = compileFilter(checked.filter, dataset, dialect)
-  const from = (db: Kysely<any>) => {
+  const first = keys[0]
+  const canWalkSortIndex = !!(where && first && dialect.unindexed && isIndexed(dataset, first.column))
+  // Compiled on first use: most plans never walk.
+  let walkWhere: Expression<SqlBool> | undefined
+  const walkFilter = () =>
+    (walkWhere ??= compileFilter(checked.filter, dataset, dialect, { column: first!.column, unindexed: dialect.unindexed! }))
+  const from = (db: Kysely<any>, walk = false) => {
     const q = db.selectFrom(`${dataset.table} as ${ROOT_ALIAS}`)
-    return where ? q.where(where) : q
+    const w = walk ? walkFilter() : where
+    return w ? q.where(w) : q
   }
   return Object.freeze({
     dataset,
     dialect,
     keys,
     where,
+    canWalkSortIndex,
     keysQuery(db: Kysely<any>, options: KeysOptions) {
-      let q = from(db).select(keys.map((k) => sql.ref(`${ROOT_ALIAS}.${k.column}`).as(k.alias)))
+      let q = from(db, canWalkSortIndex && options.walkSortIndex === true).select(keys.map((k) => sql.ref(`${ROOT_ALIAS}.${k.column}`).as(k.alias)))
       if (options.after) q = q.where(seekAfter(keys, options.after))
       q = applyOrder(q, keys, dialect).limit(options.limit)
       if (options.offset) q = q.offset(options.offset)
@@ -58,6 +76,12 @@ export function planQuery(checked: Pick<CheckedQuery, 'dataset' | 'filter' | 'so
       return from(db).select(sql<number>`count(*)`.as('count'))
     },
   })
+}
+
+/** Whether `column` leads an index: the primary key, or a field the catalog declares indexed. */
+function isIndexed(dataset: DatasetDef, column: string): boolean {
+  if (column === primaryKeyColumn(dataset)) return true
+  return (Object.values(dataset.fields) as FieldDef[]).some((f) => f.column === column && f.indexed === true)
 }
 
 /** `select <every scalar column> from <table> t0 where pk in (<ids as one JSON parameter>)`. */

@@ -32,7 +32,7 @@ export function compileNode(node: FilterNode, scope: Scope, ctx: CompileContext)
  * The WHERE expression of a normal-form filter over `dataset` aliased `t0`, or undefined for the
  * match-all filter (no WHERE at all, so counting all rows stays a plain `count(*)`).
  */
-export function compileFilter(filter: FilterNode, dataset: DatasetDef, dialect: SqlDialect): Expression<SqlBool> | undefined {
-  const result = compileNode(filter, { dataset, alias: ROOT_ALIAS }, createContext(dialect))
+export function compileFilter(filter: FilterNode, dataset: DatasetDef, dialect: SqlDialect, sortWalk?: CompileContext['sortWalk']): Expression<SqlBool> | undefined {
+  const result = compileNode(filter, { dataset, alias: ROOT_ALIAS }, createContext(dialect, sortWalk))
   return result === TRUE ? undefined : result.expr
 }

@@ -17,11 +17,17 @@ export interface CompileContext {
   readonly dialect: SqlDialect
   /** Hands out the next nesting number for a `foreign` subquery's aliases. */
   readonly nextAlias: () => number
+  /**
+   * Set when compiling for a walk of the first sort key's index (see `steer.ts`): the top-level
+   * columns other than `column` (and tags probes of the top-level table) are marked so the planner
+   * cannot drive the scan from them, leaving the sort index as its only access path.
+   */
+  readonly sortWalk?: { readonly column: string; readonly unindexed: (e: Expression<unknown>) => Expression<unknown> }
 }
 
-export function createContext(dialect: SqlDialect): CompileContext {
+export function createContext(dialect: SqlDialect, sortWalk?: CompileContext['sortWalk']): CompileContext {
   let n = 0
-  return Object.freeze({ dialect, nextAlias: () => ++n })
+  return Object.freeze({ dialect, nextAlias: () => ++n, ...(sortWalk ? { sortWalk } : {}) })
 }
 
 export const ROOT_ALIAS = 't0'
@@ -31,9 +37,11 @@ export function columnRef(scope: Scope, column: string): Expression<unknown> {
   return sql.ref(`${scope.alias}.${column}`)
 }
 
-export function fieldColumn(scope: Scope, field: FieldDef): Expression<unknown> {
+export function fieldColumn(scope: Scope, field: FieldDef, ctx?: CompileContext): Expression<unknown> {
   if (!field.column) throw new Error(`compile: ${scope.dataset.name}.${field.name} has no column (a tags field used as a scalar)`)
-  return columnRef(scope, field.column)
+  const ref = columnRef(scope, field.column)
+  const walk = ctx?.sortWalk
+  return walk && scope.alias === ROOT_ALIAS && field.column !== walk.column ? walk.unindexed(ref) : ref
 }
 
 export function primaryKeyRef(scope: Scope): Expression<unknown> {

@@ -17,12 +17,12 @@ import { distinctValues, valueIn } from './values.js'
 
 /**
  * The owner key of a probe: at the top level the list may drive the plan (a selective tag turns
- * into rowid lookups, design section 8); inside a `foreign` subquery it must only filter (see
- * `SqlDialect.correlatedKey`).
+ * into rowid lookups, design section 8); inside a `foreign` subquery, and when the plan walks the
+ * sort index, it must only filter (see `SqlDialect.correlatedKey`).
  */
 function primaryKeyRef(scope: Scope, ctx: CompileContext) {
   const key = scopeKey(scope)
-  return scope.alias === ROOT_ALIAS ? key : ctx.dialect.correlatedKey(key)
+  return scope.alias === ROOT_ALIAS && !ctx.sortWalk ? key : ctx.dialect.correlatedKey(key)
 }
 
 function storage(field: FieldDef) {

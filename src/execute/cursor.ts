@@ -20,6 +20,8 @@ export interface PageRequest {
   readonly queryId: string
   readonly page: number
   readonly perPage: number
+  /** The query's total when known: steers the keys queries' plans (see `run.ts`, `compile/steer.ts`). */
+  readonly matches?: number
 }
 
 interface Remembered {
@@ -73,7 +75,7 @@ async function boundaryBefore(ctx: ExecContext, plan: QueryPlan, req: PageReques
   const pagesPerChunk = Math.max(1, Math.floor(WALK_CHUNK_ROWS / req.perPage))
   while (page < target) {
     const pages = Math.min(pagesPerChunk, target - page)
-    const keys = await fetchKeys(ctx, plan, { after, limit: pages * req.perPage })
+    const keys = await fetchKeys(ctx, plan, { after, limit: pages * req.perPage, matches: req.matches })
     const found: Remembered[] = []
     for (let i = req.perPage - 1; i < keys.length; i += req.perPage) found.push({ page: page + (i + 1) / req.perPage, boundary: keys[i]!.boundary })
     await remember(ctx, req, found)
@@ -90,7 +92,7 @@ async function boundaryBefore(ctx: ExecContext, plan: QueryPlan, req: PageReques
 export async function pageByCursor(ctx: ExecContext, plan: QueryPlan, req: PageRequest): Promise<FetchedPage> {
   const after = await boundaryBefore(ctx, plan, req)
   if (after === 'end') return Object.freeze({ records: Object.freeze([]), keys: Object.freeze([]) })
-  const fetched = await fetchPage(ctx, plan, { after, limit: req.perPage })
+  const fetched = await fetchPage(ctx, plan, { after, limit: req.perPage, matches: req.matches })
   const last = fetched.keys.at(-1)
   if (last && fetched.keys.length === req.perPage) await remember(ctx, req, [{ page: req.page, boundary: last.boundary }])
   return fetched

@@ -4,8 +4,8 @@
  */
 export type { ExecContext } from './context.js'
 export { toRecord, type ResultRecord } from './records.js'
-export { fetchPage, fetchKeys, loadRecords, type FetchedPage, type KeyRow } from './run.js'
-export { countRows, cachedTotal } from './counts.js'
+export { fetchPage, fetchKeys, loadRecords, type FetchedPage, type KeyRow, type KeysRequest } from './run.js'
+export { countRows, cachedTotal, datasetRows } from './counts.js'
 export { pageByCursor, type PageRequest } from './cursor.js'
 export {
   LANGUAGE_VERSION, QUERY_VERSION, canonicalFilter, canonicalQuery, canonicalJson, queryIdOf, storeQuery, loadStoredQuery,

@@ -8,7 +8,9 @@ import type { FieldDef } from '../catalog/define.js'
 import { primaryKeyColumn } from '../catalog/index.js'
 import type { Boundary } from '../compile/page.js'
 import { rowsByIdsQuery, tagsByIdsQuery, type QueryPlan } from '../compile/plan.js'
+import { prefersSortWalk } from '../compile/steer.js'
 import type { ExecContext } from './context.js'
+import { datasetRows } from './counts.js'
 import { tagsFields, toRecord, type ResultRecord } from './records.js'
 
 export interface KeyRow {
@@ -23,13 +25,26 @@ export interface FetchedPage {
   readonly keys: readonly KeyRow[]
 }
 
+export interface KeysRequest {
+  readonly after?: Boundary | undefined
+  readonly limit: number
+  readonly offset?: number
+  /**
+   * How many records the filter selects, when known (the query's total): lets the plan be steered
+   * between walking the sort index and driving from the filter's indexes (`compile/steer.ts`).
+   */
+  readonly matches?: number | undefined
+}
+
 /** The ordered sort keys of up to `limit` rows after `after` (or from the start). */
-export async function fetchKeys(ctx: ExecContext, plan: QueryPlan, options: { after?: Boundary | undefined; limit: number; offset?: number }): Promise<KeyRow[]> {
+export async function fetchKeys(ctx: ExecContext, plan: QueryPlan, options: KeysRequest): Promise<KeyRow[]> {
   const pk = primaryKeyColumn(plan.dataset)
   const pkKey = plan.keys.find((k) => k.column === pk)
   if (!pkKey) throw new Error('execute: the sort keys lack the primary key')
+  const walkSortIndex = plan.canWalkSortIndex && options.matches !== undefined &&
+    prefersSortWalk(plan, { matches: options.matches, rows: await datasetRows(ctx, plan.dataset), limit: options.limit + (options.offset ?? 0) })
   const rows = await plan
-    .keysQuery(ctx.db, { limit: options.limit, ...(options.after ? { after: options.after } : {}), ...(options.offset ? { offset: options.offset } : {}) })
+    .keysQuery(ctx.db, { limit: options.limit, walkSortIndex, ...(options.after ? { after: options.after } : {}), ...(options.offset ? { offset: options.offset } : {}) })
     .execute()
   return rows.map((row) => ({
     boundary: plan.keys.map((k) => (row[k.alias] ?? null) as Boundary[number]),
@@ -65,7 +80,7 @@ async function loadTags(ctx: ExecContext, field: FieldDef, ids: readonly number[
 }
 
 /** One page: `limit` records after `after` (or from the start), with their keys. */
-export async function fetchPage(ctx: ExecContext, plan: QueryPlan, options: { after?: Boundary | undefined; limit: number; offset?: number }): Promise<FetchedPage> {
+export async function fetchPage(ctx: ExecContext, plan: QueryPlan, options: KeysRequest): Promise<FetchedPage> {
   const keys = await fetchKeys(ctx, plan, options)
   const records = await loadRecords(ctx, plan, keys.map((k) => k.id))
   return Object.freeze({ records: Object.freeze(records), keys: Object.freeze(keys) })

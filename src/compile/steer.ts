@@ -1,0 +1,40 @@
+/**
+ * @module Plan steering for a page's keys query: walk the first sort key's index and filter on the
+ * way (stopping after `limit` hits), or let the planner drive from the filter's own indexes and sort
+ * the hits. SQLite always does the latter when a filter column is indexed, even with stat4
+ * statistics, which loses badly for broad filters (design section 8; 100,000 companies, SQLite
+ * 3.51: `country='USA' AND stage IN ('a','b') AND employees BETWEEN 50 AND 200 ORDER BY svc_score
+ * DESC LIMIT 10` took 33 ms driven from the country index, 0.34 ms walking svc_score; the tags
+ * filter Fintech (8%) 20 ms -> see bench/README.md).
+ *
+ * The choice needs the filter's selectivity, which the engine knows for free: the total of the
+ * query is counted (and cached) before any page is fetched. With `matches` of `rows` records
+ * matching, hits are on average `rows / matches` apart along the sort order, so a walk reads about
+ * `limit * rows / matches` rows; driving from an index reads at least every hit (usually more: an
+ * index serves one condition, the others filter) and sorts them. We walk when the walk's expected
+ * reads are within `WALK_FACTOR` of the hits. The estimate assumes hits spread evenly over the
+ * sort order; when they cluster at its end the walk reads more, at worst the whole index once.
+ */
+import type { QueryPlan } from './plan.js'
+
+/**
+ * How many rows a walk may read per hit the index-driven plan must read and sort. The index plan
+ * reads more than the hits whenever its index serves only part of the filter, and sorts them.
+ */
+export const WALK_FACTOR = 4
+
+export interface Selectivity {
+  /** Records the filter selects (the query's total). */
+  readonly matches: number
+  /** Records in the dataset's table. */
+  readonly rows: number
+  /** Rows the keys query asks for. */
+  readonly limit: number
+}
+
+/** True when the keys query should walk the sort index (`KeysOptions.walkSortIndex`). */
+export function prefersSortWalk(plan: Pick<QueryPlan, 'canWalkSortIndex'>, s: Selectivity): boolean {
+  if (!plan.canWalkSortIndex || s.matches <= 0 || s.rows <= 0) return false
+  const walkReads = Math.min(s.rows, (s.limit * s.rows) / s.matches)
+  return walkReads <= WALK_FACTOR * s.matches
+}
