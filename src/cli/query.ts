@@ -47,10 +47,11 @@ export function reportIssues(issues: readonly Issue[]): void {
   process.exitCode = 1
 }
 
-const integer = (value: string): number => (/^-?\d+$/.test(value) ? Number(value) : Number.NaN)
+/** Digits become a number; anything else is passed on as typed, so the issue quotes what the user wrote. */
+const integer = (value: string): number | string => (/^-?\d+$/.test(value) ? Number(value) : value)
 
 /** Puts `--page`/`--per-page` into the request (they win over the request's own). */
-function withPaging(request: unknown, page?: number, perPage?: number): unknown {
+function withPaging(request: unknown, page?: number | string, perPage?: number | string): unknown {
   if (request === null || typeof request !== 'object' || Array.isArray(request)) return request
   return { ...request, ...(page !== undefined ? { page } : {}), ...(perPage !== undefined ? { per_page: perPage } : {}) }
 }
@@ -62,7 +63,7 @@ export function registerQuery(program: Command): void {
     .option('--page <n>', 'page number, from 1', integer)
     .option('--per-page <n>', 'results per page', integer)
     .argument('<request>', 'JSON file with {dataset, filter?, sort?, page?, per_page?}, or - for standard input')
-    .action(async (source: string, opts: { database: string; page?: number; perPage?: number }) => {
+    .action(async (source: string, opts: { database: string; page?: number | string; perPage?: number | string }) => {
       const request = readRequest(source)
       if (!request.ok) return reportIssues(request.issues)
       await withEngine(opts.database, async (engine) => {

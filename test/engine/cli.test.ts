@@ -68,6 +68,13 @@ describe('cli', () => {
     expect(stderr).toContain('not valid JSON')
   })
 
+  it('a --page that is not a number is reported as the user typed it', async () => {
+    const file = requestFile('paged.json', { dataset: 'companies' })
+    const { stderr, exitCode } = await run(['query', '--database', database, '--page', 'abc', file])
+    expect(exitCode).toBe(1)
+    expect(stderr).toContain('`page` takes a positive integer; got "abc".')
+  })
+
   it('explain prints the canonical form, id, SQL and parameters', async () => {
     const file = requestFile('explain.json', { dataset: 'companies', filter: { name: { contains: "O'Brien" } } })
     const { stdout, exitCode } = await run(['explain', '--database', database, file])
