@@ -3,7 +3,7 @@
  * src/store/README.md) through the loader. Every good record is kept; each bad one is reported
  * with its file, line number and reason, and the exit code is 1 if any was rejected.
  */
-import { createReadStream } from 'node:fs'
+import { accessSync, constants, createReadStream, statSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import type { Command } from 'commander'
 import { openDatabase } from '../store/open.js'
@@ -12,7 +12,22 @@ import { Ingestor, type IngestReject } from '../store/ingest.js'
 /** Prints at most this many rejects; the count is always printed. */
 const MAX_PRINTED_REJECTS = 100
 
+/** Throws, naming the file, unless every file is a readable regular file. */
+function assertReadable(files: readonly string[]): void {
+  for (const file of files) {
+    try {
+      accessSync(file, constants.R_OK)
+      if (!statSync(file).isFile()) throw new Error('not a regular file')
+    } catch (error) {
+      throw new Error(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+}
+
 export async function importFiles(database: string, files: readonly string[], log: (line: string) => void): Promise<{ rejected: number }> {
+  // Checked before anything is written: failing on the second file would leave the first loaded
+  // without its derived data and without a new data version.
+  assertReadable(files)
   const vdb = openDatabase(database)
   try {
     const ingestor = new Ingestor(vdb)

@@ -2,7 +2,7 @@
  * `ventureql query` and `ventureql explain`, run in-process through the commander program
  * against a fixture database file.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -73,6 +73,13 @@ describe('cli', () => {
     const { stderr, exitCode } = await run(['query', '--database', database, '--page', 'abc', file])
     expect(exitCode).toBe(1)
     expect(stderr).toContain('`page` takes a positive integer; got "abc".')
+  })
+
+  it('import with a file that cannot be read stops before loading any file', async () => {
+    const good = requestFile('good.jsonl', JSON.stringify({ type: 'company', record: { id: 1, name: 'Foo' } }))
+    const target = join(dir, 'half.db')
+    await expect(run(['import', '--database', target, good, join(dir, 'missing.jsonl')])).rejects.toThrow(/missing\.jsonl/)
+    expect(existsSync(target)).toBe(false)
   })
 
   it('explain prints the canonical form, id, SQL and parameters', async () => {
