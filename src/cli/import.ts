@@ -37,8 +37,10 @@ export async function importFiles(database: string, files: readonly string[], lo
       const before = ingestor.counts.rejected
       const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })
       let line = 0
-      for await (const text of lines) {
+      for await (const raw of lines) {
         line++
+        // Editors on Windows start UTF-8 files with a byte order mark, which JSON.parse refuses.
+        const text = line === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw
         if (text.trim() === '') continue
         let value: unknown
         try {

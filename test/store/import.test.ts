@@ -76,6 +76,16 @@ describe('ventureql import', () => {
   })
 })
 
+describe('file encodings', () => {
+  test('a UTF-8 byte order mark before the first line does not reject that record', async () => {
+    const file = writeJsonl('bom.jsonl', '\uFEFF' + JSON.stringify({ type: 'company', record: { id: 1, name: 'Foo' } }) + '\r\n')
+    const db = join(dir, 'bom.db')
+    const out: string[] = []
+    expect((await importFiles(db, [file], (l) => out.push(l))).rejected).toBe(0)
+    expect(out[0]).toMatch(/^imported 1 companies/)
+  })
+})
+
 describe('derived funding fields', () => {
   test('a funding event without a state gets its company\'s, also when its other location fields are given', async () => {
     const rows = [
