@@ -97,11 +97,11 @@ export function formatTable(title: string, results: readonly CaseResult[]): stri
 }
 
 /** Runs the cases in order, prints the table, and sets a failing exit code when a target is missed. */
-export async function runBench(title: string, cases: readonly Case[]): Promise<CaseResult[]> {
+export async function runBench(title: string, cases: readonly Case[], defaults: { runs?: number } = {}): Promise<CaseResult[]> {
   const results: CaseResult[] = []
   for (const c of cases) {
     process.stderr.write(`  ${title}: ${c.name} ...\n`)
-    results.push(await runCase(c))
+    results.push(await runCase(defaults.runs !== undefined && c.runs === undefined ? { ...c, runs: defaults.runs } : c))
   }
   console.log(formatTable(title, results))
   const missed = results.filter((r) => !r.ok)

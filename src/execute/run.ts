@@ -4,6 +4,7 @@
  * values of those ids, one query per tags field. Two narrow queries beat one wide sorted one:
  * sorting and seeking touch only index-sized tuples, and the wide rows are read for one page only.
  */
+import type { Compilable, CompiledQuery } from 'kysely'
 import type { FieldDef } from '../catalog/define.js'
 import { primaryKeyColumn } from '../catalog/index.js'
 import type { Boundary } from '../compile/page.js'
@@ -52,13 +53,33 @@ export async function fetchKeys(ctx: ExecContext, plan: QueryPlan, options: Keys
   }))
 }
 
+/**
+ * Compiled by-ids statements, per dialect and dataset or tags field. Their SQL does not depend on
+ * the ids (one JSON parameter), and building the 45-column rows query through Kysely cost more
+ * than running it (0.21 ms vs 0.13 ms for 10 companies on 100,000; bench/README.md).
+ */
+const byIdsCache = new Map<string, CompiledQuery>()
+
+function byIds(key: string, ids: readonly number[], build: (ids: readonly number[]) => Compilable): CompiledQuery {
+  let compiled = byIdsCache.get(key)
+  if (!compiled) {
+    compiled = build([0]).compile()
+    // The cache is only sound while the ids are the statement's one parameter.
+    if (compiled.parameters.length !== 1 || compiled.parameters[0] !== '[0]') throw new Error(`execute: ${key} has parameters besides the ids`)
+    byIdsCache.set(key, compiled)
+  }
+  return Object.freeze({ ...compiled, parameters: Object.freeze([JSON.stringify(ids)]) })
+}
+
 /** Result records for ids, in the order of `ids`. */
 export async function loadRecords(ctx: ExecContext, plan: QueryPlan, ids: readonly number[]): Promise<ResultRecord[]> {
   if (ids.length === 0) return []
   const { dataset } = plan
   const pk = primaryKeyColumn(dataset)
-  const rows = await rowsByIdsQuery(ctx.db, ctx.dialect, dataset, ids).execute()
-  const byId = new Map(rows.map((r) => [Number(r[pk]), r as Record<string, unknown>]))
+  const { rows } = await ctx.db.executeQuery<Record<string, unknown>>(
+    byIds(`${ctx.dialect.name}:rows:${dataset.name}`, ids, (x) => rowsByIdsQuery(ctx.db, ctx.dialect, dataset, x)),
+  )
+  const byId = new Map(rows.map((r) => [Number(r[pk]), r]))
   const tags = new Map<number, Map<string, string[]>>()
   for (const field of tagsFields(dataset)) await loadTags(ctx, field, ids, tags)
   return ids.flatMap((id) => {
@@ -68,8 +89,10 @@ export async function loadRecords(ctx: ExecContext, plan: QueryPlan, ids: readon
 }
 
 async function loadTags(ctx: ExecContext, field: FieldDef, ids: readonly number[], into: Map<number, Map<string, string[]>>): Promise<void> {
-  const rows = await tagsByIdsQuery(ctx.db, ctx.dialect, field, ids).execute()
-  for (const { owner, value } of rows as { owner: number; value: string }[]) {
+  const { rows } = await ctx.db.executeQuery<{ owner: number; value: string }>(
+    byIds(`${ctx.dialect.name}:tags:${field.tags?.table}`, ids, (x) => tagsByIdsQuery(ctx.db, ctx.dialect, field, x)),
+  )
+  for (const { owner, value } of rows) {
     const id = Number(owner)
     let perRecord = into.get(id)
     if (!perRecord) into.set(id, (perRecord = new Map()))

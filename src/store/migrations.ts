@@ -10,6 +10,7 @@ import type BetterSqlite3 from 'better-sqlite3'
 import { datasetTableStatements } from './schema/dataset-tables.js'
 import { detailTableStatements } from './schema/detail-tables.js'
 import { storedQueryStatements } from './schema/stored-query-tables.js'
+import { compositeIndexStatements } from './schema/composite-indexes.js'
 import type { DialectName } from './schema/column-types.js'
 
 export interface StoreMigration {
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly StoreMigration[] = Object.freeze([
   { name: '001-dataset-tables', statements: datasetTableStatements },
   { name: '002-detail-tables', statements: detailTableStatements },
   { name: '003-stored-queries', statements: storedQueryStatements },
+  { name: '004-composite-indexes', statements: compositeIndexStatements },
 ])
 
 const MIGRATION_TABLE = 'kysely_migration'
