@@ -1,7 +1,7 @@
 /**
  * @module The guard that runs before the schemas: one iterative walk over the raw input that
- * enforces the structural limits (nesting depth, node count, list length; grammar-docs/language.md,
- * "Limits") and rejects what a JSON parser could never have produced (class instances, `undefined`,
+ * enforces the structural limits (nesting depth, node count, list length, sort clauses;
+ * grammar-docs/language.md, "Limits") and rejects what a JSON parser could never have produced (class instances, `undefined`,
  * `__proto__` keys, which zod skips silently). Only after it passes do the recursive zod schemas
  * run, so 10,000 levels of nesting cost one short walk and a `limit_exceeded`, not a stack overflow.
  *
@@ -48,7 +48,16 @@ export function guardQuery(input: unknown, limits: Limits): Issue[] {
     if (key === '__proto__') issues.push(protoKey('', 'a query key'))
   }
   const sort = input['sort']
-  if (Array.isArray(sort)) {
+  if (Array.isArray(sort) && sort.length > limits.maxSortClauses) {
+    // Refused here, like the filter limits, so a huge sort costs one length check, not a schema run per clause.
+    issues.push(issue({
+      code: 'limit_exceeded',
+      path: '/sort',
+      message: `The sort has ${sort.length} clauses; the limit (maxSortClauses) is ${limits.maxSortClauses}.`,
+      expected: `at most ${limits.maxSortClauses} clauses`,
+      got: `${sort.length} clauses`,
+    }))
+  } else if (Array.isArray(sort)) {
     sort.forEach((clause, i) => {
       const path = childPath('/sort', i)
       if (isExoticObject(clause)) issues.push(notJson(path, clause, 'a sort clause hash'))

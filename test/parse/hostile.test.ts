@@ -35,6 +35,13 @@ describe('hostile input', () => {
     expect(performance.now() - started).toBeLessThan(2000)
   })
 
+  test('a sort longer than maxSortClauses is refused by the guard, before the schemas validate every clause', () => {
+    const sort = Array.from({ length: 100_000 }, () => ({ name: 'asc' }))
+    const parsed = parseQuery({ dataset: 'companies', sort })
+    expect(parsed.ok ? [] : parsed.issues.map((i) => [i.code, i.path, i.message]))
+      .toEqual([['limit_exceeded', '/sort', 'The sort has 100000 clauses; the limit (maxSortClauses) is 8.']])
+  })
+
   test('a cyclic object is cut by the depth limit', () => {
     const cyclic: Record<string, unknown> = { name: 'x' }
     cyclic['not'] = cyclic
