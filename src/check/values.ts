@@ -178,7 +178,9 @@ function toDatetime(text: string): One {
   if (zone && zone !== 'Z' && zone !== 'UTC') {
     const sign = zone.startsWith('-') ? -1 : 1
     const digits = zone.slice(1).replace(':', '')
-    ms -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000
+    const [oh, om] = [Number(digits.slice(0, 2)), Number(digits.slice(2))]
+    if (oh > 23 || om > 59) return { ok: false, kind: 'type', reason: 'which has no valid time zone offset' }
+    ms -= sign * (oh * 60 + om) * 60_000
   }
   const t = new Date(ms)
   if (t.getUTCFullYear() < 1 || t.getUTCFullYear() > 9999) return { ok: false, kind: 'type', reason: 'which is out of range' }

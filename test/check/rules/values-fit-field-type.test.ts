@@ -58,6 +58,15 @@ describe('values-fit-field-type', () => {
     expectIssues(companies({ added_date: { gte: '0001-01-01T00:30:00+01:00' } }), [{ code: 'invalid_value', path: '/filter/added_date/gte' }])
   })
 
+  test('a datetime offset must be a real one (hours below 24, minutes below 60)', () => {
+    expect(expectValid(companies({ added_date: { gte: '2023-05-01T10:20:30-03:30' } })).filter).toMatchObject({ value: '2023-05-01 13:50:30' })
+    expectIssues(companies({ added_date: { gte: '2023-05-01T10:20:30+99:99' } }), [{
+      code: 'invalid_value',
+      path: '/filter/added_date/gte',
+      message: '"gte" on field "added_date" (datetime) takes a datetime "YYYY-MM-DD HH:MM:SS"; got "2023-05-01T10:20:30+99:99", which has no valid time zone offset.',
+    }])
+  })
+
   test('booleans take true/false and 0/1', () => {
     expect(expectValid(companies({ has_mobile: 1 })).filter).toMatchObject({ value: true })
     expectIssues(companies({ has_mobile: 'yes' }), [{
