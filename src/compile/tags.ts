@@ -8,7 +8,7 @@
  * NULL and the primary key is never NULL, so these predicates are two-valued and `NOT` negates them
  * exactly (`has_none` = NOT has_any includes the records without any tag).
  */
-import { sql, type SqlBool } from 'kysely'
+import { sql, type Expression, type SqlBool } from 'kysely'
 import type { FieldDef } from '../catalog/define.js'
 import type { Scalar } from '../ast/nodes.js'
 import { compiled, negate, type Compiled } from './compiled.js'
@@ -30,9 +30,28 @@ function storage(field: FieldDef) {
   return field.tags
 }
 
+/**
+ * In a walk of the sort index (`steer.ts`) the scan stops after a page of hits, so each tags
+ * condition is a correlated probe of the tag table's (owner, value) primary key for the rows the
+ * walk reaches, instead of first collecting every owner of the values (Fintech or Software: 25,000
+ * of 100,000 companies, each collected again on every page). Counts never walk, so they keep the
+ * collected list, which is what makes counting fast (design section 8).
+ */
+function probes(ctx: CompileContext): boolean {
+  return ctx.sortWalk !== undefined
+}
+
+function ownerMatches(scope: Scope, field: FieldDef): Expression<SqlBool> {
+  const t = storage(field)
+  return sql<SqlBool>`${sql.ref(`${t.table}.${t.ownerColumn}`)} = ${scopeKey(scope)}`
+}
+
 export function hasAny(scope: Scope, field: FieldDef, values: readonly Scalar[], ctx: CompileContext): Compiled {
   const t = storage(field)
   const match = valueIn(sql.ref(`${t.table}.${t.valueColumn}`), values, 'tags', ctx)
+  if (probes(ctx)) {
+    return compiled(sql<SqlBool>`exists (select 1 from ${sql.table(t.table)} where ${ownerMatches(scope, field)} and ${match.expr})`, true)
+  }
   return compiled(
     sql<SqlBool>`${primaryKeyRef(scope, ctx)} in (select ${sql.ref(`${t.table}.${t.ownerColumn}`)} from ${sql.table(t.table)} where ${match.expr})`,
     true,
@@ -49,6 +68,9 @@ export function hasAll(scope: Scope, field: FieldDef, values: readonly Scalar[],
   const t = storage(field)
   const owner = sql.ref(`${t.table}.${t.ownerColumn}`)
   const match = valueIn(sql.ref(`${t.table}.${t.valueColumn}`), distinct, 'tags', ctx)
+  if (probes(ctx)) {
+    return compiled(sql<SqlBool>`(select count(*) from ${sql.table(t.table)} where ${ownerMatches(scope, field)} and ${match.expr}) = ${distinct.length}`, true)
+  }
   return compiled(
     sql<SqlBool>`${primaryKeyRef(scope, ctx)} in (select ${owner} from ${sql.table(t.table)} where ${match.expr} group by ${owner} having count(*) = ${distinct.length})`,
     true,
@@ -58,6 +80,8 @@ export function hasAll(scope: Scope, field: FieldDef, values: readonly Scalar[],
 /** `is_empty: true` is NOT (has some tag); `false` is "has some tag". */
 export function isEmpty(scope: Scope, field: FieldDef, empty: boolean, ctx: CompileContext): Compiled {
   const t = storage(field)
-  const hasSome = sql<SqlBool>`${primaryKeyRef(scope, ctx)} in (select ${sql.ref(`${t.table}.${t.ownerColumn}`)} from ${sql.table(t.table)})`
+  const hasSome = probes(ctx)
+    ? sql<SqlBool>`exists (select 1 from ${sql.table(t.table)} where ${ownerMatches(scope, field)})`
+    : sql<SqlBool>`${primaryKeyRef(scope, ctx)} in (select ${sql.ref(`${t.table}.${t.ownerColumn}`)} from ${sql.table(t.table)})`
   return empty ? negate(compiled(hasSome, true)) : compiled(hasSome, true)
 }
