@@ -32,7 +32,7 @@ export interface ConvertedOperand {
 type One = { ok: true; value: Converted } | { ok: false; kind: 'type' | 'enum'; reason?: string }
 
 const NUMERIC = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
-const DATE = /^(\d{4})-?(\d{2})-?(\d{2})$/
+const DATE = /^(\d{4})(?:-(\d{2})-|(\d{2}))(\d{2})$/
 const DATETIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?\s*(Z|UTC|[+-]\d{2}:?\d{2})?$/i
 
 /** What a field of this type takes, in words (the `expected` of issues). */
@@ -155,18 +155,24 @@ function isCalendarDate(y: number, m: number, d: number): boolean {
 
 const pad = (n: number, width = 2): string => String(n).padStart(width, '0')
 
+/** Year, month and day text of 'YYYY-MM-DD' or 'YYYYMMDD' (both dashes or none). */
+function dateParts(text: string): [string, string, string] | undefined {
+  const m = DATE.exec(text)
+  return m ? [m[1]!, (m[2] ?? m[3])!, m[4]!] : undefined
+}
+
 function toDate(text: string): One {
-  const m = DATE.exec(text.trim())
+  const m = dateParts(text.trim())
   if (!m) return { ok: false, kind: 'type' }
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
+  const [y, mo, d] = [Number(m[0]), Number(m[1]), Number(m[2])]
   if (!isCalendarDate(y, mo, d)) return { ok: false, kind: 'type', reason: 'which is not a calendar date' }
-  return { ok: true, value: `${m[1]}-${m[2]}-${m[3]}` }
+  return { ok: true, value: `${m[0]}-${m[1]}-${m[2]}` }
 }
 
 function toDatetime(text: string): One {
   const trimmed = text.trim()
-  const compact = DATE.exec(trimmed)
-  const m = DATETIME.exec(compact ? `${compact[1]}-${compact[2]}-${compact[3]}` : trimmed)
+  const compact = dateParts(trimmed)
+  const m = DATETIME.exec(compact ? compact.join('-') : trimmed)
   if (!m) return { ok: false, kind: 'type' }
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
   const [h, mi, s] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)]

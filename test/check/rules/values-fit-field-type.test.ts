@@ -39,6 +39,12 @@ describe('values-fit-field-type', () => {
     }])
     expectIssues(companies({ last_funding_date: { gte: '01/02/2023' } }), [{ code: 'invalid_value', path: '/filter/last_funding_date/gte' }])
     expect(expectValid(companies({ last_funding_date: '20240229' })).filter).toMatchObject({ value: '2024-02-29' })
+    // Either both dashes or none: half-compact spellings are not a form anyone sends.
+    expectIssues(companies({ last_funding_date: { in: ['2024-0229', '202402-29'] }, added_date: { gte: '2024-0229' } }), [
+      { code: 'invalid_value', path: '/filter/last_funding_date/in/0' },
+      { code: 'invalid_value', path: '/filter/last_funding_date/in/1' },
+      { code: 'invalid_value', path: '/filter/added_date/gte' },
+    ])
   })
 
   test('datetimes accept ISO, a plain date, Z and UTC, and are normalised to UTC', () => {
