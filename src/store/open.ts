@@ -25,7 +25,15 @@ export interface OpenOptions {
   readonly migrate?: boolean
   /** Milliseconds a statement waits for a lock before failing (default 5000). */
   readonly busyTimeoutMs?: number
+  /**
+   * Bytes of the file SQLite reads through a memory map instead of read calls (default 1 GiB; 0
+   * turns it off). Row lookups by id are random reads: counting 8,144 companies of 100,000 by a
+   * tag went from 43 ms to 11 ms with the map (bench/README.md).
+   */
+  readonly mmapBytes?: number
 }
+
+const DEFAULT_MMAP_BYTES = 1 << 30
 
 /**
  * Opens (creating if needed) a SQLite database file, or `:memory:`.
@@ -39,6 +47,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): VentureDb
   const readonly = options.readonly ?? false
   const sqlite = new Database(file, readonly ? { readonly: true, fileMustExist: true } : {})
   sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`)
+  if (file !== ':memory:' && file !== '') sqlite.pragma(`mmap_size = ${Math.max(0, Math.floor(options.mmapBytes ?? DEFAULT_MMAP_BYTES))}`)
   if (!readonly) {
     if (file !== ':memory:' && file !== '') sqlite.pragma('journal_mode = WAL')
     sqlite.pragma('synchronous = NORMAL')
