@@ -110,10 +110,17 @@ export function createEngine(options: EngineOptions): Engine {
     return ok({ checked: checked.value, canonical, queryId: queryIdOf(canonical) })
   }
 
+  /**
+   * The structural limits for re-checking a stored query. Its canonical form spells `ne`, `nin` and
+   * `has_none` as `not(...)`, one level and one node more than the request that was accepted, so
+   * the same limits would refuse a query they once admitted and every page request would fail.
+   */
+  const recheckLimits: Limits = Object.freeze({ ...limits, maxDepth: limits.maxDepth + 1, maxNodes: limits.maxNodes * 2 })
+
   /** Parses and checks a stored canonical query under the current catalog. */
   function recheck(canonical: CanonicalQuery): Result<CheckedQuery> {
-    const parsed = parseQuery({ dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort }, limits)
-    return parsed.ok ? checkQuery(parsed.value as QueryNode, limits) : parsed
+    const parsed = parseQuery({ dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort }, recheckLimits)
+    return parsed.ok ? checkQuery(parsed.value as QueryNode, recheckLimits) : parsed
   }
 
   async function envelope(plan: QueryPlan, canonical: CanonicalQuery, queryId: string, version: number, page: number, perPage: number): Promise<QueryEnvelope> {
@@ -147,7 +154,8 @@ export function createEngine(options: EngineOptions): Engine {
       return ok(await storeQuery(vdb.db, prepared.value.canonical))
     },
 
-    async page(queryId, paging = {}) {
+    async page(queryId, rawPaging = {}) {
+      const paging = { page: fromDigits(rawPaging.page), per_page: fromDigits(rawPaging.per_page) }
       const issues = pagingIssues(queryId, paging, limits)
       if (issues.length > 0) return fail(issues)
       const loaded = await loadStoredQuery(vdb.db, queryId as string, recheck)
@@ -185,6 +193,11 @@ export function createEngine(options: EngineOptions): Engine {
     },
   }
   return Object.freeze(engine)
+}
+
+/** Page numbers arrive from URLs as digit strings; `query()` accepts those too (parse converts them). */
+function fromDigits(value: unknown): unknown {
+  return typeof value === 'string' && /^[0-9]{1,15}$/.test(value) ? Number(value) : value
 }
 
 /** `page()`'s own arguments come from a URL, not through parse: validate them here. */

@@ -186,6 +186,33 @@ describe('stored queries', () => {
     expect(!tooBig.ok && tooBig.issues.map((i) => [i.code, i.path])).toEqual([['limit_exceeded', '/per_page']])
   })
 
+  it('pages a stored query whose canonical form is deeper than the request (ne spelled as not)', async () => {
+    // 12 levels of and/or (the default maxDepth) ending in `ne`: accepted when posted; the canonical
+    // form spells `ne` as `not(eq)`, one level deeper, and must still page by id.
+    const limited = createEngine({ database: vdb })
+    let filter: Record<string, unknown> = { country: { ne: 'USA' } }
+    for (let level = 0; level < limited.limits.maxDepth - 1; level++) {
+      filter = { [level % 2 === 0 ? 'and' : 'or']: [filter, { employees: { gte: 0 } }] }
+    }
+    const posted = unwrap(await limited.query({ dataset: 'companies', filter, per_page: 5 }))
+    const paged = unwrap(await limited.page(posted.query_id, { page: 1, per_page: 5 }))
+    expect(paged.meta.total_record_count).toBe(posted.meta.total_record_count)
+    expect(paged.results).toEqual(posted.results)
+    // Also at the node limit: an `or` of `ne` conditions doubles in node count.
+    const wide = { or: Array.from({ length: limited.limits.maxNodes - 1 }, (_, i) => ({ employees: { ne: i } })) }
+    const wideStored = unwrap(await limited.store({ dataset: 'companies', filter: wide }))
+    expect(unwrap(await limited.page(wideStored.query_id, { page: 1, per_page: 5 })).meta.total_record_count).toBeGreaterThan(0)
+  })
+
+  it('accepts page and per_page as digit strings, as they arrive from a URL', async () => {
+    const stored = unwrap(await engine.store({ dataset: 'companies', filter: { country: 'USA' } }))
+    const fromNumbers = unwrap(await engine.page(stored.query_id, { page: 2, per_page: 7 }))
+    const fromStrings = unwrap(await engine.page(stored.query_id, { page: '2', per_page: '7' }))
+    expect(fromStrings).toEqual(fromNumbers)
+    const bad = await engine.page(stored.query_id, { page: '2x' })
+    expect(!bad.ok && bad.issues.map((i) => [i.code, i.path])).toEqual([['invalid_page', '/page']])
+  })
+
   it('answers query_outdated for another query_version or a filter that no longer checks', async () => {
     const insert = vdb.sqlite.prepare(`insert into stored_queries (query_id, query_version, dataset, canonical, created_at) values (?, ?, ?, ?, '2020-01-01 00:00:00')`)
     insert.run('old-version', 999, 'companies', JSON.stringify({ dataset: 'companies', filter: { employees: { gte: 1 } }, sort: [] }))
