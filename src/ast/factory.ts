@@ -4,7 +4,7 @@
  */
 import type { ForeignMatch, OperatorName } from '../catalog/operators.js'
 import type {
-  AndNode, ConditionNode, ConditionOf, FilterNode, ForeignNode, MatchAllNode, NotNode, OrNode, QueryNode, SortNode,
+  AndNode, ConditionOf, FilterNode, ForeignNode, MatchAllNode, NotNode, OrNode, QueryNode, SortNode,
 } from './nodes.js'
 
 function freeze<T extends object>(node: T): T {
@@ -27,11 +27,6 @@ export const foreign = (dataset: string, filter: FilterNode, match: ForeignMatch
 export function condition<Op extends OperatorName>(field: string, operator: Op, value: ConditionOf<Op>['value'], path: string): ConditionOf<Op> {
   const frozenValue = Array.isArray(value) ? Object.freeze([...value]) : value
   return freeze({ kind: 'Condition', field, operator, value: frozenValue, path } as unknown as ConditionOf<Op>)
-}
-
-/** Rebuilds a condition with another operator/value, keeping field and path. */
-export function withOperator<Op extends OperatorName>(node: ConditionNode, operator: Op, value: ConditionOf<Op>['value']): ConditionOf<Op> {
-  return condition(node.field, operator, value, node.path)
 }
 
 export const sort = (field: string, direction: 'asc' | 'desc', path: string): SortNode => freeze({ field, direction, path })

@@ -46,8 +46,5 @@ export function enumOf(values: readonly string[], aliases?: Record<string, strin
   return Object.freeze({ kind: 'enum', values: Object.freeze([...values]), ...(aliases ? { aliases: Object.freeze({ ...aliases }) } : {}) })
 }
 
-/** Types whose values have an order (gt, gte, lt, lte, between). */
-export const ORDERED_KINDS: ReadonlySet<FieldTypeKind> = new Set(['integer', 'number', 'string', 'date', 'datetime'])
-
 /** How a field is serialised on the wire of the original service (spec section 2): many numerics are strings. */
 export type WireForm = 'native' | 'string'
