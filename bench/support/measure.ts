@@ -26,6 +26,8 @@ export interface Case {
   readonly runs?: number
   /** Runs the subject once untimed before timing it (default true); false for cold first calls. */
   readonly warmup?: boolean
+  /** Untimed, before every timed subject run (e.g. forgetting a cache so each run is a first one). */
+  readonly setup?: () => unknown
 }
 
 export interface CaseResult {
@@ -51,7 +53,8 @@ export function stats(times: readonly number[]): Stats {
   return Object.freeze({ median, p95: at(0.95), runs: sorted.length })
 }
 
-async function time(fn: () => unknown): Promise<number> {
+async function time(fn: () => unknown, setup?: () => unknown): Promise<number> {
+  if (setup) await setup()
   const started = performance.now()
   await fn()
   return performance.now() - started
@@ -70,9 +73,9 @@ export async function runCase(c: Case): Promise<CaseResult> {
     // Alternate which goes first, so neither always runs on the other's warm cache.
     if (i % 2 === 0) {
       baseline.push(await time(c.baseline))
-      subject.push(await time(c.subject))
+      subject.push(await time(c.subject, c.setup))
     } else {
-      subject.push(await time(c.subject))
+      subject.push(await time(c.subject, c.setup))
       baseline.push(await time(c.baseline))
     }
   }

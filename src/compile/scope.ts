@@ -11,6 +11,12 @@ import type { SqlDialect } from './dialect.js'
 export interface Scope {
   readonly dataset: DatasetDef
   readonly alias: string
+  /**
+   * Inside a `foreign` over a link table: the link table's column holding this scope's primary
+   * key, used in place of `alias.pk`, and a count of the other columns of `alias` the filter
+   * reads. When it reads none, the subquery needs no join to the target table (`relations.ts`).
+   */
+  readonly viaLink?: { readonly keyColumn: string; columnsRead: number }
 }
 
 export interface CompileContext {
@@ -34,6 +40,10 @@ export const ROOT_ALIAS = 't0'
 
 /** A column of the table in scope; the name comes from the catalog only. */
 export function columnRef(scope: Scope, column: string): Expression<unknown> {
+  if (scope.viaLink) {
+    if (column === primaryKeyColumn(scope.dataset)) return sql.ref(scope.viaLink.keyColumn)
+    scope.viaLink.columnsRead++
+  }
   return sql.ref(`${scope.alias}.${column}`)
 }
 

@@ -62,7 +62,7 @@ describe('golden SQL, SQLite', () => {
 describe('plan steering, SQLite', () => {
   it('marks the key of a tags probe inside foreign so the list filters instead of driving', () => {
     const { sql } = whereSql('sqlite', 'investors', foreign('companies', c('industries', 'has_any', ['Fintech'], '/f'), 'any', '/f'))
-    expect(sql).toContain('and +"t1"."id" in (select "company_industries"."company_id"')
+    expect(sql).toContain('and +"l1"."company_id" in (select "company_industries"."company_id"')
     // At the top level the list may drive the plan.
     expect(whereSql('sqlite', 'companies', c('industries', 'has_any', ['Fintech'], '/f')).sql).toMatch(/^"t0"\."id" in/)
   })
