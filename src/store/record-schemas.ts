@@ -1,24 +1,83 @@
 /**
- * @module zod schemas of the three record shapes the loader accepts, as the spec shows them:
- * company detail (2.3, with its arrays and time series), investor (2.11 and the detail fields of
- * 2.12) and funding event (2.10). The scalar fields are derived from the catalog, one coercer per
- * field type, so a field added to the catalog is accepted by the loader without touching this file.
- * Coercers accept the forms the spec says occur (numerics as strings, `last_funding_date` as
- * YYYYMMDD or YYYY-MM-DD, timestamps with ' UTC' or '+0000', stage spellings such as
- * 'exited (acquired)') and normalise them to the stored form; anything else is an issue naming
- * what was expected and what was got.
+ * @module Decoders of the three record shapes the loader accepts, as the spec shows them: company
+ * detail (2.3, with its arrays and time series), investor (2.11 and the detail fields of 2.12) and
+ * funding event (2.10). The scalar fields are derived from the catalog, one coercer per field type,
+ * so a field added to the catalog is accepted by the loader without touching this file. Coercers
+ * accept the forms the spec says occur (numerics as strings, `last_funding_date` as YYYYMMDD or
+ * YYYY-MM-DD, timestamps with ' UTC' or '+0000', stage spellings such as 'exited (acquired)') and
+ * normalise them to the stored form; anything else is an issue naming what was expected and what
+ * was got.
+ *
+ * Why plain functions and not zod: every record of `import` and of `generate` (a million companies,
+ * each ~100 fields) passes through here. The zod 4 schemas this replaced (one transform pipe per
+ * field) cost ~115 µs per record, a third of a million-company build, most of it allocation;
+ * these decoders are built once from the catalog, allocate only the output, and keep exactly the
+ * same normalisation and messages.
  */
-import { z } from 'zod'
 import { datasets, type DatasetDef, type EnumType, type FieldDef } from '../catalog/index.js'
 import { describeValue } from '../errors/issue.js'
 import { TIME_SERIES_NAMES } from './schema/detail-tables.js'
 
-type Ctx = z.core.$RefinementCtx<unknown>
+//// decoder kit ////
+
+interface Issue { readonly path: readonly (string | number)[]; readonly message: string }
+
+/** Decoding state of one record: where we are (for messages) and what went wrong. */
+class Ctx {
+  readonly path: (string | number)[] = []
+  readonly issues: Issue[] = []
+}
+
+/** Decodes one value; on failure records an issue in `ctx` and returns a placeholder. */
+type Decoder<T> = (v: unknown, ctx: Ctx) => T
 
 function reject(ctx: Ctx, value: unknown, expected: string): never {
-  ctx.issues.push({ code: 'custom', message: `expected ${expected}, got ${describeValue(value)}`, input: value })
-  return z.NEVER as never
+  ctx.issues.push({ path: [...ctx.path], message: `expected ${expected}, got ${describeValue(value)}` })
+  return null as never
 }
+
+type Shape = Readonly<Record<string, Decoder<unknown>>>
+type Out<S extends Shape> = { -readonly [K in keyof S]: ReturnType<S[K]> }
+
+/** An object with the shape's keys (others are dropped); absent keys go to their decoder as undefined. */
+function object<S extends Shape>(shape: S): Decoder<Out<S>> {
+  const keys = Object.keys(shape)
+  const decoders = keys.map((k) => shape[k]!)
+  return (v, ctx) => {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return reject(ctx, v, 'an object')
+    const input = v as Record<string, unknown>
+    const out: Record<string, unknown> = {}
+    const path = ctx.path
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!
+      path.push(key)
+      out[key] = decoders[i]!(input[key], ctx)
+      path.pop()
+    }
+    return out as Out<S>
+  }
+}
+
+/** An array of items; absent or null is the empty array. */
+function arrayOf<T>(item: Decoder<T>): Decoder<T[]> {
+  return (v, ctx) => {
+    if (v === undefined || v === null) return []
+    if (!Array.isArray(v)) return reject(ctx, v, 'an array')
+    const out: T[] = new Array(v.length)
+    for (let i = 0; i < v.length; i++) {
+      ctx.path.push(i)
+      out[i] = item(v[i], ctx)
+      ctx.path.pop()
+    }
+    return out
+  }
+}
+
+function required<T>(decoder: Decoder<T>, what: string): Decoder<NonNullable<T>> {
+  return (v, ctx) => (isBlank(v) ? reject(ctx, v, what) : (decoder(v, ctx) as NonNullable<T>))
+}
+
+//// scalar coercers ////
 
 const INTEGER_TEXT = /^-?\d+(?:\.0+)?$/
 const NUMBER_TEXT = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/
@@ -31,53 +90,62 @@ function isBlank(v: unknown): boolean {
 }
 
 /** Integer: a number or a numeric string (spec: "numeric values are often serialised as strings"). */
-const integer = z.any().transform((v, ctx): number | null => {
-  if (isBlank(v)) return null
+const integer: Decoder<number | null> = (v, ctx) => {
   if (typeof v === 'number' && Number.isSafeInteger(v)) return v
+  if (isBlank(v)) return null
   if (typeof v === 'string' && INTEGER_TEXT.test(v.trim())) {
     const n = Number(v.trim())
     if (Number.isSafeInteger(n)) return n
   }
   return reject(ctx, v, 'an integer (number or numeric string)')
-}).optional()
+}
 
-const number = z.any().transform((v, ctx): number | null => {
-  if (isBlank(v)) return null
+const number: Decoder<number | null> = (v, ctx) => {
   if (typeof v === 'number' && Number.isFinite(v)) return v
+  if (isBlank(v)) return null
   if (typeof v === 'string' && NUMBER_TEXT.test(v.trim())) return Number(v.trim())
   return reject(ctx, v, 'a number (number or numeric string)')
-}).optional()
+}
 
-const text = z.any().transform((v, ctx): string | null => {
-  if (v === undefined || v === null) return null
+const text: Decoder<string | null> = (v, ctx) => {
   if (typeof v === 'string') return v
+  if (v === undefined || v === null) return null
   if (typeof v === 'number' && Number.isFinite(v)) return String(v)
   return reject(ctx, v, 'a string')
-}).optional()
+}
 
-/** `YYYY-MM-DD` when y-m-d is a day of the calendar (`2023-02-30` is not), else null. */
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const
+
+/** `YYYY-MM-DD` when y-m-d is a day of the (proleptic Gregorian) calendar (`2023-02-30` is not), else null. */
 function validDate(y: string, m: string, d: string): string | null {
-  const [yy, mm, dd] = [Number(y), Number(m), Number(d)]
+  const yy = Number(y)
+  const mm = Number(m)
+  const dd = Number(d)
   if (mm < 1 || mm > 12 || dd < 1) return null
-  // Day 0 of the next month is the last day of this one; setUTCFullYear keeps years below 100.
-  if (dd > new Date(new Date(0).setUTCFullYear(yy, mm, 0)).getUTCDate()) return null
+  const leap = yy % 4 === 0 && (yy % 100 !== 0 || yy % 400 === 0)
+  if (dd > (mm === 2 && leap ? 29 : DAYS_IN_MONTH[mm - 1]!)) return null
   return `${y}-${m}-${d}`
 }
 
 /** Calendar date; both YYYY-MM-DD and YYYYMMDD occur (spec 2.3), stored as YYYY-MM-DD. */
-const date = z.any().transform((v, ctx): string | null => {
+const date: Decoder<string | null> = (v, ctx) => {
   if (isBlank(v)) return null
   const s = typeof v === 'number' && Number.isInteger(v) ? String(v) : typeof v === 'string' ? v.trim() : undefined
   if (s !== undefined) {
-    const m = DATE_DASHED.exec(s) ?? DATE_COMPACT.exec(s)
-    const out = m ? validDate(m[1]!, m[2]!, m[3]!) : null
-    if (out) return out
+    // The common case, already stored form, without a regex match object.
+    if (s.length === 10 && s.charCodeAt(4) === 45 && s.charCodeAt(7) === 45 && DATE_DASHED.test(s)) {
+      if (validDate(s.slice(0, 4), s.slice(5, 7), s.slice(8, 10))) return s
+    } else {
+      const m = DATE_COMPACT.exec(s)
+      const out = m ? validDate(m[1]!, m[2]!, m[3]!) : null
+      if (out) return out
+    }
   }
   return reject(ctx, v, 'a date YYYY-MM-DD or YYYYMMDD')
-}).optional()
+}
 
 /** Timestamp 'YYYY-MM-DD HH:MM:SS' (a ' UTC' or '+0000' suffix is accepted), stored without suffix. */
-const datetime = z.any().transform((v, ctx): string | null => {
+const datetime: Decoder<string | null> = (v, ctx) => {
   if (isBlank(v)) return null
   if (typeof v === 'string') {
     const s = v.trim()
@@ -87,32 +155,34 @@ const datetime = z.any().transform((v, ctx): string | null => {
     if (d && s.length === 10 && validDate(d[1]!, d[2]!, d[3]!)) return `${s} 00:00:00`
   }
   return reject(ctx, v, "a timestamp 'YYYY-MM-DD HH:MM:SS'")
-}).optional()
+}
 
-const boolean = z.any().transform((v, ctx): number | null => {
+const boolean: Decoder<number | null> = (v, ctx) => {
   if (v === undefined || v === null) return null
   if (v === true || v === 1 || v === '1' || v === 'true') return 1
   if (v === false || v === 0 || v === '0' || v === 'false') return 0
   return reject(ctx, v, 'a boolean (true, false, 0 or 1)')
-}).optional()
+}
 
-function enumeration(type: EnumType) {
+function enumeration(type: EnumType): Decoder<string | null> {
   const lookup = new Map<string, string>()
   for (const value of type.values) lookup.set(value.toLowerCase(), value)
   for (const [alias, value] of Object.entries(type.aliases ?? {})) lookup.set(alias.toLowerCase(), value)
+  // Exact spellings first: generated and well-formed data never pays for trim and lower-casing.
+  const exact = new Map<string, string>(type.values.map((value) => [value, value]))
   const allowed = type.values.join(', ')
-  return z.any().transform((v, ctx): string | null => {
-    if (isBlank(v)) return null
+  return (v, ctx) => {
     if (typeof v === 'string') {
-      const found = lookup.get(v.trim().toLowerCase())
+      const found = exact.get(v) ?? lookup.get(v.trim().toLowerCase())
       if (found) return found
     }
+    if (isBlank(v)) return null
     return reject(ctx, v, `one of: ${allowed}`)
-  }).optional()
+  }
 }
 
 /** Multi-valued strings: an array (or one comma-separated string); trimmed, de-duplicated, blanks dropped. */
-const tagList = z.any().transform((v, ctx): string[] => {
+const tagList: Decoder<string[]> = (v, ctx) => {
   if (v === undefined || v === null) return []
   const items = typeof v === 'string' ? v.split(',') : Array.isArray(v) ? v : undefined
   if (!items || items.some((x) => typeof x !== 'string')) return reject(ctx, v, 'an array of strings')
@@ -122,9 +192,9 @@ const tagList = z.any().transform((v, ctx): string[] => {
     if (s !== '' && !out.includes(s)) out.push(s)
   }
   return out
-}).default([])
+}
 
-function coercerFor(f: FieldDef): z.ZodType {
+function coercerFor(f: FieldDef): Decoder<unknown> {
   switch (f.type.kind) {
     case 'integer': return integer
     case 'number': return number
@@ -137,28 +207,15 @@ function coercerFor(f: FieldDef): z.ZodType {
   }
 }
 
-/**
- * One coercing entry per catalog field, keyed by the field's public name; all optional except
- * the primary key.
- */
-function catalogObject(ds: DatasetDef, pkExpected: string) {
-  const shape: Record<string, z.ZodType> = {}
+/** One coercing entry per catalog field, keyed by the field's public name; all optional except the primary key. */
+function catalogShape(ds: DatasetDef, pkExpected: string): Record<string, Decoder<unknown>> {
+  const shape: Record<string, Decoder<unknown>> = {}
   for (const f of Object.values(ds.fields)) shape[f.name] = coercerFor(f)
   shape[ds.primaryKey] = required(integer, pkExpected)
-  return z.object(shape)
+  return shape
 }
 
-function required<T extends z.ZodType>(schema: T, what: string) {
-  return z.any().superRefine((v, ctx) => {
-    if (isBlank(v)) ctx.addIssue({ code: 'custom', message: `expected ${what}, got ${describeValue(v)}`, input: v })
-  }).pipe(schema)
-}
-
-function arrayOf<T extends z.ZodType>(item: T) {
-  return z.array(item).nullable().transform((v) => v ?? []).default([])
-}
-
-const integerList = z.any().transform((v, ctx): number[] => {
+const integerList: Decoder<number[]> = (v, ctx) => {
   if (isBlank(v)) return []
   const items = typeof v === 'string' ? v.split(/[,|]/).map((s) => s.trim()).filter((s) => s !== '') : Array.isArray(v) ? v : undefined
   const out: number[] = []
@@ -168,11 +225,11 @@ const integerList = z.any().transform((v, ctx): number[] => {
     if (!out.includes(n)) out.push(n)
   }
   return out
-}).default([])
+}
 
 //// company detail (spec 2.3) ////
 
-export const fundingItemSchema = z.object({
+const fundingItem = object({
   /** Not in spec 2.3.3; accepted so a funding event keeps a stable id across imports. */
   id: integer,
   amount: integer,
@@ -187,91 +244,100 @@ export const fundingItemSchema = z.object({
   created_on: datetime,
 })
 
-const iosAppSchema = z.object({
+const iosApp = object({
   developer_url: text, ios_store_id: text, ios_store_url: text, app_name: text,
   /** Not in spec 2.3.1: the app's store category, the source of `ios_store_categories`. */
   category: text,
 })
 
-const androidAppSchema = z.object({
+const androidApp = object({
   id: integer, app_name: text, package_id: text, company_id: integer, company_name: text, company_domain: text, play_url: text,
   /** Not in spec 2.3.2: the app's store category, the source of `play_categories`. */
   category: text,
 })
 
-const acquisitionSchema = z.object({
+const acquisition = object({
   event_id: required(integer, 'an integer event_id'), closed_date: date, company_id: integer, company_name: text, company_domain: text,
 })
 
 /** Spec 2.3 `stories` ({title, url, date, source}); the 2.4 names (published_at, source_title, id) are accepted too. */
-const storySchema = z.object({
+const story = object({
   id: integer, title: required(text, 'a story title'), url: text, date: datetime, published_at: datetime, source: text, source_title: text,
 })
 
-const personSchema = z.object({ name: required(text, 'a person name'), title: text, path: text })
-const contactSchema = z.object({ name: required(text, 'a contact name'), email: text })
-const techItemSchema = z.union([z.string(), z.object({ title: z.string() })]).transform((v) => (typeof v === 'string' ? v : v.title))
+const person = object({ name: required(text, 'a person name'), title: text, path: text })
+const contact = object({ name: required(text, 'a contact name'), email: text })
+const techItem: Decoder<string> = (v, ctx) => {
+  if (typeof v === 'string') return v
+  if (typeof v === 'object' && v !== null && typeof (v as { title?: unknown }).title === 'string') return (v as { title: string }).title
+  return reject(ctx, v, 'a string or {"title": string}')
+}
+
+/** A time series point's score (2.3.5): the raw text is kept, with whether it came as a string. */
+export interface Score { readonly text: string; readonly isString: boolean }
+export interface Point { readonly recorded_at: string; readonly score: Score | null }
 
 /** Time series point (2.3.5): the raw text is kept; only the shape is checked. */
-const pointSchema = z.object({
-  recorded_at: z.any().transform((v, ctx): string => (typeof v === 'string' && v.trim() !== '' ? v : reject(ctx, v, 'a timestamp string'))),
-  score: z.any().transform((v, ctx): { text: string; isString: boolean } | null => {
+const point = object({
+  recorded_at: (v, ctx): string => (typeof v === 'string' && v.trim() !== '' ? v : reject(ctx, v, 'a timestamp string')),
+  score: (v, ctx): Score | null => {
     if (v === null || v === undefined) return null
     if (typeof v === 'number' && Number.isFinite(v)) return { text: String(v), isString: false }
     if (typeof v === 'string' && NUMBER_TEXT.test(v.trim())) return { text: v, isString: true }
     return reject(ctx, v, 'a numeric score (string or number)')
-  }).optional(),
-})
+  },
+}) as Decoder<Point>
 
-const timeSeriesShape: Record<string, z.ZodType> = {}
-for (const name of TIME_SERIES_NAMES) timeSeriesShape[name] = arrayOf(pointSchema)
-
-const companyParts = z.object({
-  ios_store_apps: arrayOf(iosAppSchema),
-  android_store_apps: arrayOf(androidAppSchema),
-  funding: arrayOf(fundingItemSchema),
-  acquired_by: arrayOf(acquisitionSchema),
-  acquired_companies: arrayOf(acquisitionSchema),
-  stories: arrayOf(storySchema),
+const companyParts = {
+  ios_store_apps: arrayOf(iosApp),
+  android_store_apps: arrayOf(androidApp),
+  funding: arrayOf(fundingItem),
+  acquired_by: arrayOf(acquisition),
+  acquired_companies: arrayOf(acquisition),
+  stories: arrayOf(story),
   /** Spec 2.6 / 2.7 / 2.8, carried on the company record in our JSON Lines format. */
-  people: arrayOf(personSchema),
-  contacts: arrayOf(contactSchema),
-  tech_stack: arrayOf(techItemSchema),
-})
+  people: arrayOf(person),
+  contacts: arrayOf(contact),
+  tech_stack: arrayOf(techItem),
+}
 
-export const companyRecordSchema = catalogObject(datasets.companies, 'an integer company id').extend(companyParts.shape).extend(timeSeriesShape)
+const timeSeriesShape: Record<string, Decoder<Point[]>> = {}
+for (const name of TIME_SERIES_NAMES) timeSeriesShape[name] = arrayOf(point)
+
+const companyRecord = object({
+  ...catalogShape(datasets.companies, 'an integer company id'), ...companyParts, ...timeSeriesShape,
+})
 
 //// investor (spec 2.11, 2.12) ////
 
-const filingSchema = z.object({ entity_name: text, total_offering: integer, total_sold: integer, filing_date: date, form: text })
+const filing = object({ entity_name: text, total_offering: integer, total_sold: integer, filing_date: date, form: text })
 
 /** 2.11 names the identifier investor_id, 2.12 id; the loader takes either (see `normaliseInvestorId`). */
-const investorParts = z.object({
+const investorParts = {
   portfolio_path: text,
   funding_rounds_path: text,
   resource_type: text,
-  most_recent_filings: arrayOf(filingSchema),
-})
-export const investorRecordSchema = catalogObject(datasets.investors, 'an integer investor_id (or id)').extend(investorParts.shape)
+  most_recent_filings: arrayOf(filing),
+}
+const investorRecord = object({ ...catalogShape(datasets.investors, 'an integer investor_id (or id)'), ...investorParts })
 
 //// funding event (spec 2.10) ////
 
-const fundingParts = z.object({
+const fundingParts = {
   company_id: required(integer, 'an integer company_id'),
   investors: text,
   investor_slugs: tagList,
   /** Not in spec 2.10 (which names investors by slug); accepted as ids. */
   investor_ids: integerList,
   source: text,
-})
-export const fundingRecordSchema = catalogObject(datasets.fundings, 'an integer funding id').extend(fundingParts.shape)
+}
+const fundingRecord = object({ ...catalogShape(datasets.fundings, 'an integer funding id'), ...fundingParts })
 
 /** The typed parts are the spec's arrays; catalog fields are reached by name (`record[field.name]`). */
-export type CompanyRecord = z.output<typeof companyParts> & Record<string, unknown>
-export type InvestorRecord = z.output<typeof investorParts> & Record<string, unknown>
-export type FundingRecord = z.output<typeof fundingParts> & Record<string, unknown>
-export type FundingItem = z.output<typeof fundingItemSchema>
-export type Point = z.output<typeof pointSchema>
+export type CompanyRecord = Out<typeof companyParts> & Record<string, unknown>
+export type InvestorRecord = Out<typeof investorParts> & Record<string, unknown>
+export type FundingRecord = Out<typeof fundingParts> & Record<string, unknown>
+export type FundingItem = ReturnType<typeof fundingItem>
 
 export const RECORD_TYPES = ['company', 'investor', 'funding'] as const
 export type RecordType = (typeof RECORD_TYPES)[number]
@@ -283,7 +349,9 @@ export type ParsedRecord =
 
 export type ParseOutcome = { readonly ok: true; readonly value: ParsedRecord } | { readonly ok: false; readonly reason: string }
 
-const SCHEMAS = { company: companyRecordSchema, investor: investorRecordSchema, funding: fundingRecordSchema } as const
+const DECODERS: Readonly<Record<RecordType, Decoder<Record<string, unknown>>>> = {
+  company: companyRecord, investor: investorRecord, funding: fundingRecord,
+}
 
 /**
  * Validates one envelope `{type, record}` of the JSON Lines format. The reason of a rejection
@@ -303,17 +371,14 @@ export function parseRecord(envelope: unknown): ParseOutcome {
   const raw = type === 'investor' ? normaliseInvestorId(record as Record<string, unknown>)
     : type === 'funding' ? normaliseFundingId(record as Record<string, unknown>)
       : (record as Record<string, unknown>)
-  const parsed = SCHEMAS[type as RecordType].safeParse(raw)
-  if (!parsed.success) {
-    const reasons = parsed.error.issues.slice(0, 3).map((i) => {
-      const where = i.path.length ? i.path.map(String).join('.') : 'record'
-      const message = i.code === 'custom' ? i.message : i.message.replace(/^Invalid input: /, '')
-      return `${type}.${where}: ${message}`
-    })
-    const more = parsed.error.issues.length > 3 ? ` (and ${parsed.error.issues.length - 3} more)` : ''
+  const ctx = new Ctx()
+  const data = DECODERS[type as RecordType](raw, ctx)
+  if (ctx.issues.length > 0) {
+    const reasons = ctx.issues.slice(0, 3).map((i) => `${type}.${i.path.length ? i.path.map(String).join('.') : 'record'}: ${i.message}`)
+    const more = ctx.issues.length > 3 ? ` (and ${ctx.issues.length - 3} more)` : ''
     return { ok: false, reason: reasons.join('; ') + more }
   }
-  return { ok: true, value: { type: type as RecordType, record: parsed.data, raw } as ParsedRecord }
+  return { ok: true, value: { type: type as RecordType, record: data, raw } as ParsedRecord }
 }
 
 function normaliseInvestorId(record: Record<string, unknown>): Record<string, unknown> {
