@@ -23,10 +23,20 @@ async function count(request: unknown): Promise<number> {
   return r.value
 }
 
-/** Upper bounds on first-count median / Array.filter median. */
+/**
+ * Upper bounds on first-count median / Array.filter-count median. A count reads every match, so it
+ * cannot beat a scan of preloaded objects by the margin a page can; it must not lose to it where
+ * an index serves the filter. The spec's investors example counts through every candidate
+ * investor's portfolio links (SQLite's best plan; the alternatives measured 1-6x slower, see
+ * bench/README.md) against JS following in-memory arrays, so it may take up to 2.5x the baseline:
+ * the total is computed once per query and data version, then cached.
+ */
 const FIRST_TARGETS: Readonly<Record<string, number>> = {
-  'investors via foreign (spec 4.14)': 1,
-  'broad (most rows), sorted': 0.25,
+  'multi-field, sorted (design 8)': 0.5,
+  'tags, default sort': 1,
+  'investors via foreign (spec 4.14)': 2.5,
+  'broad (most rows), sorted': 0.75,
+  'very selective': 0.5,
 }
 
 const cases: Case[] = []
@@ -45,9 +55,8 @@ for (const f of BENCH_FILTERS) {
     maxRatio: FIRST_TARGETS[f.name] ?? 0.5,
   })
 }
-const design = BENCH_FILTERS[0]!
-const tags = BENCH_FILTERS[1]!
-for (const f of [design, tags]) {
+// The cache matters where the first count is expensive: the tags and foreign filters.
+for (const f of BENCH_FILTERS.filter((x) => x.name.startsWith('tags') || x.name.startsWith('investors'))) {
   cases.push({
     name: `cached total: ${f.name}`,
     subject: () => count(f.request),
@@ -56,7 +65,7 @@ for (const f of [design, tags]) {
       await count(f.request)
     },
     baselineName: 'first total',
-    maxRatio: 0.5,
+    maxRatio: 0.25,
   })
 }
 
