@@ -36,6 +36,10 @@ function storage(field: FieldDef) {
  * walk reaches, instead of first collecting every owner of the values (Fintech or Software: 25,000
  * of 100,000 companies, each collected again on every page). Counts never walk, so they keep the
  * collected list, which is what makes counting fast (design section 8).
+ *
+ * The probes say `limit 1`, which keeps them correlated subqueries: without it SQLite 3.51 turns
+ * the EXISTS into a join and first builds a bloom filter over the whole tag table, every query
+ * (the spec's investors example, page 1 on 100,000 companies: 17.5 ms, and 0.14 ms with it).
  */
 function probes(ctx: CompileContext): boolean {
   return ctx.sortWalk !== undefined
@@ -50,7 +54,7 @@ export function hasAny(scope: Scope, field: FieldDef, values: readonly Scalar[],
   const t = storage(field)
   const match = valueIn(sql.ref(`${t.table}.${t.valueColumn}`), values, 'tags', ctx)
   if (probes(ctx)) {
-    return compiled(sql<SqlBool>`exists (select 1 from ${sql.table(t.table)} where ${ownerMatches(scope, field)} and ${match.expr})`, true)
+    return compiled(sql<SqlBool>`exists (select 1 from ${sql.table(t.table)} where ${ownerMatches(scope, field)} and ${match.expr} limit 1)`, true)
   }
   return compiled(
     sql<SqlBool>`${primaryKeyRef(scope, ctx)} in (select ${sql.ref(`${t.table}.${t.ownerColumn}`)} from ${sql.table(t.table)} where ${match.expr})`,
@@ -81,7 +85,7 @@ export function hasAll(scope: Scope, field: FieldDef, values: readonly Scalar[],
 export function isEmpty(scope: Scope, field: FieldDef, empty: boolean, ctx: CompileContext): Compiled {
   const t = storage(field)
   const hasSome = probes(ctx)
-    ? sql<SqlBool>`exists (select 1 from ${sql.table(t.table)} where ${ownerMatches(scope, field)})`
+    ? sql<SqlBool>`exists (select 1 from ${sql.table(t.table)} where ${ownerMatches(scope, field)} limit 1)`
     : sql<SqlBool>`${primaryKeyRef(scope, ctx)} in (select ${sql.ref(`${t.table}.${t.ownerColumn}`)} from ${sql.table(t.table)})`
   return empty ? negate(compiled(hasSome, true)) : compiled(hasSome, true)
 }

@@ -30,7 +30,7 @@ function wireValue(field: FieldDef, value: unknown): unknown {
  */
 export function toRecord(dataset: DatasetDef, row: Readonly<Record<string, unknown>>, tags: ReadonlyMap<string, readonly string[]>): ResultRecord {
   const out: Record<string, unknown> = {}
-  for (const field of Object.values(dataset.fields) as FieldDef[]) {
+  for (const field of recordFields(dataset)) {
     if (field.tags) out[field.name] = [...(tags.get(field.name) ?? [])]
     else if (field.column) out[field.name] = wireValue(field, row[field.column])
   }
@@ -38,6 +38,15 @@ export function toRecord(dataset: DatasetDef, row: Readonly<Record<string, unkno
   return Object.freeze(out)
 }
 
-export function tagsFields(dataset: DatasetDef): FieldDef[] {
-  return (Object.values(dataset.fields) as FieldDef[]).filter((f) => f.tags)
+/** The fields a record maps, listed once per dataset rather than once per record (a page maps many). */
+const fieldLists = new WeakMap<DatasetDef, readonly FieldDef[]>()
+
+function recordFields(dataset: DatasetDef): readonly FieldDef[] {
+  let list = fieldLists.get(dataset)
+  if (!list) fieldLists.set(dataset, (list = Object.freeze((Object.values(dataset.fields) as FieldDef[]).filter((f) => f.tags || f.column))))
+  return list
+}
+
+export function tagsFields(dataset: DatasetDef): readonly FieldDef[] {
+  return recordFields(dataset).filter((f) => f.tags)
 }

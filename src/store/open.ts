@@ -117,8 +117,13 @@ export async function bumpDataVersion(vdb: VentureDb): Promise<number> {
   return bumpDataVersionSync(vdb.sqlite)
 }
 
+/** The data-version read, prepared once per connection: every request reads it (0.075 ms to prepare). */
+const versionStatements = new WeakMap<BetterSqlite3.Database, BetterSqlite3.Statement>()
+
 export function dataVersionSync(sqlite: BetterSqlite3.Database): number {
-  const value = sqlite.prepare(`select value from ${META_TABLE} where key = ?`).pluck().get(DATA_VERSION_KEY)
+  let statement = versionStatements.get(sqlite)
+  if (!statement) versionStatements.set(sqlite, (statement = sqlite.prepare(`select value from ${META_TABLE} where key = ?`).pluck()))
+  const value = statement.get(DATA_VERSION_KEY)
   return value === undefined ? 0 : Number(value)
 }
 
