@@ -114,6 +114,11 @@ function rowOf(writer: TableWriter, values: Record<string, unknown>): unknown[] 
   })
 }
 
+/** The record's text of a field when it is not already the decoded (stored) value, else null. */
+function rawTextIfDifferent(raw: unknown, decoded: unknown): string | null {
+  return typeof raw === 'string' && raw !== decoded ? raw : null
+}
+
 function latest(points: readonly Point[]): Point | undefined {
   let best: Point | undefined
   for (const p of points) if (p.score && (!best || p.recorded_at > best.recorded_at)) best = p
@@ -239,8 +244,11 @@ export class Ingestor {
     }
 
     const growth = latest(r.growth_scores as Point[])
-    const lastFundingRaw = typeof raw[fundingDateField] === 'string' ? raw[fundingDateField] : null
-    const stageRaw = typeof raw[stageField] === 'string' ? raw[stageField] : null
+    // Raw texts only where they differ from the stored form (the compact YYYYMMDD date, a stage
+    // spelled 'exited (acquired)'): most records spell both as stored, and a row per company of
+    // copies took ~26 MB per million companies.
+    const lastFundingRaw = rawTextIfDifferent(raw[fundingDateField], r[fundingDateField])
+    const stageRaw = rawTextIfDifferent(raw[stageField], r[stageField])
     if (growth || lastFundingRaw != null || stageRaw != null) {
       w.companyExtra.run(id, lastFundingRaw, stageRaw, growth?.score ? Number(growth.score.text) : null)
     }

@@ -98,6 +98,26 @@ describe('synthetic generator', () => {
     expect(compact.length).toBeGreaterThan(0)
   })
 
+  test('realism: ~1.5 funding events per company, a long-tailed investor distribution without a giant, stage = last series', async () => {
+    const vdb = await fixture({ companies: 10_000, seed: 5 })
+    const perCompany = count(vdb, 'select count(*) from fundings') / 10_000
+    expect(perCompany).toBeGreaterThan(1.4)
+    expect(perCompany).toBeLessThan(1.65)
+    const sizes = (vdb.sqlite.prepare('select portfolio_size from investors order by portfolio_size').pluck().all() as number[])
+    // The most active investor is in a few percent of the companies (a Zipf draw over ranks gave
+    // one 4.5% of a million; the share shrinks as investors grow with companies), and plenty of
+    // investors are in a handful.
+    expect(sizes.at(-1)!).toBeLessThan(10_000 * 0.1)
+    expect(sizes.filter((s) => s <= 3).length).toBeGreaterThan(sizes.length * 0.05)
+    expect(sizes[Math.floor(sizes.length / 2)]!).toBeLessThan(sizes.at(-1)! / 10)
+    // Follow-on rounds: investors come back to their companies.
+    expect(count(vdb, 'select count(*) from investors where deals_per_company > 1')).toBeGreaterThan(sizes.length / 2)
+    // A company at a lettered stage raised that series last.
+    const mismatched = count(vdb, `select count(*) from companies c where c.stage in ('a','b','c','d','e','f','g','h','i')
+      and c.stage is not (select f.series from fundings f where f.company_id = c.id order by f.rounds_funding_date desc, f.id desc limit 1)`)
+    expect(mismatched).toBe(0)
+  })
+
   test('data_version increases on every ingest', async () => {
     const vdb = openDatabase(':memory:')
     open.push(vdb)

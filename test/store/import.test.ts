@@ -162,6 +162,10 @@ describe('record schemas', () => {
       [{ type: 'company', record: { id: 1, industries: 'x', keywords: [1] } }, /company\.keywords: expected an array of strings, got \[1\]/],
       [{ type: 'funding', record: { id: 1 } }, /funding\.company_id: expected an integer company_id, got nothing/],
       [{ type: 'company', record: { id: 1, funding: [{ amount: 'lots' }] } }, /company\.funding\.0\.amount: expected an integer/],
+      [{ type: 'company', record: { id: 1, funding: 'lots' } }, /company\.funding: expected an array, got "lots"/],
+      [{ type: 'company', record: { id: 1, tech_stack: ['Go', 7] } }, /company\.tech_stack\.1: expected a string or \{"title": string\}, got 7/],
+      [{ type: 'company', record: { id: 1, growth_scores: [{ recorded_at: '', score: 'x' }] } }, /company\.growth_scores\.0\.recorded_at: expected a timestamp string.*; company\.growth_scores\.0\.score: expected a numeric score/],
+      [{ type: 'company', record: { id: 1, stage: 'series z', employees: 'x', svc_score: 'y', zip: {} } }, /\(and 1 more\)$/],
       [{ type: 'people', record: {} }, /type: expected one of: company, investor, funding, got "people"/],
       [[1], /expected an object/],
     ]

@@ -8,8 +8,10 @@
  * Shapes aim at realism where filters and plans notice: skewed (log-normal) amounts, headcounts
  * and traffic; a stage distribution with series letters consistent with the stage; long-tailed tag
  * frequencies; mostly-USA metro regions; numerics as strings where the spec shows strings;
- * NULLs in most nullable fields; ~1 investor per 20 companies with power-law portfolio sizes;
- * ~1.5 funding events per company; a few time series points for a subset of companies.
+ * NULLs in most nullable fields; ~1 investor per 20 companies with log-normal activity by
+ * investor type (a long tail in a handful of companies, the most active in a few thousand of a
+ * million) and follow-on rounds; ~1.5 funding events per company, the last one of the stage's
+ * series; a few time series points for a subset of companies.
  * Coverage guarantees for small fixtures: every enum value occurs, and there are investors with
  * 0, exactly 1 and many portfolio companies.
  */
@@ -79,6 +81,8 @@ function medianAmount(series: string): number {
 }
 
 const INVESTOR_TYPE_WEIGHTS: Readonly<Record<string, number>> = { vc: 55, angel: 25, accelerator: 8, corporate: 7, private_equity: 5 }
+/** Median relative activity (rounds joined) per investor type. */
+const INVESTOR_ACTIVITY: Readonly<Record<string, number>> = { vc: 30, accelerator: 20, private_equity: 8, corporate: 6, angel: 2 }
 const INVESTOR_TYPE_TABLE = INVESTOR_TYPE.values.map((v) => [v, INVESTOR_TYPE_WEIGHTS[v] ?? 2] as const)
 const METRO_TABLE = V.METROS.map((m) => [m, m.weight] as const)
 const CURRENCIES_ABROAD: Readonly<Record<string, string>> = { GBR: 'GBP', DEU: 'EUR', FRA: 'EUR', NLD: 'EUR', CAN: 'CAD', IND: 'INR', SWE: 'SEK', AUS: 'AUD', SGP: 'SGD', BRA: 'BRL', ISR: 'ILS' }
@@ -97,6 +101,7 @@ export function* generateRecords(options: GenerateOptions): Generator<Envelope> 
   //// investors ////
   const investorNames: string[] = []
   const investorSlugs: string[] = []
+  const investorTypes: string[] = []
   const slugsSeen = new Set<string>()
   for (let k = 0; k < m; k++) {
     const id = k + 1
@@ -108,6 +113,7 @@ export function* generateRecords(options: GenerateOptions): Generator<Envelope> 
     if (slugsSeen.has(slug)) slug = `${slug}-${id}`
     slugsSeen.add(slug)
     investorNames.push(name)
+    investorTypes.push(type)
     investorSlugs.push(slug)
     const metro = rng.weighted(METRO_TABLE)
     const domain = type === 'angel' ? (rng.chance(0.2) ? `${slug}.com` : null) : `${slug.replace(/-/g, '')}.${rng.pick(V.TLDS)}`
@@ -146,21 +152,43 @@ export function* generateRecords(options: GenerateOptions): Generator<Envelope> 
   }
 
   // Coverage: the last investor never invests, the one before it exactly once (in the first
-  // funding event); everyone else is drawn from a power law, so a few investors are in
-  // thousands of rounds and most in a handful.
+  // funding event). Everyone else has an activity drawn from a log-normal whose median depends on
+  // the investor type (an angel writes a few cheques, a large fund hundreds), and rounds pick
+  // investors in proportion to it: a long tail of investors in a handful of companies, the most
+  // active in a few thousand of a million (a Zipf draw over ranks gave the first investor 45,000).
   const idleInvestor = m
   const singleDealInvestor = m - 1
   const pool = Math.max(1, m - 2)
+  const activity = new Float64Array(pool)
+  let totalActivity = 0
+  for (let k = 0; k < pool; k++) {
+    totalActivity += rng.logNormal(INVESTOR_ACTIVITY[investorTypes[k]!] ?? 5, 1)
+    activity[k] = totalActivity
+  }
   let singleDealGiven = false
 
   //// companies ////
   let fundingId = 0
   let eventId = 0
   let storyId = 0
-  const pickInvestors = (count: number): number[] => {
+  /** An investor id by activity: binary search of the cumulative activities. */
+  const drawInvestor = (): number => {
+    const x = rng.next() * totalActivity
+    let lo = 0
+    let hi = pool - 1
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (activity[mid]! <= x) lo = mid + 1
+      else hi = mid
+    }
+    return lo + 1
+  }
+  const pickInvestors = (count: number, previous: readonly number[]): number[] => {
     const out: number[] = []
+    // Follow-on: an investor of the previous round often takes part again (deals per company > 1).
+    if (previous.length > 0 && rng.chance(0.6)) out.push(previous[rng.int(0, previous.length - 1)]!)
     for (let guard = 0; out.length < count && guard < count * 6; guard++) {
-      const id = 1 + rng.skewedIndex(pool, 2.6)
+      const id = drawInvestor()
       if (!out.includes(id)) out.push(id)
     }
     return out
@@ -188,13 +216,15 @@ export function* generateRecords(options: GenerateOptions): Generator<Envelope> 
     // Funding history consistent with the stage: early rounds, then letters up to the stage's.
     const letterIndex = (LETTERS as readonly string[]).indexOf(stage)
     const seriesList: string[] = []
-    if (stage === 'Pre Series A') for (let r = rng.int(1, 2); r > 0; r--) seriesList.push(rng.pick(EARLY_SERIES))
+    if (stage === 'Pre Series A') for (let r = rng.int(1, 3); r > 0; r--) seriesList.push(rng.pick(EARLY_SERIES))
     else if (letterIndex >= 0) {
-      if (rng.chance(0.7)) seriesList.push(rng.pick(EARLY_SERIES))
+      if (rng.chance(0.8)) seriesList.push(rng.pick(EARLY_SERIES))
+      if (rng.chance(0.2)) seriesList.push(rng.pick(EARLY_SERIES))
       for (let l = Math.max(0, letterIndex - rng.int(0, 2)); l <= letterIndex; l++) seriesList.push(LETTERS[l]!)
     } else if (stage === 'Late') {
       if (rng.chance(0.5)) seriesList.push('seed')
-      for (let l = 0, top = rng.int(3, 7); l <= top; l++) if (rng.chance(0.7)) seriesList.push(LETTERS[l]!)
+      // The stage is where the letters end: the top one is always there.
+      for (let l = 0, top = rng.int(3, 7); l <= top; l++) if (l === top || rng.chance(0.7)) seriesList.push(LETTERS[l]!)
       if (rng.chance(0.4)) seriesList.push(rng.pick(OTHER_SERIES))
     } else if (stage === 'Exited') {
       for (let l = 0, top = rng.int(-1, 3); l <= top; l++) seriesList.push(l === 0 ? 'seed' : LETTERS[l - 1]!)
@@ -208,6 +238,7 @@ export function* generateRecords(options: GenerateOptions): Generator<Envelope> 
     const span = Math.max(seriesList.length, asOfDay - 1 - firstDay)
     const step = span / (seriesList.length + 0.5)
     let day = firstDay
+    let previousIds: readonly number[] = []
     for (let r = 0; r < seriesList.length; r++) {
       const series = seriesList[r]!
       day = Math.min(asOfDay - 1, Math.max(day + 1, Math.round(firstDay + step * (r + rng.next() * 0.9))))
@@ -215,15 +246,16 @@ export function* generateRecords(options: GenerateOptions): Generator<Envelope> 
       const undisclosed = series === 'undisclosed' || rng.chance(0.06)
       const amount = undisclosed ? null : Math.round(rng.logNormal(medianAmount(series), 0.8) / 10_000) * 10_000
       const currency = !usa && rng.chance(0.6) ? (CURRENCIES_ABROAD[metro.country] ?? 'EUR') : 'USD'
-      let ids = pickInvestors(series === 'angel' || series === 'seed' ? rng.int(1, 3) : rng.int(1, 4))
+      let ids = pickInvestors(series === 'angel' || series === 'seed' ? rng.int(1, 3) : rng.int(1, 4), previousIds)
       if (!singleDealGiven) {
         ids = [...ids, singleDealInvestor].filter((x) => x !== idleInvestor)
         singleDealGiven = true
       }
+      previousIds = ids
       const names = ids.map((x) => investorNames[x - 1]!).join(', ')
       const fundingDate = isoDay(day)
       const createdOn = isoTime(day + rng.int(0, 20), rng.int(0, 86_399))
-      const newsUrl = rng.chance(0.7) ? `https://news.example.com/${slugify(base)}-raises-${series.replace(/_/g, '-')}-${fid}` : null
+      const newsUrl = rng.chance(0.7) ? `https://news.example.com/a/${fid}` : null
       // A few events arrive as 2.10 records that name investors by slug, as the service's own
       // funding listing does; the loader resolves the slugs.
       if (rng.chance(0.05)) {
@@ -240,7 +272,7 @@ export function* generateRecords(options: GenerateOptions): Generator<Envelope> 
       }
       funding.push({
         // Responses show an empty series string now and then (spec 4.11).
-        id: fid, amount, currency, series: series !== coverSeries && rng.chance(0.03) ? '' : series, funding_date: fundingDate, news_url: newsUrl,
+        id: fid, amount, currency, series: series !== coverSeries && r < seriesList.length - 1 && rng.chance(0.03) ? '' : series, funding_date: fundingDate, news_url: newsUrl,
         source: rng.chance(0.5) ? rng.pick(V.FUNDING_SOURCES) : null,
         investor_ids: ids, investors: names, created_on: rng.chance(0.85) ? createdOn : null,
       })

@@ -39,7 +39,9 @@ export function detailTableStatements(db: Kysely<any>, dialect: DialectName): Co
   return [
     // Detail-only company fields: raw spellings the catalog normalises away (the
     // `last_funding_date` text form of spec 2.3, the stage as shown) and the latest growth
-    // score, which investor avg_growth_score averages.
+    // score, which investor avg_growth_score averages. A raw column is null when the record's
+    // text was the stored form itself, and there is no row when all three would be null: a
+    // detail response shows `coalesce(raw, companies column)`.
     db.schema.createTable(t.companyExtra).ifNotExists()
       .addColumn('company_id', id, (c) => c.primaryKey())
       .addColumn('last_funding_date_raw', 'text')
