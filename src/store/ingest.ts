@@ -144,6 +144,10 @@ export class Ingestor {
     this.#unsafeFast = options.unsafeFast ?? false
     const fresh = sqlite.prepare(`select count(*) from "${companies.table}"`).pluck().get() === 0
     if (this.#unsafeFast) {
+      // better-sqlite3 opens connections in SQLite's defensive mode, which silently refuses
+      // journal_mode = OFF (the pragma answers 'wal' and changes nothing): without leaving it,
+      // every "fast" load went through the WAL, each page written twice.
+      sqlite.unsafeMode(true)
       sqlite.pragma('journal_mode = OFF')
       sqlite.pragma('synchronous = OFF')
     }
@@ -209,6 +213,7 @@ export class Ingestor {
     if (this.#unsafeFast) {
       sqlite.pragma('journal_mode = WAL')
       sqlite.pragma('synchronous = NORMAL')
+      sqlite.unsafeMode(false)
     }
     return Object.freeze({ ...this.#counts, rejected: Object.freeze([...this.#rejected]), dataVersion: version })
   }
