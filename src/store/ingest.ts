@@ -241,11 +241,14 @@ export class Ingestor {
     if (values[HAS_IOS] === 1 || values[HAS_ANDROID] === 1) values[HAS_MOBILE] = 1
     if (upsert(w.company, rowOf(w.company, values))) for (const del of w.deleteCompanyDetails) del.run(id)
 
-    for (const [f, stmt] of w.companyTags) {
-      const list = [...(r[f.name] as string[])]
+    for (const [f, insert] of w.companyTags) {
+      let list = r[f.name] as string[]
       const apps = f.name === PLAY_CATEGORIES ? android : f.name === IOS_CATEGORIES ? ios : undefined
-      for (const app of apps ?? []) if (app.category && !list.includes(app.category)) list.push(app.category)
-      for (const v of list) stmt.run(id, v)
+      if (apps && apps.length > 0) {
+        list = [...list]
+        for (const app of apps) if (app.category && !list.includes(app.category)) list.push(app.category)
+      }
+      insert.pairs(id, list)
     }
 
     const growth = latest(r.growth_scores as Point[])
@@ -291,7 +294,7 @@ export class Ingestor {
     }
     r.people.forEach((p, i) => w.person.run(id, i, p.name, p.title, p.path))
     for (const c of r.contacts) w.contact.run(id, c.name, c.email)
-    for (const t of r.tech_stack) w.tech.run(id, t)
+    w.tech.pairs(id, r.tech_stack)
     for (const series of TIME_SERIES_NAMES) {
       const points = r[series] as Point[]
       for (let i = 0; i < points.length; i++) {
@@ -307,7 +310,7 @@ export class Ingestor {
     w.investor.insert.run(rowOf(w.investor, r))
     w.deleteInvestorTags.run(id)
     const given = r[INVESTOR_INDUSTRIES.name] as string[]
-    for (const v of given) w.investorTag.run(id, v)
+    w.investorTag.pairs(id, given)
     w.investorDetail.run(id, r.portfolio_path, r.funding_rounds_path, r.resource_type, given.length === 0 ? 1 : 0)
     w.deleteFilings.run(id)
     r.most_recent_filings.forEach((f, i) => w.filing.run(id, i, f.entity_name, f.total_offering, f.total_sold, f.filing_date, f.form))
@@ -324,7 +327,7 @@ export class Ingestor {
   #writeFundingLinks(fundingId: number, replaced: boolean, ids: readonly number[], slugs: readonly string[], source: string | null | undefined, names: string | null | undefined): void {
     const w = this.#w
     if (replaced) for (const del of w.deleteFundingDetails) del.run(fundingId)
-    for (const investorId of ids) w.fundingInvestor.run(fundingId, investorId)
+    w.fundingInvestor.pairs(fundingId, ids)
     // Slugs resolve to ids at finish(): the investor records may come later in the input.
     for (const slug of slugs) w.pendingSlug.run(fundingId, slug)
     // Names are kept only when they cannot be looked up (no ids): they are derivable otherwise.
@@ -336,9 +339,47 @@ export class Ingestor {
 const fundingDateField = catalogField(companies, 'last_funding_date').name
 const stageField = catalogField(companies, 'stage').name
 
+/**
+ * `<head> values (?, ?), (?, ?), ...`: an owner's tag, link and tech-stack rows in one statement
+ * instead of one call each (a company has ~12 such rows; each better-sqlite3 call costs more than
+ * SQLite's insert of a two-column row). Statements per row count, prepared on first use.
+ */
+class PairInsert {
+  static readonly MAX_ROWS = 16
+  readonly #sqlite: BetterSqlite3.Database
+  readonly #head: string
+  readonly #byRows: BetterSqlite3.Statement[] = []
+
+  constructor(sqlite: BetterSqlite3.Database, head: string) {
+    this.#sqlite = sqlite
+    this.#head = head
+  }
+
+  pairs(owner: number, values: readonly (string | number)[]): void {
+    for (let start = 0; start < values.length; start += PairInsert.MAX_ROWS) {
+      const rows = Math.min(PairInsert.MAX_ROWS, values.length - start)
+      const params: (string | number)[] = new Array(rows * 2)
+      for (let k = 0; k < rows; k++) {
+        params[2 * k] = owner
+        params[2 * k + 1] = values[start + k]!
+      }
+      this.#statement(rows).run(params)
+    }
+  }
+
+  #statement(rows: number): BetterSqlite3.Statement {
+    let statement = this.#byRows[rows]
+    if (!statement) {
+      statement = this.#sqlite.prepare(`${this.#head} values ${Array.from({ length: rows }, () => '(?, ?)').join(', ')}`)
+      this.#byRows[rows] = statement
+    }
+    return statement
+  }
+}
+
 function prepareStatements(sqlite: BetterSqlite3.Database) {
   const t = DETAIL_TABLES
-  const tagInsert = (f: FieldDef) => sqlite.prepare(`insert or ignore into "${f.tags!.table}" ("${f.tags!.ownerColumn}", "${f.tags!.valueColumn}") values (?, ?)`)
+  const tagInsert = (f: FieldDef) => new PairInsert(sqlite, `insert or ignore into "${f.tags!.table}" ("${f.tags!.ownerColumn}", "${f.tags!.valueColumn}")`)
   const companyTagFields = Object.values(companies.fields).filter((f) => f.tags)
   const investorLink = investors.fields[investors.primaryKey]!
   void investorLink
@@ -357,7 +398,7 @@ function prepareStatements(sqlite: BetterSqlite3.Database) {
       deleteFor(t.androidApps, 'company_id'), deleteFor(t.timeSeries, 'company_id'),
     ],
     companyExtra: sqlite.prepare(`insert or replace into ${t.companyExtra} (company_id, last_funding_date_raw, stage_raw, growth_score) values (?, ?, ?, ?)`),
-    fundingInvestor: sqlite.prepare('insert or ignore into funding_investors (funding_id, investor_id) values (?, ?)'),
+    fundingInvestor: new PairInsert(sqlite, 'insert or ignore into funding_investors (funding_id, investor_id)'),
     deleteFundingDetails: [
       deleteFor('funding_investors', 'funding_id'), deleteFor(t.fundingExtra, 'funding_id'),
       sqlite.prepare('delete from temp.pending_funding_slugs where funding_id = ?'),
@@ -375,7 +416,7 @@ function prepareStatements(sqlite: BetterSqlite3.Database) {
     story: sqlite.prepare(`insert or replace into ${t.stories} (id, company_id, title, url, published_at, source_title) values (?, ?, ?, ?, ?, ?)`),
     person: sqlite.prepare(`insert or replace into ${t.people} (company_id, position, name, title, path) values (?, ?, ?, ?, ?)`),
     contact: sqlite.prepare(`insert or replace into ${t.contacts} (company_id, name, email) values (?, ?, ?)`),
-    tech: sqlite.prepare(`insert or ignore into ${t.techStack} (company_id, title) values (?, ?)`),
+    tech: new PairInsert(sqlite, `insert or ignore into ${t.techStack} (company_id, title)`),
     point: sqlite.prepare(`insert or replace into ${t.timeSeries} (company_id, series, position, recorded_at, score, score_is_string) values (?, ?, ?, ?, ?, ?)`),
     investorDetail: sqlite.prepare(`insert or replace into ${t.investorDetails} (investor_id, portfolio_path, funding_rounds_path, resource_type, industries_derived) values (?, ?, ?, ?, ?)`),
     deleteFilings: deleteFor(t.investorFilings, 'investor_id'),
