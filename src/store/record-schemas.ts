@@ -39,22 +39,34 @@ function reject(ctx: Ctx, value: unknown, expected: string): never {
 type Shape = Readonly<Record<string, Decoder<unknown>>>
 type Out<S extends Shape> = { -readonly [K in keyof S]: ReturnType<S[K]> }
 
-/** An object with the shape's keys (others are dropped); absent keys go to their decoder as undefined. */
+/**
+ * An object with the shape's keys (others are dropped); absent keys go to their decoder as
+ * undefined. The fast path is an object literal compiled once per shape (one hidden class, reads
+ * and writes by constant key: a company record has ~90 keys, and a loop of `out[key] = ...` with
+ * path bookkeeping per key was half the decoding time). Only when a field failed is the record
+ * decoded again key by key, to say where.
+ */
 function object<S extends Shape>(shape: S): Decoder<Out<S>> {
   const keys = Object.keys(shape)
   const decoders = keys.map((k) => shape[k]!)
+  const literal = keys.map((k, i) => `${JSON.stringify(k)}: d[${i}](v[${JSON.stringify(k)}], ctx)`).join(', ')
+  // Keys are the catalog's and this file's own names, never input.
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+  const fast = new Function('d', `return (v, ctx) => ({ ${literal} })`)(decoders) as (v: Record<string, unknown>, ctx: Ctx) => Out<S>
   return (v, ctx) => {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) return reject(ctx, v, 'an object')
     const input = v as Record<string, unknown>
-    const out: Record<string, unknown> = {}
+    const before = ctx.issues.length
+    const out = fast(input, ctx)
+    if (ctx.issues.length === before) return out
+    ctx.issues.length = before
     const path = ctx.path
     for (let i = 0; i < keys.length; i++) {
-      const key = keys[i]!
-      path.push(key)
-      out[key] = decoders[i]!(input[key], ctx)
+      path.push(keys[i]!)
+      decoders[i]!(input[keys[i]!], ctx)
       path.pop()
     }
-    return out as Out<S>
+    return out
   }
 }
 

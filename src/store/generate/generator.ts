@@ -87,6 +87,13 @@ const INVESTOR_TYPE_TABLE = INVESTOR_TYPE.values.map((v) => [v, INVESTOR_TYPE_WE
 const METRO_TABLE = V.METROS.map((m) => [m, m.weight] as const)
 const CURRENCIES_ABROAD: Readonly<Record<string, string>> = { GBR: 'GBP', DEU: 'EUR', FRA: 'EUR', NLD: 'EUR', CAN: 'CAD', IND: 'INR', SWE: 'SEK', AUS: 'AUD', SGP: 'SGD', BRA: 'BRL', ISR: 'ILS' }
 
+const OPTIONAL_COMPANY_KEYS: Readonly<Record<string, undefined>> = Object.fromEntries([
+  'cached_uniques_week_ago', 'cached_uniques_month_ago', 'uniques_wow', 'uniques_mom',
+  'cached_mobile_downloads_week_ago', 'cached_mobile_downloads_month_ago', 'mobile_downloads_wow', 'mobile_downloads_mom',
+  'momentum_score', 'ios_store_apps', 'android_store_apps', 'acquired_by', 'stories', 'people', 'contacts', 'tech_stack',
+  'growth_scores', 'employee_count', 'svc_weekly_momentum', 'est_monthly_uniques', 'microblog_mentions',
+].map((k) => [k, undefined]))
+
 /** Investors per company (spec scale: ~50k investors for 1M companies). */
 export function investorCount(companies: number): number {
   return Math.max(6, Math.round(companies / 20))
@@ -313,6 +320,10 @@ export function* generateRecords(options: GenerateOptions): Generator<Envelope> 
       // Catalog fields beyond spec 2.3 (GET /companies parameters of spec 4.1), by their catalog names.
       keywords: rng.chance(0.75) ? rng.some(V.KEYWORDS, rng.int(1, 5), 1.4) : [],
       funding,
+      // Filled below for some companies. Declared here so every record has one shape: the loader
+      // reads ~90 keys per record, and records of a thousand different shapes made each read a
+      // megamorphic lookup. Undefined keys are absent from JSON.
+      ...OPTIONAL_COMPANY_KEYS,
     }
     if (uniques !== null && rng.chance(0.8)) {
       const weekAgo = Math.round(uniques / (1 + rng.normal() * 0.05))
