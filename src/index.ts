@@ -18,3 +18,14 @@ export {
 } from './engine.js'
 export { DIALECTS, sqliteDialect, postgresDialect, planQuery, compileFilter, type SqlDialect, type QueryPlan, type SortKey, type Boundary } from './compile/index.js'
 export { QUERY_VERSION, LANGUAGE_VERSION, canonicalQuery, canonicalJson, queryIdOf, type CanonicalQuery, type CanonicalFilter, type ResultRecord } from './execute/index.js'
+export {
+  openDatabase, dataVersion, bumpDataVersion,
+  type VentureDb, type OpenOptions,
+} from './store/open.js'
+export { Ingestor, type IngestOptions, type IngestSummary, type IngestReject } from './store/ingest.js'
+export { generateRecords, type GenerateOptions } from './store/generate/generator.js'
+export { generateInto, generateJsonl } from './store/generate/build.js'
+export { createFixtureDatabase, type FixtureOptions } from './store/generate/fixture.js'
+// The reference evaluator: an SQL-free implementation of the language, for test authors' own
+// differential tests (see test/properties/differential.test.ts for how ours use it).
+export * from './reference/index.js'
