@@ -129,6 +129,7 @@ export class Ingestor {
   readonly #sqlite: BetterSqlite3.Database
   readonly #batchSize: number
   readonly #unsafeFast: boolean
+  #mmapSize = 0
   readonly #rejected: IngestReject[] = []
   #counts = { companies: 0, investors: 0, fundings: 0 }
   #inBatch = 0
@@ -150,6 +151,10 @@ export class Ingestor {
       sqlite.unsafeMode(true)
       sqlite.pragma('journal_mode = OFF')
       sqlite.pragma('synchronous = OFF')
+      // Reads through the page cache, not the memory map, while loading: the map made every page
+      // of the growing file resident (peak RSS 1.7 GB for a million companies) for no speed.
+      this.#mmapSize = sqlite.pragma('mmap_size', { simple: true }) as number
+      sqlite.pragma('mmap_size = 0')
     }
     sqlite.pragma('cache_size = -262144')
     sqlite.pragma('temp_store = MEMORY')
@@ -214,6 +219,7 @@ export class Ingestor {
       sqlite.pragma('journal_mode = WAL')
       sqlite.pragma('synchronous = NORMAL')
       sqlite.unsafeMode(false)
+      sqlite.pragma(`mmap_size = ${this.#mmapSize}`)
     }
     return Object.freeze({ ...this.#counts, rejected: Object.freeze([...this.#rejected]), dataVersion: version })
   }
