@@ -9,8 +9,10 @@
  *   same schema: what validation and derivation cost on top of SQLite's own work. Design section 8
  *   measured ~130k companies/s for a raw load.
  * Size: `BENCH_INGEST_COMPANIES` (default 10000); runs: `BENCH_INGEST_RUNS` (default 3).
- * Measured on 10,000 companies (2 shared cores): decoding 2.7x generation with the zod schemas,
- * 0.55x with the plain decoders; the full load 6.2x -> 3.9x generation.
+ * Measured on 10,000 companies, 2 shared cores, the tree before and after today's loader work
+ * run back to back: generate + decode 3.68x -> 1.42x generation; the full file load 15.8x ->
+ * 5.74x (1,617 -> 5,394 companies/s); the in-memory Ingestor 5.40x -> 2.14x the raw inserts
+ * (52,822 -> 144,981 rows/s).
  */
 import { rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -90,13 +92,13 @@ function raw() {
 const results = await runBench(`ingest of ${companies.toLocaleString('en-US')} generated companies (${totalRows.toLocaleString('en-US')} rows)`, [
   // Validation must cost less than making the records: generating and decoding under twice generating.
   { name: 'generate + decode every record', subject: decodeAll, baseline: generateOnly, baselineName: 'generate only', maxRatio: 2, runs },
-  { name: 'generate into a file (full load)', subject: generateFile, baseline: generateOnly, baselineName: 'generate only', maxRatio: 6, runs },
+  { name: 'generate into a file (full load)', subject: generateFile, baseline: generateOnly, baselineName: 'generate only', maxRatio: 7, runs },
   {
     name: 'Ingestor (validate, derive, index, analyze)',
     subject: async () => (await ingest()).close(),
     baseline: async () => (await raw()).close(),
     baselineName: 'raw prepared inserts',
-    maxRatio: 6,
+    maxRatio: 3,
     runs,
   },
 ])
