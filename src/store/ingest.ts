@@ -159,6 +159,10 @@ export class Ingestor {
     sqlite.pragma('cache_size = -262144')
     sqlite.pragma('temp_store = MEMORY')
     if (options.deferIndexes ?? fresh) deferIndexes(sqlite)
+    // Batches commit as they fill, so readers can see a half-loaded dataset before finish(). Moving
+    // the data version now keys whatever they cache meanwhile (totals, page boundaries) to a version
+    // that finish() moves past again, so nothing computed from partial data outlives the load.
+    bumpDataVersionSync(sqlite)
     sqlite.exec('create temp table if not exists pending_funding_slugs (funding_id integer not null, slug text not null)')
     const maxId = (table: string, column: string) => Number(sqlite.prepare(`select coalesce(max("${column}"), 0) from "${table}"`).pluck().get())
     this.#nextFundingId = maxId(fundings.table, fundings.fields[fundings.primaryKey]!.column!) + 1

@@ -9,6 +9,7 @@ import { generateRecords } from '../../src/store/generate/generator.js'
 import { Ingestor } from '../../src/store/ingest.js'
 import { openDatabase, dataVersion, type VentureDb } from '../../src/store/open.js'
 import { importFiles } from '../../src/cli/import.js'
+import { createEngine } from '../../src/engine.js'
 import { count, databaseDigest } from './helpers.js'
 
 const open: VentureDb[] = []
@@ -133,13 +134,43 @@ describe('synthetic generator', () => {
     expect(count(vdb, 'select count(*) from companies')).toBe(50)
   })
 
-  test('data_version increases on every ingest', async () => {
+  test('data_version moves when an ingest starts and again when it finishes', async () => {
     const vdb = openDatabase(':memory:')
     open.push(vdb)
     expect(await dataVersion(vdb)).toBe(0)
     generateInto(vdb, { companies: 20, seed: 1 })
-    expect(await dataVersion(vdb)).toBe(1)
-    generateInto(vdb, { companies: 20, seed: 2 })
-    expect(await dataVersion(vdb)).toBe(2)
+    const afterFirst = await dataVersion(vdb)
+    expect(afterFirst).toBeGreaterThan(0)
+    const ingestor = new Ingestor(vdb, { batchSize: 5 })
+    const duringLoad = await dataVersion(vdb)
+    expect(duringLoad).toBeGreaterThan(afterFirst)
+    for (const envelope of generateRecords({ companies: 20, seed: 2 })) ingestor.add(envelope, 1)
+    const summary = ingestor.finish()
+    // What a reader cached while batches were committing is keyed to `duringLoad`, never reused.
+    expect(summary.dataVersion).toBeGreaterThan(duringLoad)
+    expect(await dataVersion(vdb)).toBe(summary.dataVersion)
+  })
+
+  test('a total cached during a load is not served after it', async () => {
+    const vdb = openDatabase(':memory:')
+    open.push(vdb)
+    generateInto(vdb, { companies: 30, seed: 1 })
+    const engine = createEngine({ database: vdb })
+    const request = { dataset: 'companies', filter: {} }
+    const before = await engine.count(request)
+    const ingestor = new Ingestor(vdb, { batchSize: 1 })
+    let added = 0
+    for (const envelope of generateRecords({ companies: 30, seed: 7 })) {
+      ingestor.add({ ...envelope, record: envelope.type === 'company' ? { ...envelope.record, id: Number(envelope.record.id) + 100_000 } : envelope.record }, 1)
+      if (envelope.type === 'company' && ++added === 10) break
+    }
+    const during = await engine.count(request)   // sees committed batches: partial data
+    ingestor.finish()
+    const after = await engine.count(request)
+    expect(before.ok && during.ok && after.ok).toBe(true)
+    if (before.ok && during.ok && after.ok) {
+      expect(after.value).toBe(before.value + 10)
+      expect(during.value).toBeGreaterThan(before.value)
+    }
   })
 })
