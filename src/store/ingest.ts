@@ -212,7 +212,7 @@ export class Ingestor {
     const sqlite = this.#sqlite
     sqlite.transaction(() => materialise(sqlite, onStep))()
     onStep?.('indexes')
-    restoreDeferredIndexes(sqlite)
+    restoreDeferredIndexes(sqlite, { force: true })
     onStep?.('analyze')
     // Sampled statistics: a full ANALYZE of a million-company database takes about a minute.
     sqlite.pragma('analysis_limit = 2000')
