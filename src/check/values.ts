@@ -1,17 +1,19 @@
 /**
- * @module Converting filter values to their field's type (grammar-docs/language.md, "Values"):
- * numeric strings to numbers, date spellings to 'YYYY-MM-DD', datetimes to 'YYYY-MM-DD HH:MM:SS'
- * (UTC), 0/1 to booleans, enum spellings and aliases to the catalog's value. One function serves
- * the rules that report bad values and `./normalize.ts` that keeps the converted ones, so what is
- * accepted and what is produced cannot drift apart.
+ * @module Converting filter operands to their field's type (grammar-docs/language.md, "Values").
+ * What one value becomes is decided by `src/catalog/values.ts`, which the loader uses for imported
+ * records too, so a value means the same in a filter and in a record; this module applies it to an
+ * operand's shape (scalar, pair, list), handles null, and says in words what was expected. One
+ * function serves the rules that report bad values and `./normalize.ts` that keeps the converted
+ * ones, so what is accepted and what is produced cannot drift apart.
  */
 import type { ConditionNode } from '../ast/nodes.js'
 import type { FieldDef } from '../catalog/define.js'
 import type { EnumType, FieldType } from '../catalog/field-types.js'
 import { OPERATORS } from '../catalog/operators.js'
+import { enumParser, isInvalid, parseValue, type FieldValue } from '../catalog/values.js'
 import { childPath } from '../errors/issue.js'
 
-export type Converted = string | number | boolean
+export type Converted = FieldValue
 
 /** Why a value was refused: its type (`type`), not an enum value (`enum`), null where none is allowed, or a malformed operand. */
 export interface ValueProblem {
@@ -30,10 +32,6 @@ export interface ConvertedOperand {
 }
 
 type One = { ok: true; value: Converted } | { ok: false; kind: 'type' | 'enum'; reason?: string }
-
-const NUMERIC = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
-const DATE = /^(\d{4})(?:-(\d{2})-|(\d{2}))(\d{2})$/
-const DATETIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?\s*(Z|UTC|[+-]\d{2}:?\d{2})?$/i
 
 /** What a field of this type takes, in words (the `expected` of issues). */
 export function expectedFor(type: FieldType): string {
@@ -56,47 +54,16 @@ export function expectedFor(type: FieldType): string {
   }
 }
 
-/** Converts one non-null value to the field type's normal form. */
+/** Converts one non-null value to the field type's normal form (the catalog's parser, as a result for messages). */
 export function convertValue(type: FieldType, value: unknown): One {
-  switch (type.kind) {
-    case 'integer':
-    case 'number': {
-      const n = toNumber(value)
-      if (n === undefined) return { ok: false, kind: 'type' }
-      if (type.kind === 'integer' && !Number.isInteger(n)) return { ok: false, kind: 'type', reason: 'which is not a whole number' }
-      if (type.kind === 'integer' && !Number.isSafeInteger(n)) return { ok: false, kind: 'type', reason: 'which is too large to compare exactly' }
-      return { ok: true, value: n === 0 ? 0 : n }
-    }
-    case 'string':
-    case 'tags':
-      if (typeof value === 'string') return { ok: true, value }
-      if (typeof value === 'number' && Number.isFinite(value)) return { ok: true, value: String(value) }
-      return { ok: false, kind: 'type' }
-    case 'date':
-      return typeof value === 'string' ? toDate(value) : { ok: false, kind: 'type' }
-    case 'datetime':
-      return typeof value === 'string' ? toDatetime(value) : { ok: false, kind: 'type' }
-    case 'boolean':
-      if (value === true || value === 1 || value === 'true' || value === '1') return { ok: true, value: true }
-      if (value === false || value === 0 || value === 'false' || value === '0') return { ok: true, value: false }
-      return { ok: false, kind: 'type' }
-    case 'enum': {
-      if (typeof value !== 'string') return { ok: false, kind: 'type' }
-      const resolved = resolveEnum(type, value)
-      return resolved === undefined ? { ok: false, kind: 'enum' } : { ok: true, value: resolved }
-    }
-  }
+  const result = parseValue(type, value)
+  return isInvalid(result) ? { ok: false, kind: result.kind, ...(result.reason ? { reason: result.reason } : {}) } : { ok: true, value: result }
 }
 
 /** The catalog spelling of an enum value or alias, matched case-insensitively. */
 export function resolveEnum(type: EnumType, value: string): string | undefined {
-  const lower = value.trim().toLowerCase()
-  const direct = type.values.find((v) => v.toLowerCase() === lower)
-  if (direct !== undefined) return direct
-  for (const [alias, target] of Object.entries(type.aliases ?? {})) {
-    if (alias.toLowerCase() === lower) return target
-  }
-  return undefined
+  const result = enumParser(type)(value)
+  return isInvalid(result) ? undefined : result
 }
 
 /**
@@ -137,62 +104,6 @@ export function convertOperand(node: ConditionNode, field: FieldDef): ConvertedO
     case 'text':
       if (typeof value !== 'string') problems.push({ kind: 'shape', path: node.path, value, expected: 'a non-empty text (string)' })
       return { value, problems }
-  }
-}
-
-function toNumber(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined
-  if (typeof value !== 'string' || !NUMERIC.test(value.trim())) return undefined
-  const n = Number(value.trim())
-  return Number.isFinite(n) ? n : undefined
-}
-
-function isCalendarDate(y: number, m: number, d: number): boolean {
-  if (m < 1 || m > 12 || d < 1) return false
-  const days = new Date(Date.UTC(y, m, 0)).getUTCDate()
-  return d <= days && y >= 1
-}
-
-const pad = (n: number, width = 2): string => String(n).padStart(width, '0')
-
-/** Year, month and day text of 'YYYY-MM-DD' or 'YYYYMMDD' (both dashes or none). */
-function dateParts(text: string): [string, string, string] | undefined {
-  const m = DATE.exec(text)
-  return m ? [m[1]!, (m[2] ?? m[3])!, m[4]!] : undefined
-}
-
-function toDate(text: string): One {
-  const m = dateParts(text.trim())
-  if (!m) return { ok: false, kind: 'type' }
-  const [y, mo, d] = [Number(m[0]), Number(m[1]), Number(m[2])]
-  if (!isCalendarDate(y, mo, d)) return { ok: false, kind: 'type', reason: 'which is not a calendar date' }
-  return { ok: true, value: `${m[0]}-${m[1]}-${m[2]}` }
-}
-
-function toDatetime(text: string): One {
-  const trimmed = text.trim()
-  const compact = dateParts(trimmed)
-  const m = DATETIME.exec(compact ? compact.join('-') : trimmed)
-  if (!m) return { ok: false, kind: 'type' }
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
-  const [h, mi, s] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)]
-  if (!isCalendarDate(y, mo, d)) return { ok: false, kind: 'type', reason: 'which is not a calendar date' }
-  if (h > 23 || mi > 59 || s > 59) return { ok: false, kind: 'type', reason: 'which is not a time of day' }
-  // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear takes the year as given.
-  let ms = new Date(0).setUTCFullYear(y, mo - 1, d) + ((h * 60 + mi) * 60 + s) * 1000
-  const zone = m[7]?.toUpperCase()
-  if (zone && zone !== 'Z' && zone !== 'UTC') {
-    const sign = zone.startsWith('-') ? -1 : 1
-    const digits = zone.slice(1).replace(':', '')
-    const [oh, om] = [Number(digits.slice(0, 2)), Number(digits.slice(2))]
-    if (oh > 23 || om > 59) return { ok: false, kind: 'type', reason: 'which has no valid time zone offset' }
-    ms -= sign * (oh * 60 + om) * 60_000
-  }
-  const t = new Date(ms)
-  if (t.getUTCFullYear() < 1 || t.getUTCFullYear() > 9999) return { ok: false, kind: 'type', reason: 'which is out of range' }
-  return {
-    ok: true,
-    value: `${pad(t.getUTCFullYear(), 4)}-${pad(t.getUTCMonth() + 1)}-${pad(t.getUTCDate())} ${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}:${pad(t.getUTCSeconds())}`,
   }
 }
 

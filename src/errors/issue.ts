@@ -34,17 +34,3 @@ export function issue(fields: Issue): Issue {
 export function childPath(path: string, segment: string | number): string {
   return `${path}/${String(segment).replace(/~/g, '~0').replace(/\//g, '~1')}`
 }
-
-/** Renders an input value for `got`: JSON, cut to a readable length. */
-export function describeValue(value: unknown, max = 80): string {
-  let text: string
-  if (value === undefined) text = 'nothing'
-  else {
-    try {
-      text = JSON.stringify(value) ?? String(value)
-    } catch {
-      text = String(value)
-    }
-  }
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text
-}

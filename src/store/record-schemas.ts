@@ -2,11 +2,12 @@
  * @module Decoders of the three record shapes the loader accepts, as the spec shows them: company
  * detail (2.3, with its arrays and time series), investor (2.11 and the detail fields of 2.12) and
  * funding event (2.10). The scalar fields are derived from the catalog, one coercer per field type,
- * so a field added to the catalog is accepted by the loader without touching this file. Coercers
- * accept the forms the spec says occur (numerics as strings, `last_funding_date` as YYYYMMDD or
- * YYYY-MM-DD, timestamps with ' UTC' or '+0000', stage spellings such as 'exited (acquired)') and
- * normalise them to the stored form; anything else is an issue naming what was expected and what
- * was got.
+ * so a field added to the catalog is accepted by the loader without touching this file. What one
+ * value becomes is decided by the catalog's parsers (`src/catalog/values.ts`, the forms listed in
+ * grammar-docs/language.md, "Values"), the same the filter checker uses, so a value means the same
+ * in a record and in a filter; this file adds what is particular to records (a blank or absent
+ * value is NULL, tags come as arrays or comma-separated text) and names, for a rejected record,
+ * what was expected and what was got.
  *
  * Why plain functions and not zod: every record of `import` and of `generate` (a million companies,
  * each ~100 fields) passes through here. The zod 4 schemas this replaced (one transform pipe per
@@ -15,7 +16,11 @@
  * same normalisation and messages.
  */
 import { datasets, type DatasetDef, type EnumType, type FieldDef } from '../catalog/index.js'
-import { describeValue } from '../errors/issue.js'
+import {
+  enumParser, isInvalid, isNumericText, parseBoolean, parseDate, parseDatetime, parseInteger, parseNumber, parseString,
+  type Invalid,
+} from '../catalog/values.js'
+import { previewValue } from '../errors/format.js'
 import { TIME_SERIES_NAMES } from './schema/detail-tables.js'
 
 //// decoder kit ////
@@ -31,8 +36,9 @@ class Ctx {
 /** Decodes one value; on failure records an issue in `ctx` and returns a placeholder. */
 type Decoder<T> = (v: unknown, ctx: Ctx) => T
 
-function reject(ctx: Ctx, value: unknown, expected: string): never {
-  ctx.issues.push({ path: [...ctx.path], message: `expected ${expected}, got ${describeValue(value)}` })
+function reject(ctx: Ctx, value: unknown, expected: string, why?: Invalid): never {
+  const reason = why?.reason ? `, ${why.reason}` : ''
+  ctx.issues.push({ path: [...ctx.path], message: `expected ${expected}, got ${previewValue(value)}${reason}` })
   return null as never
 }
 
@@ -91,105 +97,58 @@ function required<T>(decoder: Decoder<T>, what: string): Decoder<NonNullable<T>>
 
 //// scalar coercers ////
 
-const INTEGER_TEXT = /^-?\d+(?:\.0+)?$/
-const NUMBER_TEXT = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/
-const DATE_DASHED = /^(\d{4})-(\d{2})-(\d{2})$/
-const DATE_COMPACT = /^(\d{4})(\d{2})(\d{2})$/
-const DATETIME = /^((\d{4})-(\d{2})-(\d{2}))[ T]((\d{2}):(\d{2}):(\d{2}))(?:\.\d+)?\s*(?:UTC|Z|[+-]00:?00)?$/
-
 function isBlank(v: unknown): boolean {
   return v === undefined || v === null || (typeof v === 'string' && v.trim() === '')
 }
 
-/** Integer: a number or a numeric string (spec: "numeric values are often serialised as strings"). */
+// Each coercer: the catalog's parser first (the hot path: a well-formed value returns at once),
+// then a blank or absent value is NULL, then anything else is rejected with the parser's reason.
+
 const integer: Decoder<number | null> = (v, ctx) => {
-  if (typeof v === 'number' && Number.isSafeInteger(v)) return v
-  if (isBlank(v)) return null
-  if (typeof v === 'string' && INTEGER_TEXT.test(v.trim())) {
-    const n = Number(v.trim())
-    if (Number.isSafeInteger(n)) return n
-  }
-  return reject(ctx, v, 'an integer (number or numeric string)')
+  const n = parseInteger(v)
+  if (typeof n === 'number') return n
+  return isBlank(v) ? null : reject(ctx, v, 'an integer (number or numeric string)', n)
 }
 
 const number: Decoder<number | null> = (v, ctx) => {
-  if (typeof v === 'number' && Number.isFinite(v)) return v
-  if (isBlank(v)) return null
-  if (typeof v === 'string' && NUMBER_TEXT.test(v.trim())) return Number(v.trim())
-  return reject(ctx, v, 'a number (number or numeric string)')
+  const n = parseNumber(v)
+  if (typeof n === 'number') return n
+  return isBlank(v) ? null : reject(ctx, v, 'a number (number or numeric string)', n)
 }
 
+/** Text is kept as sent, blanks included: an empty name is a value, not an absence. */
 const text: Decoder<string | null> = (v, ctx) => {
-  if (typeof v === 'string') return v
-  if (v === undefined || v === null) return null
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v)
-  return reject(ctx, v, 'a string')
+  const s = parseString(v)
+  if (typeof s === 'string') return s
+  return v === undefined || v === null ? null : reject(ctx, v, 'a string', s)
 }
 
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const
-
-/** `YYYY-MM-DD` when y-m-d is a day of the (proleptic Gregorian) calendar (`2023-02-30` is not), else null. */
-function validDate(y: string, m: string, d: string): string | null {
-  const yy = Number(y)
-  const mm = Number(m)
-  const dd = Number(d)
-  if (mm < 1 || mm > 12 || dd < 1) return null
-  const leap = yy % 4 === 0 && (yy % 100 !== 0 || yy % 400 === 0)
-  if (dd > (mm === 2 && leap ? 29 : DAYS_IN_MONTH[mm - 1]!)) return null
-  return `${y}-${m}-${d}`
-}
-
-/** Calendar date; both YYYY-MM-DD and YYYYMMDD occur (spec 2.3), stored as YYYY-MM-DD. */
 const date: Decoder<string | null> = (v, ctx) => {
-  if (isBlank(v)) return null
-  const s = typeof v === 'number' && Number.isInteger(v) ? String(v) : typeof v === 'string' ? v.trim() : undefined
-  if (s !== undefined) {
-    // The common case, already stored form, without a regex match object.
-    if (s.length === 10 && s.charCodeAt(4) === 45 && s.charCodeAt(7) === 45 && DATE_DASHED.test(s)) {
-      if (validDate(s.slice(0, 4), s.slice(5, 7), s.slice(8, 10))) return s
-    } else {
-      const m = DATE_COMPACT.exec(s)
-      const out = m ? validDate(m[1]!, m[2]!, m[3]!) : null
-      if (out) return out
-    }
-  }
-  return reject(ctx, v, 'a date YYYY-MM-DD or YYYYMMDD')
+  const s = parseDate(v)
+  if (typeof s === 'string') return s
+  return isBlank(v) ? null : reject(ctx, v, 'a date YYYY-MM-DD or YYYYMMDD', s)
 }
 
-/** Timestamp 'YYYY-MM-DD HH:MM:SS' (a ' UTC' or '+0000' suffix is accepted), stored without suffix. */
 const datetime: Decoder<string | null> = (v, ctx) => {
-  if (isBlank(v)) return null
-  if (typeof v === 'string') {
-    const s = v.trim()
-    const m = DATETIME.exec(s)
-    if (m && validDate(m[2]!, m[3]!, m[4]!) && Number(m[6]) < 24 && Number(m[7]) < 60 && Number(m[8]) < 60) return `${m[1]} ${m[5]}`
-    const d = DATE_DASHED.exec(s)
-    if (d && s.length === 10 && validDate(d[1]!, d[2]!, d[3]!)) return `${s} 00:00:00`
-  }
-  return reject(ctx, v, "a timestamp 'YYYY-MM-DD HH:MM:SS'")
+  const s = parseDatetime(v)
+  if (typeof s === 'string') return s
+  return isBlank(v) ? null : reject(ctx, v, "a timestamp 'YYYY-MM-DD HH:MM:SS'", s)
 }
 
+/** Stored as 0/1. */
 const boolean: Decoder<number | null> = (v, ctx) => {
-  if (v === undefined || v === null) return null
-  if (v === true || v === 1 || v === '1' || v === 'true') return 1
-  if (v === false || v === 0 || v === '0' || v === 'false') return 0
-  return reject(ctx, v, 'a boolean (true, false, 0 or 1)')
+  const b = parseBoolean(v)
+  if (typeof b === 'boolean') return b ? 1 : 0
+  return v === undefined || v === null ? null : reject(ctx, v, 'a boolean (true, false, 0 or 1)', b)
 }
 
 function enumeration(type: EnumType): Decoder<string | null> {
-  const lookup = new Map<string, string>()
-  for (const value of type.values) lookup.set(value.toLowerCase(), value)
-  for (const [alias, value] of Object.entries(type.aliases ?? {})) lookup.set(alias.toLowerCase(), value)
-  // Exact spellings first: generated and well-formed data never pays for trim and lower-casing.
-  const exact = new Map<string, string>(type.values.map((value) => [value, value]))
+  const parse = enumParser(type)
   const allowed = type.values.join(', ')
   return (v, ctx) => {
-    if (typeof v === 'string') {
-      const found = exact.get(v) ?? lookup.get(v.trim().toLowerCase())
-      if (found) return found
-    }
-    if (isBlank(v)) return null
-    return reject(ctx, v, `one of: ${allowed}`)
+    const s = parse(v)
+    if (!isInvalid(s)) return s
+    return isBlank(v) ? null : reject(ctx, v, `one of: ${allowed}`)
   }
 }
 
@@ -232,8 +191,8 @@ const integerList: Decoder<number[]> = (v, ctx) => {
   const items = typeof v === 'string' ? v.split(/[,|]/).map((s) => s.trim()).filter((s) => s !== '') : Array.isArray(v) ? v : undefined
   const out: number[] = []
   for (const x of items ?? [null]) {
-    const n = typeof x === 'number' ? x : typeof x === 'string' && INTEGER_TEXT.test(x) ? Number(x) : NaN
-    if (!Number.isSafeInteger(n)) return reject(ctx, v, 'an array of integer identifiers')
+    const n = parseInteger(x)
+    if (typeof n !== 'number') return reject(ctx, v, 'an array of integer identifiers')
     if (!out.includes(n)) out.push(n)
   }
   return out
@@ -295,7 +254,7 @@ const point = object({
   score: (v, ctx): Score | null => {
     if (v === null || v === undefined) return null
     if (typeof v === 'number' && Number.isFinite(v)) return { text: String(v), isString: false }
-    if (typeof v === 'string' && NUMBER_TEXT.test(v.trim())) return { text: v, isString: true }
+    if (typeof v === 'string' && isNumericText(v.trim())) return { text: v, isString: true }
     return reject(ctx, v, 'a numeric score (string or number)')
   },
 }) as Decoder<Point>
@@ -371,14 +330,14 @@ const DECODERS: Readonly<Record<RecordType, Decoder<Record<string, unknown>>>> =
  */
 export function parseRecord(envelope: unknown): ParseOutcome {
   if (typeof envelope !== 'object' || envelope === null || Array.isArray(envelope)) {
-    return { ok: false, reason: `expected an object {"type": ..., "record": {...}}, got ${describeValue(envelope)}` }
+    return { ok: false, reason: `expected an object {"type": ..., "record": {...}}, got ${previewValue(envelope)}` }
   }
   const { type, record } = envelope as { type?: unknown; record?: unknown }
   if (typeof type !== 'string' || !(RECORD_TYPES as readonly string[]).includes(type)) {
-    return { ok: false, reason: `type: expected one of: ${RECORD_TYPES.join(', ')}, got ${describeValue(type)}` }
+    return { ok: false, reason: `type: expected one of: ${RECORD_TYPES.join(', ')}, got ${previewValue(type)}` }
   }
   if (typeof record !== 'object' || record === null || Array.isArray(record)) {
-    return { ok: false, reason: `record: expected an object, got ${describeValue(record)}` }
+    return { ok: false, reason: `record: expected an object, got ${previewValue(record)}` }
   }
   const raw = type === 'investor' ? normaliseInvestorId(record as Record<string, unknown>)
     : type === 'funding' ? normaliseFundingId(record as Record<string, unknown>)
