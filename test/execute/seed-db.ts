@@ -8,6 +8,7 @@
 import type { FieldDef } from '../../src/catalog/define.js'
 import { DATASET_NAMES, datasets, primaryKeyColumn, relations, type DatasetName } from '../../src/catalog/index.js'
 import { openDatabase, type VentureDb } from '../../src/store/open.js'
+import { prng } from '../support/arbitraries.js'
 
 export type Row = Record<string, string | number | null>
 
@@ -21,16 +22,6 @@ export interface SeedData {
   readonly links: Map<string, Row[]>
 }
 
-function prng(seed: number) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 export const TAG_VOCABULARY = ['Fintech', 'Health', 'AI', 'SaaS', 'Retail', 'Energy']
 const WORDS = ['Acme', 'acme labs', 'Zeta', 'zeta', 'Nova_1', '100% Pure', 'Back\\Slash', "O'Brien", 'Éclair', 'beta']
