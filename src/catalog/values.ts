@@ -51,6 +51,17 @@ export function isNumericText(text: string): boolean {
   return NUMERIC_TEXT.test(text)
 }
 
+/** The number written by the digits of `text` from `start` to `end`, or -1 if any is not a digit (no substring, no allocation). */
+function digitsAt(text: string, start: number, end: number): number {
+  let n = 0
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i) - 48
+    if (c < 0 || c > 9) return -1
+    n = n * 10 + c
+  }
+  return n
+}
+
 /** A finite number, or a numeric string (surrounding spaces ignored); -0 is 0. */
 export const parseNumber: ValueParser<number> = (value) => {
   let n: number
@@ -68,6 +79,11 @@ export const parseNumber: ValueParser<number> = (value) => {
 export const parseInteger: ValueParser<number> = (value) => {
   // Generated and well-formed data is a plain safe integer: no trim, no regex.
   if (typeof value === 'number' && Number.isSafeInteger(value)) return value === 0 ? 0 : value
+  // A string of up to 15 plain digits (the spec's numerics-as-strings) is read by character.
+  if (typeof value === 'string' && value.length > 0 && value.length < 16) {
+    const digits = digitsAt(value, 0, value.length)
+    if (digits >= 0) return digits
+  }
   const n = parseNumber(value)
   if (typeof n !== 'number') return n
   if (!Number.isInteger(n)) return NOT_WHOLE
@@ -99,17 +115,6 @@ function isCalendarDate(y: number, m: number, d: number): boolean {
 }
 
 const DATE_COMPACT = /^(\d{4})(\d{2})(\d{2})$/
-
-/** The number written by the digits of `text` from `start` to `end`, or -1 if any is not a digit (no substring, no allocation). */
-function digitsAt(text: string, start: number, end: number): number {
-  let n = 0
-  for (let i = start; i < end; i++) {
-    const c = text.charCodeAt(i) - 48
-    if (c < 0 || c > 9) return -1
-    n = n * 10 + c
-  }
-  return n
-}
 
 /**
  * 'YYYY-MM-DD', or the compact 'YYYYMMDD' that spec 2.3 shows for `last_funding_date` (as a
@@ -148,6 +153,20 @@ const pad = (n: number, width = 2): string => String(n).padStart(width, '0')
 export const parseDatetime: ValueParser<string> = (value) => {
   if (typeof value !== 'string') return NOT_OF_TYPE
   const text = value.trim()
+  if (text.length === 19 && text.charCodeAt(10) === 32 && text.charCodeAt(13) === 58 && text.charCodeAt(16) === 58) {
+    // The stored form itself (every generated record, most imported ones): read by character,
+    // returned as is, no match object. Anything else near it falls through to the full grammar.
+    const y = text.charCodeAt(4) === 45 && text.charCodeAt(7) === 45 ? digitsAt(text, 0, 4) : -1
+    const mo = digitsAt(text, 5, 7)
+    const d = digitsAt(text, 8, 10)
+    const h = digitsAt(text, 11, 13)
+    const mi = digitsAt(text, 14, 16)
+    const s = digitsAt(text, 17, 19)
+    if (y >= 0 && mo >= 0 && d >= 0 && h >= 0 && mi >= 0 && s >= 0) {
+      if (!isCalendarDate(y, mo, d)) return NOT_CALENDAR_DATE
+      return h > 23 || mi > 59 || s > 59 ? NOT_TIME_OF_DAY : text
+    }
+  }
   const m = DATETIME.exec(text)
   if (!m) {
     const day = DATE_COMPACT.test(text) ? parseDate(text) : NOT_OF_TYPE

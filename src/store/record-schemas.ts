@@ -101,16 +101,19 @@ function isBlank(v: unknown): boolean {
   return v === undefined || v === null || (typeof v === 'string' && v.trim() === '')
 }
 
-// Each coercer: the catalog's parser first (the hot path: a well-formed value returns at once),
-// then a blank or absent value is NULL, then anything else is rejected with the parser's reason.
+// Each coercer: an absent value is NULL at once (most optional fields of a record are), then the
+// catalog's parser (a well-formed value returns from it), then a blank string is NULL too, and
+// anything else is rejected with the parser's reason.
 
 const integer: Decoder<number | null> = (v, ctx) => {
+  if (v === undefined || v === null) return null
   const n = parseInteger(v)
   if (typeof n === 'number') return n
   return isBlank(v) ? null : reject(ctx, v, 'an integer (number or numeric string)', n)
 }
 
 const number: Decoder<number | null> = (v, ctx) => {
+  if (v === undefined || v === null) return null
   const n = parseNumber(v)
   if (typeof n === 'number') return n
   return isBlank(v) ? null : reject(ctx, v, 'a number (number or numeric string)', n)
@@ -124,12 +127,14 @@ const text: Decoder<string | null> = (v, ctx) => {
 }
 
 const date: Decoder<string | null> = (v, ctx) => {
+  if (v === undefined || v === null) return null
   const s = parseDate(v)
   if (typeof s === 'string') return s
   return isBlank(v) ? null : reject(ctx, v, 'a date YYYY-MM-DD or YYYYMMDD', s)
 }
 
 const datetime: Decoder<string | null> = (v, ctx) => {
+  if (v === undefined || v === null) return null
   const s = parseDatetime(v)
   if (typeof s === 'string') return s
   return isBlank(v) ? null : reject(ctx, v, "a timestamp 'YYYY-MM-DD HH:MM:SS'", s)
@@ -146,6 +151,7 @@ function enumeration(type: EnumType): Decoder<string | null> {
   const parse = enumParser(type)
   const allowed = type.values.join(', ')
   return (v, ctx) => {
+    if (v === undefined || v === null) return null
     const s = parse(v)
     if (!isInvalid(s)) return s
     return isBlank(v) ? null : reject(ctx, v, `one of: ${allowed}`)

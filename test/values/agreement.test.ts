@@ -56,6 +56,7 @@ type Row = readonly [input: unknown, stored: unknown]
 const TABLE: Readonly<Record<'integer' | 'number' | 'date' | 'datetime' | 'boolean' | 'enum', readonly Row[]>> = {
   integer: [
     [50, 50], ['50', 50], [' 50 ', 50], ['-7', -7], ['+7', 7], [-0, 0], ['-0', 0],
+    ['007', 7], ['123456789012345', 123456789012345], ['9007199254740991', 9007199254740991],
     ['1e3', 1000], ['1E3', 1000], ['1.5e1', 15], ['12.000', 12], ['12.', 12], [12.0, 12],
     [50.5, REJECTED], ['50.5', REJECTED], ['1e-3', REJECTED], [2 ** 53, REJECTED], ['9007199254740993', REJECTED],
     ['fifty', REJECTED], ['0x10', REJECTED], ['1e400', REJECTED], [true, REJECTED], [[1], REJECTED], [{}, REJECTED],
@@ -90,7 +91,7 @@ const TABLE: Readonly<Record<'integer' | 'number' | 'date' | 'datetime' | 'boole
     ['20230501', '2023-05-01 00:00:00'],
     ['2023-05-01 24:00:00', REJECTED], ['2023-05-01 10:60:00', REJECTED], ['2023-02-29 10:00:00', REJECTED],
     ['2023-05-01 10:00:00+25:00', REJECTED], ['2023-05-01 10:00:00 CET', REJECTED], ['0001-01-01 00:30:00+01:00', REJECTED],
-    ['2023-05-01 10', REJECTED], ['yesterday', REJECTED], [1682936430, REJECTED],
+    ['2023-05-01 10:20:3x', REJECTED], ['2023-05-01 1:20:30', REJECTED], ['2023-05-01 10', REJECTED], ['yesterday', REJECTED], [1682936430, REJECTED],
   ],
   boolean: [
     [true, 1], [false, 0], [1, 1], [0, 0], ['1', 1], ['0', 0], ['true', 1], ['false', 0],
