@@ -326,21 +326,18 @@ export function* generateRecords(options: GenerateOptions): Generator<Envelope> 
       ...OPTIONAL_COMPANY_KEYS,
     }
     if (uniques !== null && rng.chance(0.8)) {
-      const weekAgo = Math.round(uniques / (1 + rng.normal() * 0.05))
-      const monthAgoUniques = Math.round(uniques / (1 + rng.normal() * 0.15))
-      record.cached_uniques_week_ago = weekAgo
-      record.cached_uniques_month_ago = monthAgoUniques
-      record.uniques_wow = weekAgo > 0 ? Math.round(((uniques - weekAgo) / weekAgo) * 10_000) / 100 : null
-      record.uniques_mom = monthAgoUniques > 0 ? Math.round(((uniques - monthAgoUniques) / monthAgoUniques) * 10_000) / 100 : null
+      const t = trailingMetric(rng, uniques, 0.05, 0.15)
+      record.cached_uniques_week_ago = t.weekAgo
+      record.cached_uniques_month_ago = t.monthAgo
+      record.uniques_wow = t.weekOverWeek
+      record.uniques_mom = t.monthOverMonth
     }
     if (record.mobile_downloads !== null) {
-      const downloads = Number(record.mobile_downloads)
-      const weekAgo = Math.round(downloads / (1 + rng.normal() * 0.1))
-      const monthAgoDownloads = Math.round(downloads / (1 + rng.normal() * 0.3))
-      record.cached_mobile_downloads_week_ago = weekAgo
-      record.cached_mobile_downloads_month_ago = monthAgoDownloads
-      record.mobile_downloads_wow = weekAgo > 0 ? Math.round(((downloads - weekAgo) / weekAgo) * 10_000) / 100 : null
-      record.mobile_downloads_mom = monthAgoDownloads > 0 ? Math.round(((downloads - monthAgoDownloads) / monthAgoDownloads) * 10_000) / 100 : null
+      const t = trailingMetric(rng, Number(record.mobile_downloads), 0.1, 0.3)
+      record.cached_mobile_downloads_week_ago = t.weekAgo
+      record.cached_mobile_downloads_month_ago = t.monthAgo
+      record.mobile_downloads_wow = t.weekOverWeek
+      record.mobile_downloads_mom = t.monthOverMonth
     }
     if (rng.chance(0.5)) record.momentum_score = Math.round(rng.normal() * 250) / 10
     if (hasIos) {
@@ -400,4 +397,16 @@ function points(rng: Random, asOfDay: number, count: number, stepDays: number, s
   const end = asOfDay - rng.int(1, stepDays)
   for (let p = count - 1; p >= 0; p--) out.push({ recorded_at: `${isoTime(end - p * stepDays, 0)}${suffix}`, score: score() })
   return out
+}
+
+/**
+ * A metric's value a week and a month ago, drawn around its current value with the given spreads,
+ * and the percent changes since (two decimals; null where the earlier value is 0). Draws the week
+ * first, then the month, so generated data stays the same for a seed.
+ */
+function trailingMetric(rng: Random, current: number, weekSpread: number, monthSpread: number) {
+  const weekAgo = Math.round(current / (1 + rng.normal() * weekSpread))
+  const monthAgo = Math.round(current / (1 + rng.normal() * monthSpread))
+  const percentChange = (before: number) => (before > 0 ? Math.round(((current - before) / before) * 10_000) / 100 : null)
+  return { weekAgo, monthAgo, weekOverWeek: percentChange(weekAgo), monthOverMonth: percentChange(monthAgo) }
 }
