@@ -8,7 +8,7 @@ import Database from 'better-sqlite3'
 import type BetterSqlite3 from 'better-sqlite3'
 import { Kysely, SqliteDialect } from 'kysely'
 import { applyMigrationsSync } from './migrations.js'
-import { DATA_VERSION_KEY, META_TABLE } from './schema/stored-query-tables.js'
+import { DATA_VERSION_KEY, META_TABLE, VERSIONED_CACHE_TABLES } from './schema/stored-query-tables.js'
 import { restoreDeferredIndexes } from './indexes.js'
 
 export interface VentureDb {
@@ -127,8 +127,15 @@ export function dataVersionSync(sqlite: BetterSqlite3.Database): number {
   return value === undefined ? 0 : Number(value)
 }
 
+/**
+ * Increments the data version and drops the cached totals and page boundaries of older versions:
+ * nothing reads them again, and without this every ingest would leave its caches behind for good.
+ */
 export function bumpDataVersionSync(sqlite: BetterSqlite3.Database): number {
   const next = dataVersionSync(sqlite) + 1
-  sqlite.prepare(`insert into ${META_TABLE} (key, value) values (?, ?) on conflict (key) do update set value = excluded.value`).run(DATA_VERSION_KEY, String(next))
+  sqlite.transaction(() => {
+    sqlite.prepare(`insert into ${META_TABLE} (key, value) values (?, ?) on conflict (key) do update set value = excluded.value`).run(DATA_VERSION_KEY, String(next))
+    for (const table of VERSIONED_CACHE_TABLES) sqlite.prepare(`delete from ${table} where data_version < ?`).run(next)
+  })()
   return next
 }

@@ -5,6 +5,8 @@ import { datasets, DATASET_NAMES, relations, type FieldDef } from '../../src/cat
 import { openDatabase, dataVersion, bumpDataVersion, type VentureDb } from '../../src/store/open.js'
 import { createMigrator, MIGRATIONS } from '../../src/store/migrations.js'
 import { DETAIL_TABLES } from '../../src/store/schema/detail-tables.js'
+import { createEngine } from '../../src/engine.js'
+import { generateInto } from '../../src/store/generate/build.js'
 
 const open: VentureDb[] = []
 afterEach(async () => { for (const v of open.splice(0)) await v.close() })
@@ -85,5 +87,26 @@ describe('migrations', () => {
     open.push(ro)
     expect(await dataVersion(ro)).toBe(1)
     expect(() => ro.sqlite.exec("insert into meta (key, value) values ('x', 'y')")).toThrow(/readonly/)
+  })
+})
+
+describe('versioned caches', () => {
+  test('moving the data version drops totals and page boundaries of older versions', async () => {
+    const vdb = openDatabase(':memory:')
+    open.push(vdb)
+    const engine = createEngine({ database: vdb })
+    generateInto(vdb, { companies: 40, seed: 3 })
+    const stored = await engine.store({ dataset: 'companies', filter: { employees: { gte: 0 } } })
+    if (!stored.ok) throw new Error('store failed')
+    expect((await engine.page(stored.value.query_id, { page: 3, per_page: 2 })).ok).toBe(true)
+    const rows = (table: string) => vdb.sqlite.prepare(`select distinct data_version from ${table}`).pluck().all()
+    const version = await dataVersion(vdb)
+    expect(rows('query_totals')).toEqual([version])
+    expect(rows('query_page_boundaries')).toEqual([version])
+    await bumpDataVersion(vdb)
+    expect(rows('query_totals')).toEqual([])
+    expect(rows('query_page_boundaries')).toEqual([])
+    expect((await engine.page(stored.value.query_id, { page: 3, per_page: 2 })).ok).toBe(true)
+    expect(rows('query_totals')).toEqual([version + 1])
   })
 })

@@ -8,6 +8,8 @@ import type { DialectName } from './column-types.js'
 
 export const META_TABLE = 'meta'
 export const DATA_VERSION_KEY = 'data_version'
+/** Caches keyed by data version; rows of an older version are dead once it moves. */
+export const VERSIONED_CACHE_TABLES = Object.freeze(['query_totals', 'query_page_boundaries'] as const)
 
 export function storedQueryStatements(db: Kysely<any>, dialect: DialectName): Compilable[] {
   const bigint = sql.raw(dialect === 'sqlite' ? 'integer' : 'bigint')
@@ -22,12 +24,12 @@ export function storedQueryStatements(db: Kysely<any>, dialect: DialectName): Co
       .addColumn('dataset', 'text', (c) => c.notNull())
       .addColumn('canonical', 'text', (c) => c.notNull())
       .addColumn('created_at', 'text', (c) => c.notNull()),
-    db.schema.createTable('query_totals').ifNotExists()
+    db.schema.createTable(VERSIONED_CACHE_TABLES[0]).ifNotExists()
       .addColumn('query_id', 'text', (c) => c.notNull())
       .addColumn('data_version', 'integer', (c) => c.notNull())
       .addColumn('total', bigint, (c) => c.notNull())
       .addPrimaryKeyConstraint('query_totals_pk', ['query_id', 'data_version'] as never),
-    db.schema.createTable('query_page_boundaries').ifNotExists()
+    db.schema.createTable(VERSIONED_CACHE_TABLES[1]).ifNotExists()
       .addColumn('query_id', 'text', (c) => c.notNull())
       .addColumn('per_page', 'integer', (c) => c.notNull())
       .addColumn('data_version', 'integer', (c) => c.notNull())
