@@ -4,7 +4,7 @@
  * stderr and exit code 1. REQUEST is a JSON file, or `-` for standard input. Also the request
  * reading shared with `explain`.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import type { Command } from 'commander'
 import { resolveLimits } from '../check/limits.js'
 import { createEngine, type Engine } from '../engine.js'
@@ -13,16 +13,24 @@ import { fail, issue, ok, type Issue, type Result } from '../errors/issue.js'
 
 /** Reads and parses the request: a file path or `-` (stdin), at most `maxBytes`. */
 export function readRequest(source: string, maxBytes = resolveLimits().maxBodyBytes): Result<unknown> {
+  const tooLarge = (bytes: number) => fail<unknown>([issue({
+    code: 'limit_exceeded', path: '', message: `The request is ${bytes} bytes, more than the limit (maxBodyBytes) of ${maxBytes} bytes.`,
+    expected: `at most ${maxBytes} bytes`, got: `${bytes} bytes`,
+  })])
   let text: string
   try {
+    // A file's size is known before reading it: a huge file is refused without loading it.
+    if (source !== '-') {
+      const bytes = statSync(source).size
+      if (bytes > maxBytes) return tooLarge(bytes)
+    }
     text = readFileSync(source === '-' ? 0 : source, 'utf8')
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
     return fail([issue({ code: 'invalid_json', path: '', message: `Cannot read the request from ${source === '-' ? 'standard input' : source}: ${reason}` })])
   }
-  if (Buffer.byteLength(text, 'utf8') > maxBytes) {
-    return fail([issue({ code: 'limit_exceeded', path: '', message: `The request is larger than the limit of ${maxBytes} bytes.`, expected: `at most ${maxBytes} bytes` })])
-  }
+  const bytes = Buffer.byteLength(text, 'utf8')
+  if (bytes > maxBytes) return tooLarge(bytes)
   try {
     return ok(JSON.parse(text) as unknown)
   } catch (error) {

@@ -53,6 +53,14 @@ describe('cli', () => {
     expect(env.query_id).toBe(env.query.query_id)
   })
 
+  it('query refuses a request file over the body limit, saying how large it is, without running it', async () => {
+    const file = requestFile('huge.json', { dataset: 'companies', filter: { name: 'x'.repeat(1_100_000) } })
+    const { stdout, stderr, exitCode } = await run(['query', '--database', database, file])
+    expect(exitCode).toBe(1)
+    expect(stdout).toBe('')
+    expect(stderr).toMatch(/The request is 1100\d{3} bytes, more than the limit \(maxBodyBytes\) of 1000000 bytes\./)
+  })
+
   it('query prints the issues for a person with exit code 1', async () => {
     const file = requestFile('bad.json', { dataset: 'investor', filter: { portfolio_sise: 3 } })
     const { stdout, stderr, exitCode } = await run(['query', '--database', database, file])
