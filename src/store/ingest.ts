@@ -218,13 +218,15 @@ export class Ingestor {
     sqlite.pragma('analysis_limit = 2000')
     sqlite.exec('analyze')
     sqlite.exec('drop table if exists temp.pending_funding_slugs')
-    const version = bumpDataVersionSync(sqlite)
     if (this.#unsafeFast) {
       sqlite.pragma('journal_mode = WAL')
       sqlite.pragma('synchronous = NORMAL')
       sqlite.unsafeMode(false)
       sqlite.pragma(`mmap_size = ${this.#mmapSize}`)
     }
+    // The version moves after the journal is back: the first write in WAL mode settles the
+    // connection, without which a checkpoint right after a fast load failed with SQLITE_LOCKED.
+    const version = bumpDataVersionSync(sqlite)
     return Object.freeze({ ...this.#counts, rejected: Object.freeze([...this.#rejected]), dataVersion: version })
   }
 
