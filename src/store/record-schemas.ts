@@ -18,7 +18,7 @@
 import { datasets, type DatasetDef, type EnumType, type FieldDef } from '../catalog/index.js'
 import {
   enumParser, isInvalid, isNumericText, parseBoolean, parseDate, parseDatetime, parseInteger, parseNumber, parseString,
-  type Invalid,
+  type FieldValue, type Invalid, type ValueParser,
 } from '../catalog/values.js'
 import { previewValue } from '../errors/format.js'
 import { TIME_SERIES_NAMES } from './schema/detail-tables.js'
@@ -101,43 +101,30 @@ function isBlank(v: unknown): boolean {
   return v === undefined || v === null || (typeof v === 'string' && v.trim() === '')
 }
 
-// Each coercer: an absent value is NULL at once (most optional fields of a record are), then the
-// catalog's parser (a well-formed value returns from it), then a blank string is NULL too, and
-// anything else is rejected with the parser's reason.
-
-const integer: Decoder<number | null> = (v, ctx) => {
-  if (v === undefined || v === null) return null
-  const n = parseInteger(v)
-  if (typeof n === 'number') return n
-  return isBlank(v) ? null : reject(ctx, v, 'an integer (number or numeric string)', n)
+/**
+ * A decoder for a non-text field type: an absent value is NULL at once (most optional fields of a
+ * record are), then the catalog's parser (a well-formed value returns from it), then a blank string
+ * is NULL too, and anything else is rejected with the parser's reason. Built once per type.
+ */
+function nullable<T extends FieldValue>(parse: ValueParser<T>, expected: string): Decoder<T | null> {
+  return (v, ctx) => {
+    if (v === undefined || v === null) return null
+    const parsed = parse(v)
+    if (!isInvalid(parsed)) return parsed
+    return isBlank(v) ? null : reject(ctx, v, expected, parsed)
+  }
 }
 
-const number: Decoder<number | null> = (v, ctx) => {
-  if (v === undefined || v === null) return null
-  const n = parseNumber(v)
-  if (typeof n === 'number') return n
-  return isBlank(v) ? null : reject(ctx, v, 'a number (number or numeric string)', n)
-}
+const integer = nullable(parseInteger, 'an integer (number or numeric string)')
+const number = nullable(parseNumber, 'a number (number or numeric string)')
+const date = nullable(parseDate, 'a date YYYY-MM-DD or YYYYMMDD')
+const datetime = nullable(parseDatetime, "a timestamp 'YYYY-MM-DD HH:MM:SS'")
 
 /** Text is kept as sent, blanks included: an empty name is a value, not an absence. */
 const text: Decoder<string | null> = (v, ctx) => {
   const s = parseString(v)
   if (typeof s === 'string') return s
   return v === undefined || v === null ? null : reject(ctx, v, 'a string', s)
-}
-
-const date: Decoder<string | null> = (v, ctx) => {
-  if (v === undefined || v === null) return null
-  const s = parseDate(v)
-  if (typeof s === 'string') return s
-  return isBlank(v) ? null : reject(ctx, v, 'a date YYYY-MM-DD or YYYYMMDD', s)
-}
-
-const datetime: Decoder<string | null> = (v, ctx) => {
-  if (v === undefined || v === null) return null
-  const s = parseDatetime(v)
-  if (typeof s === 'string') return s
-  return isBlank(v) ? null : reject(ctx, v, "a timestamp 'YYYY-MM-DD HH:MM:SS'", s)
 }
 
 /** Stored as 0/1. */
@@ -148,14 +135,7 @@ const boolean: Decoder<number | null> = (v, ctx) => {
 }
 
 function enumeration(type: EnumType): Decoder<string | null> {
-  const parse = enumParser(type)
-  const allowed = type.values.join(', ')
-  return (v, ctx) => {
-    if (v === undefined || v === null) return null
-    const s = parse(v)
-    if (!isInvalid(s)) return s
-    return isBlank(v) ? null : reject(ctx, v, `one of: ${allowed}`)
-  }
+  return nullable(enumParser(type), `one of: ${type.values.join(', ')}`)
 }
 
 /** Multi-valued strings: an array (or one comma-separated string); trimmed, de-duplicated, blanks dropped. */
