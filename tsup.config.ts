@@ -3,7 +3,7 @@ import { defineConfig } from 'tsup'
 // Library entry points are dual ESM/CJS with types; the CLI is ESM only and started by bin/ventureql.mjs.
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts' },
+    entry: { index: 'src/index.ts', http: 'src/http/index.ts' },
     format: ['esm', 'cjs'],
     dts: true,
     clean: true,

@@ -58,6 +58,13 @@ export interface QueryEnvelope {
   readonly query_id: string
 }
 
+/** A page of a query that is run but not stored (the listing endpoints GET /companies, GET /fundings). */
+export interface ListPage {
+  readonly dataset: string
+  readonly results: readonly ResultRecord[]
+  readonly meta: PageMeta
+}
+
 export interface StoreResult {
   readonly query_id: string
   readonly query_version: number
@@ -75,6 +82,12 @@ export interface ExplainResult extends StoreResult {
 export interface Engine {
   /** Parses, checks, stores and runs a query (POST /queries): the envelope of its page. */
   query(request: unknown): Promise<Result<QueryEnvelope>>
+  /**
+   * Parses, checks and runs a query without storing it: listing endpoints build a request per call
+   * and have no use for an id. Page boundaries and totals are still cached under the query's
+   * content-addressed id, so walking the pages of a listing is a keyset seek too.
+   */
+  list(request: unknown): Promise<Result<ListPage>>
   /** Parses, checks and stores a query without running it. */
   store(request: unknown): Promise<Result<StoreResult>>
   /** A page of a stored query (GET /queries/:id). */
@@ -85,6 +98,8 @@ export interface Engine {
   count(request: unknown): Promise<Result<number>>
   close(): Promise<void>
   readonly limits: Limits
+  /** The open database, for record lookups (detail endpoints) that share the engine's connection. */
+  readonly database: VentureDb
 }
 
 interface Prepared {
@@ -138,6 +153,16 @@ export function createEngine(options: EngineOptions): Engine {
 
   const engine: Engine = {
     limits,
+    database: vdb,
+
+    async list(request) {
+      const prepared = prepare(request)
+      if (!prepared.ok) return prepared
+      const { checked, canonical, queryId } = prepared.value
+      const plan = planQuery(checked, dialect)
+      const { results, meta } = await envelope(plan, canonical, queryId, QUERY_VERSION, checked.page, checked.perPage)
+      return ok(Object.freeze({ dataset: canonical.dataset, results, meta }))
+    },
 
     async query(request) {
       const prepared = prepare(request)

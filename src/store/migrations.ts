@@ -11,6 +11,7 @@ import { datasetTableStatements } from './schema/dataset-tables.js'
 import { detailTableStatements } from './schema/detail-tables.js'
 import { storedQueryStatements } from './schema/stored-query-tables.js'
 import { compositeIndexStatements } from './schema/composite-indexes.js'
+import { apiKeyStatements } from './schema/api-key-tables.js'
 import type { DialectName } from './schema/column-types.js'
 
 export interface StoreMigration {
@@ -24,6 +25,7 @@ export const MIGRATIONS: readonly StoreMigration[] = Object.freeze([
   { name: '002-detail-tables', statements: detailTableStatements },
   { name: '003-stored-queries', statements: storedQueryStatements },
   { name: '004-composite-indexes', statements: compositeIndexStatements },
+  { name: '005-api-keys', statements: apiKeyStatements },
 ])
 
 const MIGRATION_TABLE = 'kysely_migration'

@@ -1,0 +1,104 @@
+/**
+ * @module The HTTP layer on one screen: a Web-standard `fetch(Request) => Response` handler (Hono),
+ * so it mounts in any server (`node-server.ts` is the Node HTTPS bridge; Bun, Deno and serverless
+ * runtimes call `fetch` directly). It holds no query logic: routes turn parameters into engine
+ * requests or record lookups, and views shape rows into the spec's wire format.
+ *
+ *   request ─ auth (403) ─ quota (429, X-Quota-*) ─ route ─ engine / records ─ view ─ JSON
+ *
+ * @example
+ * import { createEngine } from 'ventureql'
+ * import { createApp } from 'ventureql/http'
+ * const app = createApp(createEngine({ database: 'ventureql.db' }))
+ * const res = await app.fetch(new Request('https://localhost/companies?stage=a|b&key=...'))
+ */
+import { randomUUID } from 'node:crypto'
+import { Hono } from 'hono'
+import { HTTPException } from 'hono/http-exception'
+import type { Engine } from '../engine.js'
+import { authMiddleware } from './auth.js'
+import type { AppDeps, AppOptions, HttpEnv, ResolvedOptions, RouteSpec } from './context.js'
+import { problemResponse } from './problem.js'
+import { quotaMiddleware } from './quota.js'
+import { ROUTE_MODULES } from './routes/index.js'
+
+export interface VentureApp {
+  /** Answers one request. Never rejects: every failure is a problem+json response. */
+  fetch(request: Request): Promise<Response>
+  /** The endpoints mounted, as the OpenAPI document describes them. */
+  readonly routes: readonly RouteSpec[]
+}
+
+export function resolveOptions(options: AppOptions = {}): ResolvedOptions {
+  return Object.freeze({
+    baseUrl: options.baseUrl,
+    clock: options.clock ?? (() => new Date()),
+    contactConcurrency: options.contactConcurrency ?? 4,
+    companiesPerPage: options.companiesPerPage ?? 10,
+    defaultPerPage: options.defaultPerPage ?? 50,
+    trialMaxResults: options.trialMaxResults ?? 50,
+    onInternalError: options.onInternalError ?? reportToStderr,
+  })
+}
+
+export function createApp(engine: Engine, options: AppOptions = {}): VentureApp {
+  const deps: AppDeps = Object.freeze({ engine, database: engine.database, options: resolveOptions(options) })
+  // strict: false: `/companies/` is `/companies` (design section 6).
+  const app = new Hono<HttpEnv>({ strict: false })
+
+  app.use('*', authMiddleware(deps))
+  app.use('*', quotaMiddleware(deps))
+  for (const module of ROUTE_MODULES) module.register(app, deps)
+
+  app.notFound((c) => problemResponse(404, { detail: `No endpoint answers ${c.req.method} ${c.req.path}.` }))
+  app.onError((error, c) => errorResponse(error, { method: c.req.method, path: c.req.path }, deps.options))
+
+  const routes = Object.freeze(ROUTE_MODULES.flatMap((m) => m.specs))
+  return Object.freeze({
+    async fetch(request: Request): Promise<Response> {
+      try {
+        return await app.fetch(request)
+      } catch (error) {
+        // Hono routes errors to onError; this is for faults in the middleware chain itself.
+        return errorResponse(error, { method: request.method, path: safePath(request) }, deps.options)
+      }
+    },
+    routes,
+  })
+}
+
+/** SQLite result codes that mean "busy or unavailable, try again", not "bug": 503. */
+const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY|PROTOCOL|NOLFS)/
+
+function errorResponse(error: unknown, where: { method: string; path: string }, options: ResolvedOptions): Response {
+  if (error instanceof HTTPException) {
+    const status = error.status
+    return problemResponse(status, { detail: error.message || (status === 413 ? 'The request body is too large.' : 'The request could not be processed.') })
+  }
+  const code = (error as { code?: unknown } | null)?.code
+  if ((typeof code === 'string' && UNAVAILABLE_CODES.test(code)) || isClosedDatabase(error)) {
+    return problemResponse(503, { detail: 'The database is busy or unavailable; retry shortly.', headers: { 'Retry-After': '1' } })
+  }
+  const errorId = randomUUID()
+  options.onInternalError(error, { ...where, errorId })
+  // Nothing of the fault reaches the client but an id to quote when reporting it.
+  return problemResponse(500, { detail: `Internal server error (error id ${errorId}); retry later.`, extra: { error_id: errorId } })
+}
+
+function isClosedDatabase(error: unknown): boolean {
+  return error instanceof TypeError && /database connection is not open/i.test(error.message)
+}
+
+function safePath(request: Request): string {
+  try {
+    return new URL(request.url).pathname
+  } catch {
+    return '(unparseable URL)'
+  }
+}
+
+/** The default fault report: method, path (never the query string, which may hold the key) and stack. */
+function reportToStderr(error: unknown, where: { method: string; path: string; errorId: string }): void {
+  const stack = error instanceof Error ? error.stack ?? error.message : String(error)
+  process.stderr.write(`ventureql: internal error ${where.errorId} on ${where.method} ${where.path}\n${stack}\n`)
+}

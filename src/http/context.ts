@@ -1,0 +1,92 @@
+/**
+ * @module What every route handler gets: the engine, the record lookups' database, the clock and
+ * the resolved options, plus the authenticated key on the request context. Route modules export a
+ * `RouteModule`: how they mount, and a `RouteSpec` per endpoint from which the OpenAPI document is
+ * derived (the same zod schemas the tests validate responses with).
+ */
+import type { Hono } from 'hono'
+import type { z } from 'zod'
+import type { Engine } from '../engine.js'
+import type { ApiKeyRecord, QuotaState } from '../store/api-keys.js'
+import type { VentureDb } from '../store/open.js'
+
+export interface AppOptions {
+  /**
+   * Absolute base address used in `url` fields and paths of responses (e.g. `https://api.example.com`).
+   * Default: the origin of each request, so item URLs are fetchable from where the client called.
+   */
+  readonly baseUrl?: string
+  /** The clock for date phrases (`raised in past 3 months`) and quota periods. Default: `new Date()`. */
+  readonly clock?: () => Date
+  /** Contact lookups allowed to run at once before GET /companies/:id/contact answers 400 (spec 4.7). Default 4. */
+  readonly contactConcurrency?: number
+  /** Default page size of GET /companies (spec section 8 and design section 6: 10). */
+  readonly companiesPerPage?: number
+  /** Default page size of GET /fundings and other paged endpoints (design section 6: 50). */
+  readonly defaultPerPage?: number
+  /** Most results a trial key receives (spec section 1: 50). */
+  readonly trialMaxResults?: number
+  /**
+   * Where internal faults are reported (the stack, never the request's key). Default: stderr.
+   * Responses never carry it.
+   */
+  readonly onInternalError?: (error: unknown, where: { method: string; path: string; errorId: string }) => void
+}
+
+export interface ResolvedOptions {
+  readonly baseUrl: string | undefined
+  readonly clock: () => Date
+  readonly contactConcurrency: number
+  readonly companiesPerPage: number
+  readonly defaultPerPage: number
+  readonly trialMaxResults: number
+  readonly onInternalError: NonNullable<AppOptions['onInternalError']>
+}
+
+/** Shared by every route: built once by `createApp`. */
+export interface AppDeps {
+  readonly engine: Engine
+  readonly database: VentureDb
+  readonly options: ResolvedOptions
+}
+
+/** Hono's environment: what the auth and quota middleware put on each request's context. */
+export interface HttpEnv {
+  Variables: {
+    apiKey: ApiKeyRecord
+    quota: QuotaState
+  }
+}
+
+export type HttpApp = Hono<HttpEnv>
+
+/** One endpoint, as the OpenAPI document describes it. Paths use OpenAPI's `{param}` form. */
+export interface RouteSpec {
+  readonly method: 'get' | 'post'
+  readonly path: string
+  readonly summary: string
+  readonly description?: string
+  /** Spec section this endpoint implements, e.g. '4.1'. */
+  readonly specSection: string
+  /** Path parameters, each a string schema with a description. */
+  readonly pathParams?: z.ZodObject
+  /** Query parameters (documentation: the handlers parse the raw query string themselves, see params.ts). */
+  readonly query?: z.ZodObject
+  /** Request body (POST). */
+  readonly body?: z.ZodType
+  /** The 200 response body. */
+  readonly response: z.ZodType
+  /** Whether the endpoint requires an API key (everything but the OpenAPI document). */
+  readonly authenticated?: boolean
+}
+
+export interface RouteModule {
+  readonly specs: readonly RouteSpec[]
+  register(app: HttpApp, deps: AppDeps): void
+}
+
+/** The absolute base for URLs in responses: the configured one, else the request's origin. */
+export function baseUrlOf(deps: AppDeps, request: Request): string {
+  if (deps.options.baseUrl) return deps.options.baseUrl.replace(/\/+$/, '')
+  return new URL(request.url).origin
+}

@@ -1,0 +1,53 @@
+/**
+ * @module Error responses: every failure is `application/problem+json` (RFC 9457) with an `error`
+ * string, because clients of the original service only notice failures through an `error` key
+ * (design section 3). Bodies are built by the pure formatters of `errors/format.ts`.
+ */
+import type { Issue } from '../errors/issue.js'
+import { toProblem } from '../errors/format.js'
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8'
+
+const TITLES: Readonly<Record<number, string>> = {
+  400: 'Invalid request',
+  403: 'Forbidden',
+  404: 'Not found',
+  413: 'Request too large',
+  429: 'Rate limit exceeded',
+  500: 'Internal server error',
+  503: 'Service unavailable',
+}
+
+export interface ProblemFields {
+  /** One sentence saying what went wrong and what to do; it is also the `error` string. */
+  readonly detail: string
+  readonly title?: string
+  readonly issues?: readonly Issue[]
+  /** Extra members (e.g. `retry_after`, `error_id`). */
+  readonly extra?: Readonly<Record<string, unknown>>
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+export function problemResponse(status: number, fields: ProblemFields): Response {
+  const title = fields.title ?? TITLES[status] ?? 'Error'
+  const body = {
+    type: `urn:ventureql:problem:${title.toLowerCase().replace(/[^a-z]+/g, '-')}`,
+    title,
+    status,
+    detail: fields.detail,
+    error: fields.detail,
+    ...(fields.issues ? { issues: fields.issues } : {}),
+    ...fields.extra,
+  }
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...fields.headers } })
+}
+
+/** A 400 (or `status`) for issues from the engine or the parameter parser. */
+export function issuesResponse(issues: readonly Issue[], status = 400): Response {
+  const problem = toProblem(issues, status)
+  return new Response(JSON.stringify({ ...problem, title: TITLES[status] ?? problem.title }), {
+    status, headers: { 'content-type': PROBLEM_CONTENT_TYPE },
+  })
+}
+
+export const notFound = (what: string): Response => problemResponse(404, { detail: what })

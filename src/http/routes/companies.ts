@@ -1,0 +1,7 @@
+/** @module TODO(issue 3): routes being written now; this module mounts nothing yet. */
+import type { RouteModule } from '../context.js'
+
+export const companyListRoutes: RouteModule = {
+  specs: [],
+  register() {},
+}
