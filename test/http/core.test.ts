@@ -12,7 +12,7 @@ afterAll(async () => { await h.close() })
 
 async function problemOf(res: Response) {
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/)
-  const body = await res.json()
+  const body: any = await res.json()
   expect(typeof body.error).toBe('string')
   expect(body.error.length).toBeGreaterThan(0)
   expect(body.status).toBe(res.status)

@@ -56,10 +56,12 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const full = createApiKey(vdb, { plan: 'full', quota, period: 'day' }, HARNESS_NOW)
   const trial = createApiKey(vdb, { plan: 'trial', quota, period: 'day' }, HARNESS_NOW)
   if (!full.ok || !trial.ok) throw new Error('harness: could not create keys')
+  const fullKey = full.value.key
+  const trialKey = trial.value.key
   const app = createApp(engine, { clock: () => HARNESS_NOW, ...options.app })
 
   async function request(path: string, call: CallOptions = {}): Promise<Response> {
-    const key = call.key === undefined ? full.value!.key : call.key
+    const key = call.key === undefined ? fullKey : call.key
     const url = new URL(path, BASE)
     const headers = new Headers(call.init?.headers)
     if (key !== null) {
@@ -75,8 +77,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 
   return {
     vdb, engine, app,
-    fullKey: full.value.key,
-    trialKey: trial.value.key,
+    fullKey,
+    trialKey,
     request,
     get: (path, call) => request(path, call),
     async json(path, call) {
