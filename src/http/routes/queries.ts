@@ -1,7 +1,275 @@
-/** @module TODO(issue 3): routes being written now; this module mounts nothing yet. */
-import type { RouteModule } from '../context.js'
+/**
+ * @module POST /queries and GET /queries/:query_id (spec 4.14, 4.15, 2.14): structured queries on
+ * the engine's stored queries. The handlers only read the request into the engine's input, apply
+ * the paging rules every paged endpoint shares (paging.ts: `per_page` lowered to the cap, a trial
+ * key's page 2 refused), and map the engine's issues to problem+json. All query logic, ids and
+ * paging live in the engine.
+ *
+ * Decisions, documented here and in the OpenAPI description:
+ * - The body is JSON, or form-encoded (`application/x-www-form-urlencoded`, `multipart/form-data`)
+ *   with one key per parameter and `filter` and `sort` as JSON text (design section 6). Without a
+ *   content type, or with another one, the body is read as JSON when it parses as JSON, else as a
+ *   form. A blank `filter=` or `sort=` form field is the same as leaving it out.
+ * - A `key` member in the body is dropped: it is the authentication parameter, which is read from
+ *   the query string or the Authorization header only (spec section 5), and a client that sends
+ *   every parameter in the body should not get an "unknown key" issue for it.
+ * - `query.sort` is always present: the stored query keeps the effective sort (the dataset's
+ *   default when none was given), it is part of the query's identity and decides the pages, and
+ *   GET cannot tell whether the original request spelled it out. Spec 2.14 "sort (when given)" is
+ *   read as "the sort, when there is one", and there always is.
+ * - `query.query_version` is on POST as well as GET: the same stored query looks the same from both.
+ * - A stored query that no longer checks (`query_outdated`) is 400, like every other request the
+ *   client must change (post the filter again); spec section 7's status table has no 409 or 410,
+ *   and clients written for the original service know 400. An unknown id is 404.
+ */
+import type { Context } from 'hono'
+import type { DatasetName } from '../../catalog/define.js'
+import type { QueryEnvelope } from '../../engine.js'
+import type { ResultRecord } from '../../execute/records.js'
+import { previewValue } from '../../errors/format.js'
+import { childPath, issue, type Issue } from '../../errors/issue.js'
+import type { AppDeps, HttpEnv, RouteModule } from '../context.js'
+import { readPaging } from '../paging.js'
+import { QueryParams } from '../params.js'
+import { issuesResponse } from '../problem.js'
+import { pagingParams } from '../schemas/common.js'
+import { queryEnvelopeSchema, queryRequestSchema } from '../schemas/queries.js'
+import { z } from 'zod'
+
+//// reading the body ////
+
+type Read<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly response: Response }
+
+const refuse = (issues: Issue[], status = 400): Read<never> => ({ ok: false, response: issuesResponse(issues, status) })
+
+function tooLarge(maxBytes: number, got: string): Read<never> {
+  return refuse([issue({
+    code: 'limit_exceeded',
+    path: '',
+    message: `The request body is ${got}; the limit (maxBodyBytes) is ${maxBytes} bytes.`,
+    expected: `at most ${maxBytes} bytes`,
+    got,
+  })], 413)
+}
+
+/**
+ * The body's bytes, at most `maxBytes`. A declared Content-Length over the limit is refused before
+ * anything is read; a body without one (chunked) is read until it passes the limit and no further,
+ * so a huge upload costs at most `maxBytes` of memory.
+ */
+async function readBodyBytes(request: Request, maxBytes: number): Promise<Read<Uint8Array>> {
+  const declared = request.headers.get('content-length')
+  if (declared !== null && /^[0-9]+$/.test(declared.trim()) && Number(declared) > maxBytes) {
+    return tooLarge(maxBytes, `${Number(declared)} bytes`)
+  }
+  if (request.body === null) return { ok: true, value: new Uint8Array(0) }
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    total += value.byteLength
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined)
+      return tooLarge(maxBytes, `more than ${maxBytes} bytes`)
+    }
+    chunks.push(value)
+  }
+  const bytes = new Uint8Array(total)
+  let offset = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return { ok: true, value: bytes }
+}
+
+function decodeUtf8(bytes: Uint8Array): Read<string> {
+  try {
+    return { ok: true, value: new TextDecoder('utf-8', { fatal: true }).decode(bytes) }
+  } catch {
+    return refuse([issue({ code: 'invalid_json', path: '', message: 'The request body is not valid UTF-8 text.', expected: 'UTF-8 text' })])
+  }
+}
+
+function parseJson(text: string, path: string, what: string): Read<unknown> {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown }
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    return refuse([issue({
+      code: 'invalid_json',
+      path,
+      message: `${what} is not valid JSON: ${reason}`,
+      expected: 'JSON',
+      got: previewValue(text),
+    })])
+  }
+}
+
+/** Form fields whose values are JSON text (design section 6). */
+const JSON_FIELDS: ReadonlySet<string> = new Set(['filter', 'sort'])
+
+/**
+ * A form (each parameter a separate key) as the engine's request object. A key sent twice with
+ * different values is refused: which one was meant is a guess.
+ */
+function formToRequest(entries: Iterable<[string, unknown]>): Read<Record<string, unknown>> {
+  const values = new Map<string, string[]>()
+  const issues: Issue[] = []
+  for (const [name, value] of entries) {
+    if (typeof value !== 'string') {
+      issues.push(issue({ code: 'invalid_type', path: childPath('', name), message: `Form field \`${name}\` is a file upload; parameters are text.`, expected: 'text', got: 'a file' }))
+      continue
+    }
+    const list = values.get(name)
+    if (list) list.push(value)
+    else values.set(name, [value])
+  }
+  const request: Record<string, unknown> = {}
+  for (const [name, sent] of values) {
+    const distinct = [...new Set(sent)]
+    const path = childPath('', name)
+    if (distinct.length > 1) {
+      issues.push(issue({
+        code: 'invalid_value', path,
+        message: `Form field \`${name}\` takes one value; it was sent ${sent.length} times with different values.`,
+        expected: 'one value', got: previewValue(sent),
+      }))
+      continue
+    }
+    const text = distinct[0]!
+    if (!JSON_FIELDS.has(name)) {
+      request[name] = text
+      continue
+    }
+    if (text.trim() === '') continue
+    const parsed = parseJson(text, path, `Form field \`${name}\``)
+    if (!parsed.ok) return parsed
+    request[name] = parsed.value
+  }
+  return issues.length > 0 ? refuse(issues) : { ok: true, value: request }
+}
+
+function mediaType(request: Request): string {
+  return (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+}
+
+/** The request of POST /queries as the engine's input: JSON, or a form, by content type. */
+async function readQueryRequest(request: Request, maxBytes: number): Promise<Read<unknown>> {
+  const bytes = await readBodyBytes(request, maxBytes)
+  if (!bytes.ok) return bytes
+  const type = mediaType(request)
+  if (type === 'multipart/form-data') {
+    let form: FormData
+    try {
+      form = await new Response(bytes.value, { headers: { 'content-type': request.headers.get('content-type')! } }).formData()
+    } catch {
+      return refuse([issue({ code: 'invalid_type', path: '', message: 'The multipart/form-data body could not be read (malformed parts or boundary).', expected: 'a multipart/form-data body' })])
+    }
+    return formToRequest(form.entries())
+  }
+  const text = decodeUtf8(bytes.value)
+  if (!text.ok) return text
+  if (type === 'application/x-www-form-urlencoded') return formToRequest(new URLSearchParams(text.value))
+  if (type === 'application/json' || type.endsWith('+json')) return parseJson(text.value, '', 'The request body')
+  // No usable content type: JSON when it is JSON; a body that starts like JSON gets the JSON error.
+  const trimmed = text.value.trimStart()
+  if (trimmed === '') return { ok: true, value: {} }
+  const json = parseJson(text.value, '', 'The request body')
+  if (json.ok || trimmed.startsWith('{') || trimmed.startsWith('[')) return json
+  return formToRequest(new URLSearchParams(text.value))
+}
+
+//// results ////
+
+/**
+ * Wire extras per dataset, applied to a page's results after the engine: the catalog's fields are
+ * what a query can filter on, and some record shapes of the spec carry more (spec 2.10: a funding
+ * event also shows `funding_id`, `investors`, `investor_slugs`, `industry`).
+ *
+ * SEAM: the fundings extras are built by the GET /fundings view (src/http/views/funding.ts); once
+ * it exports a function over a page of records, it is registered here as `fundings`.
+ */
+type ResultsView = (records: readonly ResultRecord[], deps: AppDeps) => readonly ResultRecord[]
+const RESULTS_VIEWS: Partial<Record<DatasetName, ResultsView>> = {}
+
+function withViews(envelope: QueryEnvelope, deps: AppDeps): QueryEnvelope {
+  const view = RESULTS_VIEWS[envelope.query.dataset as DatasetName]
+  return view ? { ...envelope, results: view(envelope.results, deps) } : envelope
+}
+
+//// routes ////
+
+/** Engine issue codes that mean "no such resource" rather than "bad request". */
+const NOT_FOUND_CODES: ReadonlySet<string> = new Set(['unknown_query'])
+
+/** A stored-query failure: 404 for an unknown id, else 400; the id's issue points at the path parameter. */
+function pageFailure(issues: readonly Issue[]): Response {
+  const located = issues.map((i) => (i.code === 'unknown_query' && i.path === '' ? issue({ ...i, path: '/query_id' }) : i))
+  return issuesResponse(located, located.some((i) => NOT_FOUND_CODES.has(i.code)) ? 404 : 400)
+}
+
+async function postQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
+  const read = await readQueryRequest(c.req.raw, deps.engine.limits.maxBodyBytes)
+  if (!read.ok) return read.response
+  let request = read.value
+  if (request !== null && typeof request === 'object' && !Array.isArray(request)) {
+    const { key: _authParameter, ...rest } = request as Record<string, unknown>
+    const paging = readPaging(deps, c.get('apiKey'), { page: rest['page'], per_page: rest['per_page'] }, deps.engine.limits.defaultPerPage)
+    if (!paging.ok) return paging.response
+    request = { ...rest, page: paging.page, per_page: paging.perPage }
+  }
+  const result = await deps.engine.query(request)
+  if (!result.ok) return issuesResponse(result.issues)
+  return c.json(withViews(result.value, deps))
+}
+
+async function getQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
+  const params = QueryParams.of(c.req.raw)
+  const page = params.one('page')
+  const perPage = params.one('per_page')
+  const duplicates = [...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues)]
+  if (duplicates.length > 0 || !page.ok || !perPage.ok) return issuesResponse(duplicates)
+  const paging = readPaging(deps, c.get('apiKey'), { page: page.value, per_page: perPage.value }, deps.engine.limits.defaultPerPage)
+  if (!paging.ok) return paging.response
+  const result = await deps.engine.page(c.req.param('query_id'), { page: paging.page, per_page: paging.perPage })
+  if (!result.ok) return pageFailure(result.issues)
+  return c.json(withViews(result.value, deps))
+}
 
 export const queryRoutes: RouteModule = {
-  specs: [],
-  register() {},
+  specs: [
+    {
+      method: 'post',
+      path: '/queries',
+      summary: 'Create and run a structured query (beta)',
+      description: 'Stores the query under a content-addressed id (the same filter, in any key or array order, gets the same id) '
+        + 'and returns its first (or requested) page. The body is JSON, or form-encoded with one key per parameter and '
+        + '`filter` and `sort` as JSON text; without a content type it is read as JSON when it parses, else as a form. '
+        + 'An invalid filter is a 400 whose `issues` name each problem by JSON Pointer, with did-you-mean suggestions. '
+        + 'A body over the size limit is a 413. `per_page` above the cap is lowered to it; trial keys get page 1 only.',
+      specSection: '4.14',
+      body: queryRequestSchema,
+      response: queryEnvelopeSchema,
+      authenticated: true,
+    },
+    {
+      method: 'get',
+      path: '/queries/{query_id}',
+      summary: 'Page through a stored query',
+      description: 'A page of the stored query. An unknown id is a 404; a query stored under an older query_version that no '
+        + 'longer checks is a 400 (`query_outdated`): post its filter again for a current id.',
+      specSection: '4.15',
+      pathParams: z.object({ query_id: z.string().describe('The id returned by POST /queries.') }),
+      query: z.object(pagingParams),
+      response: queryEnvelopeSchema,
+      authenticated: true,
+    },
+  ],
+  register(app, deps) {
+    app.post('/queries', (c) => postQuery(c, deps))
+    app.get('/queries/:query_id', (c) => getQuery(c, deps))
+  },
 }

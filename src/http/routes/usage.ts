@@ -1,7 +1,31 @@
-/** @module TODO(issue 3): routes being written now; this module mounts nothing yet. */
+/**
+ * @module GET /ratelimit/usage (spec 4.16, 2.15): the calling key's quota as a bare array. The
+ * quota middleware reads the counter for this path without counting the call (spec 4.16) and still
+ * sets the X-Quota-* headers, so the body and the headers always agree.
+ */
 import type { RouteModule } from '../context.js'
+import { usageResponseSchema } from '../schemas/usage.js'
 
 export const usageRoutes: RouteModule = {
-  specs: [],
-  register() {},
+  specs: [{
+    method: 'get',
+    path: '/ratelimit/usage',
+    summary: 'Quota usage of the calling key',
+    description: 'A bare array with one usage record. quota_period is the start of the current period in unix seconds, '
+      + 'quota_reset the start of the next. Calls to this endpoint do not count against the quota.',
+    specSection: '4.16',
+    response: usageResponseSchema,
+    authenticated: true,
+  }],
+  register(app) {
+    app.get('/ratelimit/usage', (c) => {
+      const state = c.get('quota')
+      return c.json([{
+        quota_limit: state.limit,
+        quota_remaining: state.remaining,
+        quota_reset: state.reset,
+        quota_period: state.start,
+      }])
+    })
+  },
 }
