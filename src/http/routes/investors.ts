@@ -1,7 +1,89 @@
-/** @module TODO(issue 3): routes being written now; this module mounts nothing yet. */
-import type { RouteModule } from '../context.js'
+/**
+ * @module GET /investors/:id (spec 4.12) and GET /investors/:id/portfolio (spec 4.13): record
+ * lookups in `records/`, shaped by `views/investor.ts`. An id that is not a whole number cannot
+ * name an investor, so it is a 404 like an unknown one (the resource does not exist), not a 400.
+ */
+import type { Context } from 'hono'
+import { previewValue } from '../../errors/format.js'
+import type { Issue } from '../../errors/issue.js'
+import { investorDetail } from '../../records/investor.js'
+import { investorPortfolio } from '../../records/portfolio.js'
+import type { AppDeps, HttpEnv, RouteModule } from '../context.js'
+import { readPaging } from '../paging.js'
+import { QueryParams } from '../params.js'
+import { issuesResponse, notFound } from '../problem.js'
+import { investorDetailSchema, investorPathParams, portfolioQueryParams, portfolioSchema } from '../schemas/investor.js'
+import { investorDetailView, portfolioView } from '../views/investor.js'
+
+/** Investor ids are positive integers; 15 digits keeps every accepted id an exact JS number. */
+const INVESTOR_ID = /^[0-9]{1,15}$/
+
+function investorIdOf(c: Context<HttpEnv>): number | undefined {
+  const raw = c.req.param('id') ?? ''
+  return INVESTOR_ID.test(raw) ? Number(raw) : undefined
+}
+
+const noInvestor = (c: Context<HttpEnv>): Response =>
+  notFound(`No investor has id ${previewValue(c.req.param('id') ?? '', 40)}; ids are the object_id of GET /search results or the investor_id of investor query results.`)
+
+function detail(deps: AppDeps) {
+  return (c: Context<HttpEnv>): Response => {
+    const id = investorIdOf(c)
+    const record = id === undefined ? undefined : investorDetail(deps.database, id)
+    if (!record) return noInvestor(c)
+    return c.json(investorDetailView(record))
+  }
+}
+
+function portfolio(deps: AppDeps) {
+  return (c: Context<HttpEnv>): Response => {
+    const id = investorIdOf(c)
+    if (id === undefined) return noInvestor(c)
+
+    const params = QueryParams.of(c.req.raw)
+    const page = params.one('page')
+    const perPage = params.one('per_page')
+    const issues: Issue[] = [...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues)]
+    if (issues.length > 0) return issuesResponse(issues)
+    const paging = readPaging(deps, c.get('apiKey'), {
+      page: page.ok ? page.value : undefined,
+      per_page: perPage.ok ? perPage.value : undefined,
+    }, deps.options.defaultPerPage)
+    if (!paging.ok) return paging.response
+
+    const found = investorPortfolio(deps.database, id, paging)
+    if (!found) return noInvestor(c)
+    return c.json(portfolioView(found, paging))
+  }
+}
 
 export const investorRoutes: RouteModule = {
-  specs: [],
-  register() {},
+  specs: [
+    {
+      method: 'get',
+      path: '/investors/{id}',
+      summary: 'Investor detail',
+      description: 'The investor with portfolio and deal aggregates, its most recent funding round and latest filings. '
+        + 'Breakdowns are sorted by count, then name; quarters newest first; top_industries counts portfolio companies (top 10).',
+      specSection: '4.12',
+      pathParams: investorPathParams,
+      response: investorDetailSchema,
+      authenticated: true,
+    },
+    {
+      method: 'get',
+      path: '/investors/{id}/portfolio',
+      summary: 'Investor portfolio',
+      description: 'The companies the investor invested in, most recent first investment first (then by company id), paged.',
+      specSection: '4.13',
+      pathParams: investorPathParams,
+      query: portfolioQueryParams,
+      response: portfolioSchema,
+      authenticated: true,
+    },
+  ],
+  register(app, deps) {
+    app.get('/investors/:id', detail(deps))
+    app.get('/investors/:id/portfolio', portfolio(deps))
+  },
 }
