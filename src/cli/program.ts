@@ -8,6 +8,7 @@ import { registerImport } from './import.js'
 import { registerDemo } from './demo.js'
 import { registerExplain } from './explain.js'
 import { registerQuery } from './query.js'
+import { registerKeys } from './keys.js'
 
 export function buildProgram(): Command {
   const program = new Command()
@@ -21,5 +22,6 @@ export function buildProgram(): Command {
   registerQuery(program)
   registerExplain(program)
   registerDemo(program)
+  registerKeys(program)
   return program
 }

@@ -59,7 +59,8 @@ export interface NewKey {
 }
 
 const KEY_PREFIX = 'vql_'
-const SHOWN_PREFIX_LENGTH = KEY_PREFIX.length + 6
+/** Characters of a key shown by `keys list` and accepted by `revokeApiKey` as a prefix; longer text is a whole key. */
+export const SHOWN_PREFIX_LENGTH = KEY_PREFIX.length + 6
 
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex')
