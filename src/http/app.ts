@@ -42,7 +42,8 @@ export function resolveOptions(options: AppOptions = {}): ResolvedOptions {
 }
 
 export function createApp(engine: Engine, options: AppOptions = {}): VentureApp {
-  const deps: AppDeps = Object.freeze({ engine, database: engine.database, options: resolveOptions(options) })
+  const routes = Object.freeze(ROUTE_MODULES.flatMap((m) => m.specs))
+  const deps: AppDeps = Object.freeze({ engine, database: engine.database, options: resolveOptions(options), routes })
   // strict: false: `/companies/` is `/companies` (design section 6).
   const app = new Hono<HttpEnv>({ strict: false })
 
@@ -53,7 +54,6 @@ export function createApp(engine: Engine, options: AppOptions = {}): VentureApp 
   app.notFound((c) => problemResponse(404, { detail: `No endpoint answers ${c.req.method} ${c.req.path}.` }))
   app.onError((error, c) => errorResponse(error, { method: c.req.method, path: c.req.path }, deps.options))
 
-  const routes = Object.freeze(ROUTE_MODULES.flatMap((m) => m.specs))
   return Object.freeze({
     async fetch(request: Request): Promise<Response> {
       try {

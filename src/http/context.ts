@@ -48,6 +48,8 @@ export interface AppDeps {
   readonly engine: Engine
   readonly database: VentureDb
   readonly options: ResolvedOptions
+  /** Every mounted endpoint's spec, for the OpenAPI document (GET /openapi.json). */
+  readonly routes: readonly RouteSpec[]
 }
 
 /** Hono's environment: what the auth and quota middleware put on each request's context. */

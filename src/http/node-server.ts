@@ -1,0 +1,234 @@
+/**
+ * @module The Node bridge: runs a Web-standard `fetch(Request) => Response` handler (the app of
+ * `createApp`) on `node:https`, or `node:http` behind a TLS-terminating proxy.
+ *
+ * The Request/Response translation is @hono/node-server's `getRequestListener` rather than a
+ * hand-written adapter: it is the adapter Hono tests against, it validates the request target and
+ * Host header (a malformed one becomes a RequestError we answer with 400 instead of a crash), aborts
+ * the Request's signal when the client goes away, and streams response bodies with backpressure.
+ * We create the server ourselves so that TLS options, timeouts and the body limit stay here.
+ *
+ * @example
+ * import { createEngine } from 'ventureql'
+ * import { createApp, startNodeServer } from 'ventureql/http'
+ * const app = createApp(createEngine({ database: 'ventureql.db' }))
+ * const server = await startNodeServer({ fetch: app.fetch, port: 8443, tls: { cert, key } })
+ * console.log(server.url)   // https://127.0.0.1:8443
+ */
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import { getRequestListener, RequestError } from '@hono/node-server'
+import { problemResponse } from './problem.js'
+
+export interface NodeServerOptions {
+  /** The handler, e.g. `createApp(engine).fetch`. It receives the full URL (`https://host:port/path?query`). */
+  readonly fetch: (request: Request) => Promise<Response>
+  /** Port to listen on; 0 picks a free one (see `RunningServer.port`). Default 8443. */
+  readonly port?: number
+  /** Address to bind. Default 127.0.0.1 (this machine only). */
+  readonly host?: string
+  /** PEM certificate and key: HTTPS. Absent: plain HTTP, meant for running behind a TLS-terminating proxy. */
+  readonly tls?: { readonly cert: string; readonly key: string }
+  /** Largest request body accepted; a larger one is 413 before the app sees it. Default 1,000,000 bytes. */
+  readonly maxBodyBytes?: number
+  /** Time a client has to send the request headers. Default 10 s (slow-loris protection). */
+  readonly headersTimeoutMs?: number
+  /** Time a client has to send the whole request. Default 30 s. */
+  readonly requestTimeoutMs?: number
+  /** Idle time before a keep-alive connection is closed. Default 5 s. */
+  readonly keepAliveTimeoutMs?: number
+  /**
+   * Called once per answered request with the path only: the query string is left out because it
+   * may carry the API key (`?key=`).
+   */
+  readonly onAccess?: (entry: AccessEntry) => void
+}
+
+export interface AccessEntry {
+  readonly method: string
+  /** The path without the query string. */
+  readonly path: string
+  readonly status: number
+  readonly ms: number
+}
+
+export interface RunningServer {
+  /** The base URL clients use, e.g. `https://127.0.0.1:8443` (`localhost` when bound to every interface). */
+  readonly url: string
+  readonly protocol: 'https' | 'http'
+  readonly host: string
+  readonly port: number
+  readonly server: Server
+  /** Stops accepting connections, lets requests in flight finish (up to `graceMs`), then resolves. */
+  close(graceMs?: number): Promise<void>
+}
+
+/** Raised when the server cannot listen (port in use, no permission, bad address). */
+export class ListenError extends Error {
+  override readonly name = 'ListenError'
+  constructor(message: string, readonly code: string | undefined) {
+    super(message)
+  }
+}
+
+const DEFAULTS = Object.freeze({
+  port: 8443,
+  host: '127.0.0.1',
+  maxBodyBytes: 1_000_000,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+})
+
+/** Starts listening; resolves once the port is bound, rejects with a ListenError otherwise. */
+export function startNodeServer(options: NodeServerOptions): Promise<RunningServer> {
+  const host = options.host ?? DEFAULTS.host
+  const protocol = options.tls ? 'https' : 'http'
+  const listener = bridge(options)
+  const server: Server = options.tls
+    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, listener)
+    : createHttpServer(listener)
+  server.headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs
+  server.requestTimeout = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs
+  server.keepAliveTimeout = options.keepAliveTimeoutMs ?? DEFAULTS.keepAliveTimeoutMs
+  // A request line or header block Node cannot parse: answer 400 when the socket still takes it.
+  // Without a listener Node does the same; with one we also keep a reset client from logging noise.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy()
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
+    const body = JSON.stringify({ title: 'Bad request', status, detail: 'The request could not be parsed.', error: 'The request could not be parsed.' })
+    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\n`
+      + `content-type: application/problem+json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+  })
+  // A failed TLS handshake (a plain-HTTP client, an untrusting browser) is the client's problem.
+  server.on('tlsClientError', (_error, socket) => socket.destroy())
+
+  return new Promise((resolvePromise, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off('listening', onListening)
+      reject(new ListenError(listenMessage(error, host, options.port ?? DEFAULTS.port), error.code))
+    }
+    const onListening = () => {
+      server.off('error', onError)
+      // After start-up a server error (e.g. EMFILE on accept) must not kill the process.
+      server.on('error', (error) => process.stderr.write(`ventureql: server error: ${error.message}\n`))
+      const port = (server.address() as AddressInfo).port
+      resolvePromise(Object.freeze({
+        url: `${protocol}://${urlHost(host)}:${port}`,
+        protocol, host, port, server,
+        close: (graceMs?: number) => closeServer(server, graceMs ?? 10_000),
+      }))
+    }
+    server.once('error', onError)
+    server.once('listening', onListening)
+    server.listen(options.port ?? DEFAULTS.port, host)
+  })
+}
+
+/** The request listener: body limit, Request/Response translation, access log. */
+function bridge(options: NodeServerOptions): (incoming: IncomingMessage, outgoing: ServerResponse) => void {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.maxBodyBytes
+  const onAccess = options.onAccess
+  const handle = getRequestListener(
+    async (request) => {
+      const started = performance.now()
+      const response = await options.fetch(await limitBody(request, maxBodyBytes))
+      if (onAccess) onAccess({ method: request.method, path: pathOf(request.url), status: response.status, ms: performance.now() - started })
+      return response
+    },
+    {
+      // Keep the process's Request and Response as they are: an embedding application may rely on them.
+      overrideGlobalObjects: false,
+      errorHandler: (error) => {
+        if (error instanceof BodyTooLarge) return problemResponse(413, { detail: error.message, headers: { connection: 'close' } })
+        // A malformed request target or Host header: the app was not called.
+        if (error instanceof RequestError) return problemResponse(400, { detail: 'The request could not be parsed: the URL or Host header is malformed.' })
+        // The app's fetch never rejects; this is a fault of the bridge itself.
+        process.stderr.write(`ventureql: bridge fault: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`)
+        return problemResponse(500, { detail: 'Internal server error; retry later.' })
+      },
+    },
+  )
+  return (incoming, outgoing) => {
+    const declared = Number(incoming.headers['content-length'])
+    if (Number.isFinite(declared) && declared > maxBodyBytes) {
+      // Refused before a byte of the body is read; the connection closes so the rest is not parsed.
+      void respondDirectly(outgoing, problemResponse(413, { detail: tooLargeMessage(maxBodyBytes, declared), headers: { connection: 'close' } }))
+      return
+    }
+    handle(incoming, outgoing).catch((error: unknown) => {
+      process.stderr.write(`ventureql: response failed: ${error instanceof Error ? error.message : String(error)}\n`)
+      outgoing.destroy()
+    })
+  }
+}
+
+class BodyTooLarge extends Error {}
+
+/**
+ * Reads a request body of unknown length (chunked) up to the limit, so the app never holds more.
+ * Requests without a body pass through untouched, keeping the adapter's lazy Request.
+ */
+async function limitBody(request: Request, maxBodyBytes: number): Promise<Request> {
+  if (request.body === null || request.method === 'GET' || request.method === 'HEAD') return request
+  const chunks: Uint8Array[] = []
+  let size = 0
+  const reader = request.body.getReader()
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > maxBodyBytes) {
+      await reader.cancel().catch(() => {})
+      throw new BodyTooLarge(tooLargeMessage(maxBodyBytes, undefined))
+    }
+    chunks.push(value)
+  }
+  return new Request(request.url, { method: request.method, headers: request.headers, body: Buffer.concat(chunks), signal: request.signal })
+}
+
+function tooLargeMessage(limit: number, declared: number | undefined): string {
+  return `The request body${declared === undefined ? '' : ` (${declared} bytes)`} is larger than the limit of ${limit} bytes.`
+}
+
+async function respondDirectly(outgoing: ServerResponse, response: Response): Promise<void> {
+  const body = Buffer.from(await response.arrayBuffer())
+  outgoing.writeHead(response.status, { ...Object.fromEntries(response.headers), 'content-length': body.byteLength })
+  outgoing.end(body)
+}
+
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  const query = url.indexOf('?', start)
+  return start < 0 ? '/' : url.slice(start, query < 0 ? undefined : query)
+}
+
+/** The host part of the printed URL: every-interface binds are reached as localhost; IPv6 in brackets. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return 'localhost'
+  return host.includes(':') ? `[${host}]` : host
+}
+
+function listenMessage(error: NodeJS.ErrnoException, host: string, port: number): string {
+  switch (error.code) {
+    case 'EADDRINUSE': return `port ${port} on ${host} is already in use; stop the other server or choose another port with --port`
+    case 'EACCES': return `no permission to listen on port ${port} on ${host}; ports below 1024 need privileges, choose another with --port`
+    case 'EADDRNOTAVAIL': return `the address ${host} is not an address of this machine; choose another with --host`
+    default: return `cannot listen on ${host}:${port}: ${error.message}`
+  }
+}
+
+function closeServer(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolvePromise) => {
+    if (!server.listening) return resolvePromise()
+    // Idle keep-alive connections would hold close() open until they time out.
+    const timer = setTimeout(() => server.closeAllConnections(), graceMs)
+    timer.unref()
+    server.close(() => {
+      clearTimeout(timer)
+      resolvePromise()
+    })
+    server.closeIdleConnections()
+  })
+}

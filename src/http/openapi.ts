@@ -1,0 +1,243 @@
+/**
+ * @module The OpenAPI 3.1 document, derived from the `RouteSpec`s the route modules export: the
+ * same zod schemas the tests parse responses with, converted by zod's own `z.toJSONSchema` (JSON
+ * Schema 2020-12, which is OpenAPI 3.1's schema dialect). Nothing here names an endpoint: a route
+ * module that adds a spec appears in the document without an edit to this file.
+ *
+ * Schemas that carry an id (`.meta({ id: 'Company' })`) become `components.schemas` entries and are
+ * referenced with `$ref`; everything else is inlined where it is used.
+ */
+import { z } from 'zod'
+import packageJson from '../../package.json' with { type: 'json' }
+import type { RouteSpec } from './context.js'
+import { problemSchema } from './schemas/common.js'
+
+/** A JSON Schema object as z.toJSONSchema produces it. */
+export type JsonSchema = { [keyword: string]: unknown }
+
+export interface OpenApiDocument {
+  readonly openapi: '3.1.0'
+  readonly info: { readonly title: string; readonly version: string; readonly description: string; readonly license: { readonly name: string; readonly identifier: string } }
+  readonly servers?: readonly { readonly url: string }[]
+  readonly paths: Record<string, Record<string, OperationObject>>
+  readonly components: {
+    readonly schemas: Record<string, JsonSchema>
+    readonly responses: Record<string, unknown>
+    readonly headers: Record<string, unknown>
+    readonly securitySchemes: Record<string, unknown>
+  }
+}
+
+export interface OperationObject {
+  readonly operationId: string
+  readonly summary: string
+  readonly description: string
+  readonly tags: readonly string[]
+  readonly parameters?: readonly ParameterObject[]
+  readonly requestBody?: unknown
+  readonly responses: Record<string, unknown>
+  readonly security: readonly Record<string, readonly string[]>[]
+  readonly 'x-spec-section': string
+}
+
+export interface ParameterObject {
+  readonly name: string
+  readonly in: 'path' | 'query'
+  readonly required: boolean
+  readonly description?: string
+  readonly schema: JsonSchema
+}
+
+export interface OpenApiOptions {
+  /** The base URL clients call (the `servers` entry); left out when unknown. */
+  readonly serverUrl?: string
+}
+
+/** The security schemes of spec section 5: `?key=` or `Authorization: Bearer`. Either one suffices. */
+const SECURITY_SCHEMES = Object.freeze({
+  apiKeyQuery: { type: 'apiKey', in: 'query', name: 'key', description: 'The API key as the `key` query parameter.' },
+  bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key as `Authorization: Bearer <key>`.' },
+})
+const AUTHENTICATED: readonly Record<string, readonly string[]>[] = Object.freeze<Record<string, readonly string[]>[]>([{ apiKeyQuery: [] }, { bearerAuth: [] }])
+
+/** Error statuses of spec section 7, each answered with a Problem body. */
+const ERROR_RESPONSES: Readonly<Record<string, { name: string; description: string }>> = Object.freeze({
+  400: { name: 'BadRequest', description: 'Malformed request: the body names each parameter, what was expected and what was got.' },
+  403: { name: 'Forbidden', description: 'Missing, wrong or revoked API key, or a trial key asking beyond the first page.' },
+  404: { name: 'NotFound', description: 'The endpoint or the resource does not exist.' },
+  429: { name: 'RateLimited', description: 'The key\'s quota for the current period is used up; see X-Quota-Reset and Retry-After.' },
+  500: { name: 'InternalError', description: 'Server fault; the body carries an error id and nothing of the fault. Retry later.' },
+  503: { name: 'Unavailable', description: 'The database is busy or unavailable; retry shortly (Retry-After).' },
+})
+/** Statuses a public endpoint can answer besides 200: it has no key to refuse and no quota to exceed. */
+const PUBLIC_ERROR_STATUSES = Object.freeze(['500', '503'])
+
+const QUOTA_HEADERS = Object.freeze({
+  'X-Quota-Limit': { description: 'Requests allowed in the current period.', schema: { type: 'integer' } },
+  'X-Quota-Remaining': { description: 'Requests left in the current period.', schema: { type: 'integer' } },
+  'X-Quota-Reset': { description: 'Unix time (seconds, UTC) at which the next period starts.', schema: { type: 'integer' } },
+})
+
+export function buildOpenApiDocument(routes: readonly RouteSpec[], options: OpenApiOptions = {}): OpenApiDocument {
+  const components = new SchemaComponents()
+  const problemRef = components.add('Problem', problemSchema, 'output')
+  const paths: Record<string, Record<string, OperationObject>> = {}
+
+  for (const route of routes) {
+    const path = openApiPath(route.path)
+    const authenticated = route.authenticated ?? true
+    const parameters = [
+      ...parametersOf(route.pathParams, 'path', components),
+      ...parametersOf(route.query, 'query', components),
+    ]
+    const errorStatuses = authenticated ? Object.keys(ERROR_RESPONSES) : PUBLIC_ERROR_STATUSES
+    const operation: OperationObject = {
+      operationId: operationId(route.method, path),
+      summary: route.summary,
+      description: [route.description, `Service spec section ${route.specSection}.`].filter(Boolean).join('\n\n'),
+      tags: [tagOf(path)],
+      ...(parameters.length > 0 ? { parameters } : {}),
+      ...(route.body ? { requestBody: requestBodyOf(route.body, components) } : {}),
+      responses: {
+        200: {
+          description: 'Success.',
+          ...(authenticated ? { headers: quotaHeaderRefs() } : {}),
+          content: { 'application/json': { schema: components.inline(route.response, 'output') } },
+        },
+        ...Object.fromEntries(errorStatuses.map((status) => [status, { $ref: `#/components/responses/${ERROR_RESPONSES[status]!.name}` }])),
+      },
+      security: authenticated ? AUTHENTICATED : [],
+      'x-spec-section': route.specSection,
+    }
+    ;(paths[path] ??= {})[route.method] = operation
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'ventureql',
+      version: packageJson.version,
+      description: 'Company, investor and funding data: search, filtered listings, detail records, structured queries (beta) and quota usage. '
+        + 'Every request but this document carries an API key (`?key=` or `Authorization: Bearer`). Errors are application/problem+json with an `error` string.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    ...(options.serverUrl ? { servers: [{ url: options.serverUrl.replace(/\/+$/, '') }] } : {}),
+    paths,
+    components: {
+      schemas: components.schemas,
+      responses: Object.fromEntries(Object.values(ERROR_RESPONSES).map(({ name, description }) => [name, {
+        description,
+        content: { 'application/problem+json': { schema: problemRef } },
+      }])),
+      headers: { ...QUOTA_HEADERS },
+      securitySchemes: { ...SECURITY_SCHEMES },
+    },
+  }
+}
+
+/** `/companies/:id` (Hono) and `/companies/{id}` (OpenAPI) both become the OpenAPI form. */
+export function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}')
+}
+
+function operationId(method: string, path: string): string {
+  const words = path.split('/').filter(Boolean).map((segment) => {
+    const name = segment.replace(/^\{(.*)\}$/, 'by_$1').replace(/[^A-Za-z0-9]+/g, '_')
+    return name.split('_').filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')
+  })
+  return method + words.join('')
+}
+
+function tagOf(path: string): string {
+  return path.split('/').filter(Boolean)[0]?.replace(/[{}]/g, '') ?? 'root'
+}
+
+function quotaHeaderRefs(): Record<string, { $ref: string }> {
+  return Object.fromEntries(Object.keys(QUOTA_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]))
+}
+
+function parametersOf(shape: z.ZodObject | undefined, where: 'path' | 'query', components: SchemaComponents): ParameterObject[] {
+  if (!shape) return []
+  return Object.entries(shape.shape).map(([name, field]) => {
+    const type = field as z.ZodType
+    const schema = components.inline(type, 'input')
+    const description = type.description ?? (typeof schema.description === 'string' ? schema.description : undefined)
+    return {
+      name,
+      in: where,
+      // Path parameters are always required (OpenAPI says so); query ones unless the schema is optional.
+      required: where === 'path' || type._zod.optin !== 'optional',
+      ...(description ? { description } : {}),
+      schema,
+    }
+  })
+}
+
+function requestBodyOf(body: z.ZodType, components: SchemaComponents): unknown {
+  const schema = components.inline(body, 'input')
+  return {
+    required: true,
+    description: 'A JSON object, or the same keys form-encoded with `filter` and `sort` as JSON strings (design section 6).',
+    content: {
+      'application/json': { schema },
+      'application/x-www-form-urlencoded': { schema: { type: 'object', additionalProperties: { type: 'string' } } },
+    },
+  }
+}
+
+/**
+ * Converts zod schemas and collects their named sub-schemas (`$defs`) as components, rewriting the
+ * references to point there, so the document has one definition per named schema.
+ */
+class SchemaComponents {
+  readonly schemas: Record<string, JsonSchema> = {}
+
+  /** Registers `schema` under `name` and returns a `$ref` to it. */
+  add(name: string, schema: z.ZodType, io: 'input' | 'output'): { $ref: string } {
+    const converted = this.inline(schema, io)
+    if (typeof converted.$ref === 'string' && Object.keys(converted).length === 1) return { $ref: converted.$ref }
+    this.schemas[name] = converted
+    return { $ref: `#/components/schemas/${name}` }
+  }
+
+  /** The JSON Schema of `schema`, its `$defs` moved into components. */
+  inline(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+    const converted = z.toJSONSchema(schema, {
+      target: 'draft-2020-12',
+      io,
+      // A transform or a custom check has no JSON Schema form; document it as "any" rather than fail
+      // the whole document over one field.
+      unrepresentable: 'any',
+      cycles: 'ref',
+    }) as JsonSchema
+    delete converted.$schema
+    const defs = converted.$defs as Record<string, JsonSchema> | undefined
+    delete converted.$defs
+    const names = new Map<string, string>(Object.keys(defs ?? {}).map((name) => [name, name]))
+    const rewrite = (node: unknown): unknown => {
+      if (Array.isArray(node)) return node.map(rewrite)
+      if (node === null || typeof node !== 'object') return node
+      const out: JsonSchema = {}
+      for (const [key, value] of Object.entries(node)) {
+        out[key] = key === '$ref' && typeof value === 'string' && value.startsWith('#/$defs/')
+          ? `#/components/schemas/${names.get(value.slice('#/$defs/'.length)) ?? value.slice('#/$defs/'.length)}`
+          : rewrite(value)
+      }
+      return out
+    }
+    // Names first: a named schema converted for input and for output can differ (e.g. defaults,
+    // additionalProperties); the second form gets a numbered name instead of overwriting the first.
+    for (const [name, definition] of Object.entries(defs ?? {})) names.set(name, this.freeName(name, JSON.stringify(rewrite(definition))))
+    for (const [name, definition] of Object.entries(defs ?? {})) this.schemas[names.get(name)!] = rewrite(definition) as JsonSchema
+    return rewrite(converted) as JsonSchema
+  }
+
+  /** `name`, or `name_2`, `name_3`, ... : the first that is free or already holds this very definition. */
+  private freeName(name: string, text: string): string {
+    for (let n = 1; ; n++) {
+      const candidate = n === 1 ? name : `${name}_${n}`
+      const existing = this.schemas[candidate]
+      if (existing === undefined || JSON.stringify(existing) === text) return candidate
+    }
+  }
+}
