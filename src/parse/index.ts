@@ -17,6 +17,7 @@ import { mapZodIssues } from './issues.js'
 import { filterToAst, queryToAst, type RawQuery } from './to-ast.js'
 
 export { filterSchema, nestedFilterSchema, querySchema } from './filter-schema.js'
+export * from './list-params.js'
 
 /** Parses a whole query (spec 4.14): `{dataset, filter?, sort?, page?, per_page?}`. */
 export function parseQuery(input: unknown, limits: Limits = DEFAULT_LIMITS): Result<QueryNode> {

@@ -1,7 +1,43 @@
-/** @module TODO(issue 3): routes being written now; this module mounts nothing yet. */
-import type { RouteModule } from '../context.js'
+/**
+ * @module GET /companies (and /companies/; spec 4.1): every parameter of 4.1 becomes the filter
+ * language through `parse/list-params.ts`, the engine runs it unstored (`engine.list`), and each
+ * record becomes a list item with the absolute address of its detail (spec 2.2). Paging and the
+ * trial rule are `paging.ts`'s, with a default page of `companiesPerPage` (10, spec section 8).
+ */
+import type { Context } from 'hono'
+import type { ResultRecord } from '../../execute/records.js'
+import type { AppDeps, HttpEnv, RouteModule } from '../context.js'
+import { baseUrlOf } from '../context.js'
+import { companyListItem } from '../views/company-list-item.js'
+import { companyListSchema, listQuerySchema } from '../schemas/listings.js'
+import { runListing } from './listing.js'
 
 export const companyListRoutes: RouteModule = {
-  specs: [],
-  register() {},
+  specs: [{
+    method: 'get',
+    path: '/companies',
+    summary: 'List and filter companies',
+    description: 'Every parameter is optional; several parameters AND together, and the values of one list parameter OR '
+      + '(pipe-joined, repeated or with []). Unknown parameter names are ignored; an unknown or malformed value is a 400 '
+      + 'naming the parameter and the accepted forms. Also reachable as /companies/. '
+      + 'See grammar-docs/list-parameters.md for each parameter\'s filter-language equivalent.',
+    specSection: '4.1',
+    query: listQuerySchema('companies'),
+    response: companyListSchema,
+    authenticated: true,
+  }],
+  register(app, deps) {
+    app.get('/companies', (c) => listCompanies(c, deps))
+  },
+}
+
+async function listCompanies(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
+  return runListing(c, deps, {
+    endpoint: 'companies',
+    defaultPerPage: deps.options.companiesPerPage,
+    render: (results: readonly ResultRecord[]) => {
+      const base = baseUrlOf(deps, c.req.raw)
+      return { companies: results.map((r) => companyListItem(r, base)) }
+    },
+  })
 }

@@ -1,7 +1,33 @@
-/** @module TODO(issue 3): routes being written now; this module mounts nothing yet. */
+/**
+ * @module GET /fundings (spec 4.10): every parameter of 4.10 becomes the filter language through
+ * `parse/list-params.ts`, the engine runs it unstored (`engine.list`), and each record becomes a
+ * funding event of spec 2.10, its investors and industries looked up for the whole page at once.
+ * Paging and the trial rule are `paging.ts`'s, with a default page of `defaultPerPage` (50).
+ */
 import type { RouteModule } from '../context.js'
+import { fundingListSchema, listQuerySchema } from '../schemas/listings.js'
+import { fundingViews } from '../views/funding.js'
+import { runListing } from './listing.js'
 
 export const fundingRoutes: RouteModule = {
-  specs: [],
-  register() {},
+  specs: [{
+    method: 'get',
+    path: '/fundings',
+    summary: 'List and filter funding events',
+    description: 'Every parameter is optional; several parameters AND together, and the values of one list parameter OR '
+      + '(pipe-joined, repeated or with []). investor_ids and investor_slugs select rounds in which any of the investors took part. '
+      + 'Unknown parameter names are ignored; an unknown or malformed value is a 400 naming the parameter and the accepted forms. '
+      + 'See grammar-docs/list-parameters.md.',
+    specSection: '4.10',
+    query: listQuerySchema('fundings'),
+    response: fundingListSchema,
+    authenticated: true,
+  }],
+  register(app, deps) {
+    app.get('/fundings', (c) => runListing(c, deps, {
+      endpoint: 'fundings',
+      defaultPerPage: deps.options.defaultPerPage,
+      render: (results) => ({ fundings: fundingViews(deps.database, results) }),
+    }))
+  },
 }

@@ -1,0 +1,38 @@
+/**
+ * @module The steps GET /companies and GET /fundings share: query parameters → the filter language
+ * (`parse/list-params.ts`), paging and the trial rule (`paging.ts`), `engine.list`, and the
+ * engine's own issues (limits, values it refuses) reported under the parameter that caused them.
+ * The endpoints differ only in their dataset, default page size and item view.
+ */
+import type { Context } from 'hono'
+import type { PageMeta } from '../../engine.js'
+import type { ResultRecord } from '../../execute/records.js'
+import { issuesInParameterTerms, listRequest, parseListParams, type ListEndpoint } from '../../parse/list-params.js'
+import type { AppDeps, HttpEnv } from '../context.js'
+import { readPaging } from '../paging.js'
+import { QueryParams } from '../params.js'
+import { issuesResponse } from '../problem.js'
+
+export interface ListingRoute {
+  readonly endpoint: ListEndpoint
+  readonly defaultPerPage: number
+  /** The page's items under the endpoint's key (`companies`, `fundings`). */
+  readonly render: (results: readonly ResultRecord[]) => Record<string, unknown>
+}
+
+export async function runListing(c: Context<HttpEnv>, deps: AppDeps, route: ListingRoute): Promise<Response> {
+  const params = QueryParams.of(c.req.raw)
+  const parsed = parseListParams(route.endpoint, params, { now: deps.options.clock() })
+  if (!parsed.ok) return issuesResponse(parsed.issues)
+
+  const page = params.one('page')
+  const perPage = params.one('per_page')
+  if (!page.ok || !perPage.ok) return issuesResponse([...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues)])
+  const paging = readPaging(deps, c.get('apiKey'), { page: page.value, per_page: perPage.value }, route.defaultPerPage)
+  if (!paging.ok) return paging.response
+
+  const listed = await deps.engine.list(listRequest(parsed.value, paging.page, paging.perPage))
+  if (!listed.ok) return issuesResponse(issuesInParameterTerms(parsed.value, listed.issues))
+  const meta: PageMeta = listed.value.meta
+  return c.json({ meta, ...route.render(listed.value.results) })
+}

@@ -1,0 +1,59 @@
+/**
+ * @module Wire shapes of the listing endpoints: GET /companies (spec 2.2, 4.1) and GET /fundings
+ * (spec 2.10, 4.10), and their query parameters, derived from the parameter table of
+ * `parse/list-params.ts` so the OpenAPI document lists exactly the parameters the handlers read.
+ */
+import { z } from 'zod'
+import { FORMATS, LIST_PARAMETERS, sortableNames, type ListEndpoint } from '../../parse/list-params.js'
+import { isoDate, metaSchema, numericString, pagingParams, sqlDatetime } from './common.js'
+
+/** Company list item (spec 2.2). */
+export const companyListItemSchema = z.object({
+  company_name: z.string(),
+  domain: z.string(),
+  id: numericString.describe('Company identifier, as a string.'),
+  url: z.url().describe('Absolute address of GET /companies/{id}.'),
+}).strict().describe('Company list item (spec 2.2).')
+
+export const companyListSchema = z.object({
+  meta: metaSchema,
+  companies: z.array(companyListItemSchema),
+}).strict().describe('GET /companies (spec 4.1).')
+
+/** Funding event (spec 2.10). */
+export const fundingSchema = z.object({
+  id: numericString,
+  funding_id: numericString.describe('Equal to id.'),
+  company_id: numericString,
+  company_name: z.string(),
+  investors: z.string().describe('Investor names separated by commas.'),
+  investor_slugs: z.string().describe('Investor slugs separated by commas.'),
+  series: z.string().describe('Series (spec 4.11); an empty string when unknown.'),
+  rounds_funding_date: isoDate,
+  amount: z.number().int().nullable().describe('Amount raised; null when not disclosed.'),
+  currency: z.string(),
+  news_url: z.string().describe("Address of the news item; '' when there is none."),
+  industry: z.string().describe("The company's industries separated by commas."),
+  region: z.string().nullable(),
+  city: z.string(),
+  state: z.string().nullable(),
+  country: z.string().describe("Three-letter country code; '' when unknown."),
+  created_on: z.union([sqlDatetime, z.literal('')]).describe("'YYYY-MM-DD HH:MM:SS'; '' when not recorded."),
+}).strict().describe('Funding event (spec 2.10).')
+
+export const fundingListSchema = z.object({
+  meta: metaSchema,
+  fundings: z.array(fundingSchema),
+}).strict().describe('GET /fundings (spec 4.10).')
+
+/** The query parameters of a listing endpoint, one optional string each, described from the table. */
+export function listQuerySchema(endpoint: ListEndpoint): z.ZodObject {
+  const shape: Record<string, z.ZodOptional<z.ZodString>> = {}
+  for (const def of LIST_PARAMETERS[endpoint]) {
+    shape[def.name] = z.string().optional().describe(`${def.meaning} Accepts ${FORMATS[def.format].accepts}.`)
+  }
+  shape.sort = z.string().optional().describe(
+    `Order: comma-separated field names, each optionally prefixed by - for descending; from ${[...sortableNames(endpoint).keys()].join(', ')}. Default: the dataset's default order.`,
+  )
+  return z.object({ ...shape, ...pagingParams })
+}

@@ -1,0 +1,70 @@
+/**
+ * @module The funding event record of GET /fundings (spec 2.10), also used for fundings results of
+ * POST /queries. Exactly the fields of 2.10 in its order; the investors, slugs and industries come
+ * from one batched lookup per page (`records/funding-extras.ts`).
+ *
+ * Absent values: `region` and `state` are nullable (spec) and show null. The other string fields
+ * show '' when the data has no value, as spec 4.11 shows for `series`; `amount` (integer) shows
+ * null when the round's amount was not disclosed, rather than a made-up 0.
+ */
+import type { ResultRecord } from '../../execute/records.js'
+import { extrasOf, fundingExtras, type FundingExtras } from '../../records/funding-extras.js'
+import type { VentureDb } from '../../store/open.js'
+
+export interface FundingView {
+  readonly id: string
+  readonly funding_id: string
+  readonly company_id: string
+  readonly company_name: string
+  readonly investors: string
+  readonly investor_slugs: string
+  readonly series: string
+  readonly rounds_funding_date: string
+  readonly amount: number | null
+  readonly currency: string
+  readonly news_url: string
+  readonly industry: string
+  readonly region: string | null
+  readonly city: string
+  readonly state: string | null
+  readonly country: string
+  readonly created_on: string
+}
+
+/** One funding event; `record` is a fundings result record of the engine. */
+export function fundingView(record: ResultRecord, extras: FundingExtras): FundingView {
+  const id = String(record.id)
+  return {
+    id,
+    funding_id: id,
+    company_id: text(record.company_id),
+    company_name: text(record.company_name),
+    investors: extras.investors,
+    investor_slugs: extras.investor_slugs,
+    series: text(record.series),
+    rounds_funding_date: text(record.rounds_funding_date),
+    amount: typeof record.amount === 'number' ? record.amount : record.amount == null ? null : Number(record.amount),
+    currency: text(record.currency),
+    news_url: text(record.news_url),
+    industry: extras.industry,
+    region: nullableText(record.region),
+    city: text(record.city),
+    state: nullableText(record.state),
+    country: text(record.country),
+    created_on: text(record.created_on),
+  }
+}
+
+/** A page of funding events, with their extras looked up in one statement. */
+export function fundingViews(vdb: VentureDb, records: readonly ResultRecord[]): FundingView[] {
+  const extras = fundingExtras(vdb, records.map((r) => Number(r.id)))
+  return records.map((r) => fundingView(r, extrasOf(extras, Number(r.id))))
+}
+
+function text(value: unknown): string {
+  return value === null || value === undefined ? '' : String(value)
+}
+
+function nullableText(value: unknown): string | null {
+  return value === null || value === undefined ? null : String(value)
+}
