@@ -34,6 +34,7 @@ export function resolveOptions(options: AppOptions = {}): ResolvedOptions {
     baseUrl: options.baseUrl,
     clock: options.clock ?? (() => new Date()),
     contactConcurrency: options.contactConcurrency ?? 4,
+    contactResolver: options.contactResolver,
     companiesPerPage: options.companiesPerPage ?? 10,
     defaultPerPage: options.defaultPerPage ?? 50,
     trialMaxResults: options.trialMaxResults ?? 50,

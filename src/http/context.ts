@@ -20,6 +20,12 @@ export interface AppOptions {
   readonly clock?: () => Date
   /** Contact lookups allowed to run at once before GET /companies/:id/contact answers 400 (spec 4.7). Default 4. */
   readonly contactConcurrency?: number
+  /**
+   * Looks up the e-mail of `fullName` at a company for GET /companies/:company_id/contact (spec
+   * 4.7); null when unknown. Lets a deployment plug in its contact infrastructure. Default: the
+   * contacts stored in the database.
+   */
+  readonly contactResolver?: (companyId: number, fullName: string) => Promise<string | null>
   /** Default page size of GET /companies (spec section 8 and design section 6: 10). */
   readonly companiesPerPage?: number
   /** Default page size of GET /fundings and other paged endpoints (design section 6: 50). */
@@ -37,6 +43,8 @@ export interface ResolvedOptions {
   readonly baseUrl: string | undefined
   readonly clock: () => Date
   readonly contactConcurrency: number
+  /** Undefined: the database lookup of `records/contact.ts`. */
+  readonly contactResolver: AppOptions['contactResolver']
   readonly companiesPerPage: number
   readonly defaultPerPage: number
   readonly trialMaxResults: number
