@@ -1,7 +1,196 @@
-/** @module TODO(issue 3): routes being written now; this module mounts nothing yet. */
-import type { RouteModule } from '../context.js'
+/**
+ * @module Company detail endpoints (spec 4.2–4.8): the detail by id or by domain, stories,
+ * similar companies, people, the contact lookup and the technology stack. Each handler validates
+ * its parameters, calls a record lookup (`src/records/`) and shapes the result with a view.
+ *
+ * Identifiers in the path: a `:id` that is not a positive integer is a 404, like an unknown id.
+ * The path names a resource that cannot exist, which is what 404 means (spec 7: "the endpoint or
+ * resource does not exist"); the body still names the parameter, what was expected and what was
+ * got. A malformed `:domain` is a 404 for the same reason.
+ */
+import type { Context } from 'hono'
+import { previewValue } from '../../errors/format.js'
+import { fail, issue, ok, type Issue, type Result } from '../../errors/issue.js'
+import { companyDetail, companyIdByDomain } from '../../records/company.js'
+import { companyExists } from '../../records/company-sql.js'
+import { contactEmail } from '../../records/contact.js'
+import { companyPeople } from '../../records/people.js'
+import { similarCompanies } from '../../records/similar.js'
+import { latestStories } from '../../records/stories.js'
+import { companyTechStack } from '../../records/tech-stack.js'
+import type { AppDeps, HttpEnv, RouteModule, RouteSpec } from '../context.js'
+import { QueryParams } from '../params.js'
+import { issuesResponse, problemResponse } from '../problem.js'
+import {
+  companyDetailSchema, companyIdAsCompanyIdParams, companyIdParams, contactQuery, contactSchema, domainParams,
+  peopleSchema, similarCompaniesSchema, storiesSchema, techStackSchema,
+} from '../schemas/company.js'
+import { toCompanyDetail } from '../views/company-detail.js'
+import { toContact, toPerson, toSimilarCompany, toStory, toTechItem } from '../views/company-resources.js'
+
+/** Longest `full_name` accepted: no person's name is longer, and the resolver may be a remote service. */
+export const MAX_FULL_NAME_LENGTH = 200
+/** Seconds a client is told to wait when contact lookups are saturated (spec 4.7, section 7). */
+export const CONTACT_RETRY_AFTER_SECONDS = 1
+
+const specs: readonly RouteSpec[] = Object.freeze([
+  {
+    method: 'get', path: '/companies/{id}', specSection: '4.2', authenticated: true,
+    summary: 'Company detail by id',
+    description: 'Every field of spec 2.3, with the store apps, funding items, acquisitions, the 50 latest stories and the time series. 404 for an unknown or malformed id.',
+    pathParams: companyIdParams, response: companyDetailSchema,
+  },
+  {
+    method: 'get', path: '/domains/{domain}/companies', specSection: '4.3', authenticated: true,
+    summary: 'Company detail by canonical domain',
+    description: 'The same shape as GET /companies/{id}. The domain matches in any case, with or without a leading `www.` and a trailing dot; when several companies share it, the lowest id. 404 when none has it.',
+    pathParams: domainParams, response: companyDetailSchema,
+  },
+  {
+    method: 'get', path: '/companies/{id}/stories', specSection: '4.4', authenticated: true,
+    summary: 'The 50 latest news stories of a company, newest first',
+    pathParams: companyIdParams, response: storiesSchema,
+  },
+  {
+    method: 'get', path: '/companies/{id}/similar', specSection: '4.5', authenticated: true,
+    summary: 'At most 20 similar companies, most similar first',
+    description: 'Weighted Jaccard similarity of industries, business models and keywords (rare tags weigh more), blended with the word overlap of the descriptions; `probability` is the score relative to the best match (1.0). Empty when the company has no tags.',
+    pathParams: companyIdParams, response: similarCompaniesSchema,
+  },
+  {
+    method: 'get', path: '/companies/{id}/people', specSection: '4.6', authenticated: true,
+    summary: 'Key personnel of a company',
+    pathParams: companyIdParams, response: peopleSchema,
+  },
+  {
+    method: 'get', path: '/companies/{company_id}/contact', specSection: '4.7', authenticated: true,
+    summary: 'The contact e-mail of a person at a company',
+    description: '`email` is null when unavailable (a normal 200). When more contact lookups run at once than the service allows, the answer is 400 with a `Retry-After` header and a `retry_after` member (seconds); retry then.',
+    pathParams: companyIdAsCompanyIdParams, query: contactQuery, response: contactSchema,
+  },
+  {
+    method: 'get', path: '/companies/{company_id}/tech_stack', specSection: '4.8', authenticated: true,
+    summary: 'The technology stack of a company',
+    pathParams: companyIdAsCompanyIdParams, response: techStackSchema,
+  },
+])
 
 export const companyDetailRoutes: RouteModule = {
-  specs: [],
-  register() {},
+  specs,
+  register(app, deps) {
+    const sqlite = deps.database.sqlite
+    const contacts = contactLookup(deps)
+
+    app.get('/companies/:id', (c) => withCompany(c, deps, 'id', (id) => {
+      const record = companyDetail(sqlite, id)
+      return record ? c.json(toCompanyDetail(record)) : unknownCompany(id)
+    }))
+
+    app.get('/domains/:domain/companies', (c) => {
+      const domain = c.req.param('domain')
+      const id = companyIdByDomain(sqlite, domain)
+      const record = id === undefined ? undefined : companyDetail(sqlite, id)
+      if (!record) return problemResponse(404, { detail: `No company has the domain ${previewValue(domain)}.` })
+      return c.json(toCompanyDetail(record))
+    })
+
+    app.get('/companies/:id/stories', (c) => withExistingCompany(c, deps, 'id', (id) => c.json(latestStories(sqlite, id).map(toStory))))
+    app.get('/companies/:id/similar', (c) => withExistingCompany(c, deps, 'id', (id) => c.json(similarCompanies(sqlite, id).map(toSimilarCompany))))
+    app.get('/companies/:id/people', (c) => withExistingCompany(c, deps, 'id', (id) => c.json(companyPeople(sqlite, id).map(toPerson))))
+    app.get('/companies/:company_id/tech_stack', (c) => withExistingCompany(c, deps, 'company_id', (id) => c.json(companyTechStack(sqlite, id).map((title) => toTechItem(id, title)))))
+
+    app.get('/companies/:company_id/contact', (c) => withCompany(c, deps, 'company_id', async (id) => {
+      const name = fullNameOf(QueryParams.of(c.req.raw))
+      if (!name.ok) return issuesResponse(name.issues)
+      if (!companyExists(sqlite, id)) return unknownCompany(id)
+      const lookup = contacts.tryLookup(id, name.value)
+      if (!lookup) {
+        return problemResponse(400, {
+          detail: `Contact lookups are busy (${contacts.limit} already running); retry after ${CONTACT_RETRY_AFTER_SECONDS} s.`,
+          headers: { 'Retry-After': String(CONTACT_RETRY_AFTER_SECONDS) },
+          extra: { retry_after: CONTACT_RETRY_AFTER_SECONDS },
+        })
+      }
+      return c.json(toContact(id, name.value, await lookup))
+    }))
+  },
+}
+
+type Handler = (id: number) => Response | Promise<Response>
+
+/** Runs `handler` with the path's company id, or answers 404 naming the malformed parameter. */
+function withCompany(c: Context<HttpEnv>, _deps: AppDeps, param: 'id' | 'company_id', handler: Handler): Response | Promise<Response> {
+  const id = parseCompanyId(c.req.param(param) ?? '', param)
+  return id.ok ? handler(id.value) : issuesResponse(id.issues, 404)
+}
+
+/** As `withCompany`, and 404 when no company has the id (the sub-resource does not exist). */
+function withExistingCompany(c: Context<HttpEnv>, deps: AppDeps, param: 'id' | 'company_id', handler: Handler): Response | Promise<Response> {
+  return withCompany(c, deps, param, (id) => (companyExists(deps.database.sqlite, id) ? handler(id) : unknownCompany(id)))
+}
+
+function unknownCompany(id: number): Response {
+  return problemResponse(404, { detail: `No company has the id ${id}.` })
+}
+
+/** Digits only (no sign, no exponent, no spaces), at most 15 of them so the value is an exact integer. */
+export function parseCompanyId(raw: string, param: string): Result<number> {
+  if (/^[0-9]{1,15}$/.test(raw)) {
+    const id = Number(raw)
+    if (id > 0) return ok(id)
+  }
+  return fail([issue({
+    code: 'invalid_value',
+    path: `/${param}`,
+    message: `Path parameter \`${param}\` is a company identifier, a positive integer; got ${previewValue(raw)}, which no company has.`,
+    expected: 'a positive integer',
+    got: previewValue(raw),
+  })])
+}
+
+/** `full_name`: required, one value, not blank, no control characters, at most 200 characters. */
+export function fullNameOf(params: QueryParams): Result<string> {
+  const one = params.one('full_name')
+  if (!one.ok) return one as Result<never>
+  const raw = one.value
+  const problem = (code: Issue['code'], message: string, expected: string): Result<string> => fail([issue({
+    code, path: '/full_name', message, expected, got: previewValue(raw ?? null),
+  })])
+  if (raw === undefined) return problem('missing_key', 'Query parameter `full_name` is required: the full name of the person to look up.', 'a person\'s full name')
+  const name = raw.replace(/\s+/gu, ' ').trim()
+  if (name === '') return problem('invalid_value', 'Query parameter `full_name` is blank; send the full name of the person to look up.', 'a person\'s full name')
+  if (/[\p{Cc}\p{Cs}]/u.test(name) || name.includes('\uFFFD')) {
+    return problem('invalid_value', 'Query parameter `full_name` holds control characters or undecodable bytes; send the name as URL-encoded UTF-8 text.', 'URL-encoded UTF-8 text')
+  }
+  if (name.length > MAX_FULL_NAME_LENGTH) {
+    return problem('limit_exceeded', `Query parameter \`full_name\` is ${name.length} characters long; at most ${MAX_FULL_NAME_LENGTH} are accepted.`, `at most ${MAX_FULL_NAME_LENGTH} characters`)
+  }
+  return ok(name)
+}
+
+/**
+ * The contact resolver behind a concurrency limit (spec 4.7: under overload the lookup answers
+ * 400 and the client retries later). Saturation is answered at once instead of queued: a queue
+ * would hold connections open behind a slow resolver, which is the overload itself.
+ */
+function contactLookup(deps: AppDeps) {
+  const limit = Math.max(1, Math.floor(deps.options.contactConcurrency))
+  const resolve = deps.options.contactResolver
+    ?? ((companyId: number, fullName: string) => Promise.resolve(contactEmail(deps.database.sqlite, companyId, fullName)))
+  let running = 0
+  return {
+    limit,
+    /** The lookup's promise, or undefined when `limit` lookups are already running. */
+    tryLookup(companyId: number, fullName: string): Promise<string | null> | undefined {
+      if (running >= limit) return undefined
+      running++
+      let pending: Promise<string | null>
+      try {
+        pending = Promise.resolve(resolve(companyId, fullName))
+      } catch (error) {
+        pending = Promise.reject(error)
+      }
+      return pending.finally(() => { running-- })
+    },
+  }
 }

@@ -1,0 +1,183 @@
+/**
+ * @module zod schemas of the company detail endpoints' responses (spec 2.3–2.8). The route specs
+ * reference them (the OpenAPI document is derived from them) and the tests parse every response
+ * with them.
+ *
+ * Nullability: the spec does not say which detail fields are always present ("not shown") and the
+ * data lacks many of them for many companies. A scalar the company has no value for is `null`
+ * rather than an invented `""` or `"0"`; arrays are always arrays (empty when there is nothing).
+ * Where the spec explicitly says "nullable" (2.5 total_funding, 2.7 email) that is kept, and where a
+ * list item must carry a string (2.5) a missing text is `""`.
+ */
+import { z } from 'zod'
+import { isoDate, numericString, sqlDatetime, utcDatetime } from './common.js'
+
+const text = z.string().nullable()
+const integer = z.number().int()
+const numeric = numericString.nullable()
+/** last_funding_date: "both YYYYMMDD and YYYY-MM-DD forms occur" (spec 2.3). */
+const fundingDate = z.string().regex(/^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$/, 'a YYYY-MM-DD or YYYYMMDD date')
+
+/** 2.3.1 */
+export const iosStoreAppSchema = z.object({
+  developer_url: text,
+  ios_store_id: text,
+  ios_store_url: text,
+  app_name: text,
+}).describe('An ios store app (spec 2.3.1).')
+
+/** 2.3.2 */
+export const androidStoreAppSchema = z.object({
+  id: integer.nullable(),
+  app_name: text,
+  package_id: text,
+  company_id: integer,
+  company_name: text,
+  company_domain: text,
+  play_url: text,
+}).describe('An android store app (spec 2.3.2).')
+
+/** 2.3.3 */
+export const fundingItemSchema = z.object({
+  amount: integer.nullable().describe('Null when the amount was not disclosed.'),
+  currency: text,
+  series: z.string().describe('Series (spec 4.11); an empty string occurs.'),
+  funding_date: isoDate.nullable(),
+  news_url: text,
+  source: text,
+  investor_ids: z.array(integer),
+  investors: z.string().describe('Investor names separated by commas.'),
+}).describe('A funding item of a company detail (spec 2.3.3).')
+
+/** 2.3.4 */
+export const acquisitionItemSchema = z.object({
+  event_id: integer,
+  closed_date: isoDate.nullable(),
+  company_id: integer.nullable(),
+  company_name: text,
+  company_domain: text,
+}).describe('An acquisition (spec 2.3.4): the other party of the event.')
+
+/** 2.3.5 */
+export const timeSeriesPointSchema = z.object({
+  recorded_at: utcDatetime,
+  score: z.union([numericString, z.number()]).nullable().describe('A string or a number, as recorded; may be negative.'),
+}).describe('A time series point (spec 2.3.5).')
+
+const series = z.array(timeSeriesPointSchema)
+
+/** 2.3 stories: the detail's own story shape. */
+export const detailStorySchema = z.object({
+  title: z.string(),
+  url: text,
+  date: utcDatetime.nullable(),
+  source: text,
+})
+
+/** 2.3 Company detail (GET /companies/:id, GET /domains/:domain/companies). */
+export const companyDetailSchema = z.object({
+  name: text,
+  id: numericString.describe('The company identifier, as a string.'),
+  description: text,
+  website: text.describe('The canonical domain.'),
+  svc_score: numeric,
+  employees: numeric,
+  employees_month_ago: numeric,
+  employees_6_months_ago: numeric,
+  website_uniques: numeric,
+  mobile_downloads: numeric,
+  mobile_score: numeric,
+  stage: z.string().describe('Stage (spec 3), as the record spelled it; "Unknown" when none is known.'),
+  total_funding: integer.nullable().describe('U.S. dollars only (0 when every known round was in another currency); null when no funding is known.'),
+  last_funding_amount: integer.nullable(),
+  last_funding_date: fundingDate.nullable(),
+  location: text,
+  city: text,
+  state: text,
+  zip: text,
+  country: z.string().regex(/^[A-Z]{3}$/, 'a three-letter country code').nullable(),
+  microblog_handle: text,
+  socialnet_handle: text,
+  professionalnet_id: integer.nullable(),
+  added_date: sqlDatetime.nullable(),
+  revenue_range: text,
+  ios_store_apps: z.array(iosStoreAppSchema),
+  android_store_apps: z.array(androidStoreAppSchema),
+  funding: z.array(fundingItemSchema),
+  acquired_by: z.array(acquisitionItemSchema),
+  acquired_companies: z.array(acquisitionItemSchema),
+  est_founding_date: isoDate.nullable(),
+  business_models: z.array(z.string()),
+  industries: z.array(z.string()),
+  stories: z.array(detailStorySchema).describe('The 50 latest stories, newest first.'),
+  growth_scores: series,
+  mindshare_scores: series,
+  svc_weekly_momentum: series,
+  employee_count: series,
+  web_rank: series,
+  socialnet_talking_count: series,
+  socialnet_like_count: series,
+  microblog_follower_count: series,
+  microblog_mentions: z.array(timeSeriesPointSchema).max(0).describe('Deprecated (spec 9): always an empty list.'),
+  professionalnet_follower_count: series,
+  ios_store_usa_weekly_downloads: series,
+  inbound_links: series,
+  est_monthly_uniques: series,
+}).describe('Company detail (spec 2.3).')
+
+/** 2.4 */
+export const storySchema = z.object({
+  id: integer,
+  title: z.string(),
+  url: text,
+  published_at: utcDatetime.nullable(),
+  source_title: text,
+}).describe('A news story (spec 2.4).')
+export const storiesSchema = z.array(storySchema).max(50).describe('The 50 latest stories, newest first (spec 4.4).')
+
+/** 2.5 */
+export const similarCompanySchema = z.object({
+  company_name: z.string(),
+  description: z.string(),
+  description_plain_text: z.string().describe('The description with HTML and markdown removed.'),
+  domain: z.string(),
+  id: integer,
+  probability: z.number().gt(0).lte(1).describe('1.0 for the best match, lower for the others.'),
+  stage: z.string(),
+  total_funding: integer.nullable(),
+}).describe('A similar company (spec 2.5).')
+export const similarCompaniesSchema = z.array(similarCompanySchema).max(20).describe('At most 20 similar companies, most similar first (spec 4.5).')
+
+/** 2.6 */
+export const personSchema = z.object({
+  name: z.string(),
+  title: text,
+  path: text.describe('Address of a professional profile.'),
+}).describe('A person (spec 2.6).')
+export const peopleSchema = z.array(personSchema).describe('Key personnel (spec 4.6).')
+
+/** 2.7 */
+export const contactSchema = z.object({
+  company_id: integer,
+  name: z.string(),
+  email: z.string().nullable().describe('Null means contact information is unavailable; that is a normal answer.'),
+}).describe('A contact (spec 2.7).')
+
+/** 2.8 */
+export const techItemSchema = z.object({ company_id: integer, title: z.string() }).describe('A technology item (spec 2.8).')
+export const techStackSchema = z.array(techItemSchema).describe('The technology stack (spec 4.8).')
+
+//// parameters (documentation; the handlers validate them themselves) ////
+
+export const companyIdParams = z.object({
+  id: z.string().describe('Company identifier (a positive integer). Anything else is a 404: no such company can exist.'),
+})
+export const companyIdAsCompanyIdParams = z.object({
+  company_id: z.string().describe('Company identifier (a positive integer). Anything else is a 404: no such company can exist.'),
+})
+export const domainParams = z.object({
+  domain: z.string().describe('Canonical website domain, any case; a leading `www.` and a trailing dot are ignored.'),
+})
+export const contactQuery = z.object({
+  full_name: z.string().describe('Full name of the person (URL-encoded). Required, at most 200 characters.'),
+})

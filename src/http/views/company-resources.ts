@@ -1,0 +1,41 @@
+/**
+ * @module Wire forms of a company's sub-resources: stories (2.4), similar companies (2.5),
+ * people (2.6), the contact (2.7) and the technology stack (2.8).
+ */
+import type { z } from 'zod'
+import type { PersonRow } from '../../records/people.js'
+import { plainText, type SimilarCompanyRow } from '../../records/similar.js'
+import type { StoryRow } from '../../records/stories.js'
+import type { contactSchema, personSchema, similarCompanySchema, storySchema, techItemSchema } from '../schemas/company.js'
+import { stageText, utcText } from './company-detail.js'
+
+export function toStory(s: StoryRow): z.infer<typeof storySchema> {
+  return { id: s.id, title: s.title, url: s.url, published_at: utcText(s.published_at), source_title: s.source_title }
+}
+
+/** 2.5 lists every text as a string (only total_funding is nullable): a missing text is "". */
+export function toSimilarCompany(s: SimilarCompanyRow): z.infer<typeof similarCompanySchema> {
+  const description = s.description ?? ''
+  return {
+    company_name: s.name ?? '',
+    description,
+    description_plain_text: plainText(description),
+    domain: s.website ?? '',
+    id: s.id,
+    probability: s.probability,
+    stage: stageText(s.stage),
+    total_funding: s.total_funding,
+  }
+}
+
+export function toPerson(p: PersonRow): z.infer<typeof personSchema> {
+  return { name: p.name, title: p.title, path: p.path }
+}
+
+export function toContact(companyId: number, name: string, email: string | null): z.infer<typeof contactSchema> {
+  return { company_id: companyId, name, email }
+}
+
+export function toTechItem(companyId: number, title: string): z.infer<typeof techItemSchema> {
+  return { company_id: companyId, title }
+}
