@@ -6,6 +6,7 @@ import { Command } from 'commander'
 import { registerGenerate } from './generate.js'
 import { registerImport } from './import.js'
 import { registerDemo } from './demo.js'
+import { registerServe } from './serve.js'
 import { registerExplain } from './explain.js'
 import { registerQuery } from './query.js'
 import { registerKeys } from './keys.js'
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerQuery(program)
   registerExplain(program)
   registerDemo(program)
+  registerServe(program)
   registerKeys(program)
   return program
 }

@@ -1,0 +1,231 @@
+/**
+ * @module `ventureql serve`: the reference HTTP server over HTTPS. On a fresh clone, with no
+ * arguments, it generates the demo database, creates a full and a trial API key, creates a
+ * self-signed development certificate, and prints the base URL and both keys:
+ *
+ *   ventureql: serving https://127.0.0.1:8443 (5000 companies, .../.ventureql/ventureql.db)
+ *   full key: vql_...
+ *   trial key: vql_...
+ *
+ * The `https://`, `full key:` and `trial key:` lines are stable so scripts can read them. Keys are
+ * printed once, when created (only their hashes are stored); later runs say how many are active.
+ */
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import type { Command } from 'commander'
+import { createEngine, type Engine } from '../engine.js'
+import { createApp } from '../http/app.js'
+import { startNodeServer, type RunningServer } from '../http/node-server.js'
+import { loadOrCreateDevCertificate, readTlsPair, type TlsMaterial } from '../http/tls.js'
+import { createApiKey, listApiKeys, type NewKey } from '../store/api-keys.js'
+import { generateInto } from '../store/generate/build.js'
+import { openDatabase } from '../store/open.js'
+import { DEFAULT_DEMO_COMPANIES } from './generate.js'
+
+export const DEFAULT_PORT = 8443
+/** This machine only: the demo keys are printed on the terminal; bind 0.0.0.0 on purpose with --host. */
+export const DEFAULT_HOST = '127.0.0.1'
+export const DEFAULT_DATA_DIR = './.ventureql'
+export const DATABASE_FILE = 'ventureql.db'
+
+/** The keys a first run creates: enough for interactive use and scripts, and a trial key to see its limits. */
+export const FIRST_RUN_KEYS: readonly (NewKey & { readonly name: 'full' | 'trial' })[] = Object.freeze([
+  { name: 'full', plan: 'full', quota: 100_000, period: 'day', label: 'created by ventureql serve' },
+  { name: 'trial', plan: 'trial', quota: 1_000, period: 'day', label: 'created by ventureql serve' },
+])
+
+export interface ServeOptions {
+  readonly port?: number
+  readonly host?: string
+  readonly dataDir?: string
+  /** A database file to serve instead of `<dataDir>/ventureql.db`; it must exist. */
+  readonly database?: string
+  readonly tlsCert?: string
+  readonly tlsKey?: string
+  /** Plain HTTP, for running behind a TLS-terminating proxy. */
+  readonly http?: boolean
+  /** Size of the demo database when it has to be generated. */
+  readonly companies?: number
+  /** The public base URL when it differs from the address clients reach (behind a proxy). */
+  readonly baseUrl?: string
+  /** Log `METHOD /path status ms` per request to stderr (never the query string: it may hold the key). */
+  readonly accessLog?: boolean
+  /** Where start-up lines go (default stdout) and progress and warnings (default stderr). */
+  readonly out?: (line: string) => void
+  readonly err?: (line: string) => void
+}
+
+export interface ServeHandle {
+  readonly url: string
+  readonly server: RunningServer
+  readonly engine: Engine
+  readonly databaseFile: string
+  /** The certificate served; absent with --http. */
+  readonly tls: TlsMaterial | undefined
+  /** The keys this start created (first run only). */
+  readonly createdKeys: { readonly full: string; readonly trial: string } | undefined
+  /** Stops accepting requests, lets those in flight finish, then closes the database. */
+  close(): Promise<void>
+}
+
+/** A problem with the options or the environment, said in one line; the CLI exits 1 with it. */
+export class ServeError extends Error {
+  override readonly name = 'ServeError'
+}
+
+export async function startServe(options: ServeOptions = {}): Promise<ServeHandle> {
+  const out = options.out ?? ((line: string) => process.stdout.write(line + '\n'))
+  const err = options.err ?? ((line: string) => process.stderr.write(line + '\n'))
+  const dataDir = resolve(options.dataDir ?? DEFAULT_DATA_DIR)
+  const port = options.port ?? DEFAULT_PORT
+  const host = options.host ?? DEFAULT_HOST
+  if (!Number.isSafeInteger(port) || port < 0 || port > 65535) throw new ServeError(`--port must be a whole number from 0 to 65535, got ${String(port)}`)
+  if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) {
+    throw new ServeError('--tls-cert and --tls-key go together: give both (a certificate and its private key) or neither (a development certificate is created)')
+  }
+  if (options.http && options.tlsCert !== undefined) throw new ServeError('--http serves plain HTTP; it cannot be combined with --tls-cert/--tls-key')
+  if (options.baseUrl !== undefined && !/^https?:\/\/[^/?#\s]+\/?$/.test(options.baseUrl)) {
+    throw new ServeError(`--base-url must be an origin such as https://api.example.com, got ${JSON.stringify(options.baseUrl)}`)
+  }
+
+  // TLS first: a bad certificate path should fail before minutes of demo-data generation.
+  const tls = options.http ? undefined
+    : options.tlsCert !== undefined ? readTlsPair(options.tlsCert, options.tlsKey!)
+      : await loadOrCreateDevCertificate(dataDir)
+
+  const databaseFile = options.database !== undefined ? resolve(options.database) : join(dataDir, DATABASE_FILE)
+  if (options.database !== undefined && !existsSync(databaseFile)) {
+    throw new ServeError(`the database ${databaseFile} does not exist; create one with \`ventureql generate --out FILE\` or \`ventureql import\`, or leave out --database to use the demo database`)
+  }
+  if (!existsSync(databaseFile)) await generateDemo(databaseFile, options.companies ?? DEFAULT_DEMO_COMPANIES, err)
+
+  const engine = createEngine({ database: databaseFile })
+  let server: RunningServer
+  try {
+    const app = createApp(engine, options.baseUrl ? { baseUrl: options.baseUrl } : {})
+    server = await startNodeServer({
+      fetch: app.fetch,
+      port, host,
+      ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
+      maxBodyBytes: engine.limits.maxBodyBytes,
+      ...(options.accessLog ? { onAccess: (e) => err(`${e.method} ${e.path} ${e.status} ${e.ms.toFixed(1)}ms`) } : {}),
+    })
+  } catch (error) {
+    await engine.close()
+    throw error instanceof Error ? new ServeError(error.message) : error
+  }
+
+  // Keys are created only once the server is up: a key printed by a start that then failed to
+  // listen would be lost (its text is never stored).
+  const active = listApiKeys(engine.database).filter((k) => k.revokedAt === null)
+  const createdKeys = active.length === 0 ? createFirstRunKeys(engine) : undefined
+
+  const companies = await engine.count({ dataset: 'companies', filter: {} })
+  out(`ventureql: serving ${server.url} (${companies.ok ? `${companies.value} companies, ` : ''}${databaseFile})`)
+  if (tls?.selfSigned) {
+    out(`certificate: ${tls.certPath} (self-signed for localhost, 127.0.0.1 and ::1; ${tls.created ? 'created now' : 'reused'}, valid until ${tls.validTo.toISOString().slice(0, 10)})`)
+    out(`  trust it: curl --cacert ${tls.certPath} '${server.url}/ratelimit/usage?key=KEY'`)
+    out(`            NODE_EXTRA_CA_CERTS=${tls.certPath} node your-client.js`)
+  } else if (tls) {
+    out(`certificate: ${tls.certPath} (valid until ${tls.validTo.toISOString().slice(0, 10)})`)
+  } else {
+    out('plain HTTP: run this behind a proxy that terminates TLS; clients must not send keys over an unencrypted network')
+  }
+  if (createdKeys) {
+    out(`full key: ${createdKeys.full}`)
+    out(`trial key: ${createdKeys.trial}`)
+    out(`  (${FIRST_RUN_KEYS.map((k) => `${k.name}: ${k.quota} requests per ${k.period}`).join('; ')}. Keys are shown once: only their hashes are stored.)`)
+  } else {
+    out(`api keys: ${active.length} active (not shown: only their hashes are stored); create one with \`ventureql keys create --plan full --quota 100000 --period day\``)
+  }
+  out(`try: curl${tls?.selfSigned ? ` --cacert ${tls.certPath}` : ''} '${server.url}/companies?stage=a|b&key=KEY'   (API description: ${server.url}/openapi.json)`)
+
+  let closing: Promise<void> | undefined
+  return Object.freeze({
+    url: server.url, server, engine, databaseFile, tls, createdKeys,
+    close: () => (closing ??= server.close().then(() => engine.close())),
+  })
+}
+
+/** Generates the demo dataset beside its final name and renames it, so an interrupted run leaves no half database. */
+async function generateDemo(file: string, companies: number, err: (line: string) => void): Promise<void> {
+  if (!Number.isSafeInteger(companies) || companies < 1) throw new ServeError(`--companies must be a positive whole number, got ${String(companies)}`)
+  mkdirSync(resolve(file, '..'), { recursive: true })
+  const partial = `${file}.generating`
+  for (const f of [partial, `${partial}-wal`, `${partial}-shm`]) rmSync(f, { force: true })
+  const started = Date.now()
+  err(`ventureql: no database at ${file}; generating the demo dataset (${companies} companies) ...`)
+  const vdb = openDatabase(partial)
+  try {
+    generateInto(vdb, { companies, seed: 1 })
+  } finally {
+    // Closing checkpoints the WAL into the file, so the renamed file is complete on its own.
+    await vdb.close()
+  }
+  renameSync(partial, file)
+  err(`ventureql: generated in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+}
+
+function createFirstRunKeys(engine: Engine): { full: string; trial: string } {
+  const keys: Record<string, string> = {}
+  for (const spec of FIRST_RUN_KEYS) {
+    const made = createApiKey(engine.database, spec)
+    if (!made.ok) throw new ServeError(`could not create the ${spec.name} key: ${made.issues.map((i) => i.message).join('; ')}`)
+    keys[spec.name] = made.value.key
+  }
+  return { full: keys.full!, trial: keys.trial! }
+}
+
+function port(value: string): number {
+  const n = Number(value)
+  if (!/^[0-9]{1,5}$/.test(value) || n > 65535) throw new Error(`--port must be a whole number from 0 to 65535, got ${JSON.stringify(value)}`)
+  return n
+}
+
+function companiesCount(value: string): number {
+  const n = Number(value)
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new Error(`--companies must be a positive whole number, got ${JSON.stringify(value)}`)
+  return n
+}
+
+export function registerServe(program: Command): void {
+  program.command('serve')
+    .description('Run the HTTP API over HTTPS (demo database, keys and a development certificate are created on first run).')
+    .option('--port <n>', 'port to listen on (0: any free port)', port, DEFAULT_PORT)
+    .option('--host <address>', 'address to bind; 0.0.0.0 for every interface (e.g. in a container)', DEFAULT_HOST)
+    .option('--data-dir <dir>', 'where the demo database and the development certificate live', DEFAULT_DATA_DIR)
+    .option('--database <file>', `serve this database instead of <data-dir>/${DATABASE_FILE} (must exist)`)
+    .option('--tls-cert <file>', 'PEM certificate (with --tls-key) instead of the development certificate')
+    .option('--tls-key <file>', 'PEM private key of --tls-cert')
+    .option('--http', 'plain HTTP, only for running behind a reverse proxy that terminates TLS')
+    .option('--companies <n>', 'size of the demo database when it is generated', companiesCount, DEFAULT_DEMO_COMPANIES)
+    .option('--base-url <url>', 'public origin used in response URLs and the OpenAPI document (default: the request\'s origin)')
+    .option('--access-log', 'log METHOD /path status time per request to stderr (query strings are never logged)')
+    .action(async (opts: {
+      port: number; host: string; dataDir: string; database?: string; tlsCert?: string; tlsKey?: string
+      http?: boolean; companies: number; baseUrl?: string; accessLog?: boolean
+    }) => {
+      let handle: ServeHandle
+      try {
+        handle = await startServe(opts)
+      } catch (error) {
+        process.stderr.write(`ventureql serve: ${error instanceof Error ? error.message : String(error)}\n`)
+        process.exitCode = 1
+        return
+      }
+      let signals = 0
+      const shutdown = (signal: NodeJS.Signals) => {
+        if (++signals > 1) {
+          process.stderr.write(`ventureql: ${signal} again, exiting without waiting\n`)
+          process.exit(1)
+        }
+        process.stderr.write(`ventureql: ${signal}, finishing requests in flight and closing the database ...\n`)
+        handle.close().then(
+          () => { process.stderr.write('ventureql: stopped\n'); process.exit(0) },
+          (error: unknown) => { process.stderr.write(`ventureql: shutdown failed: ${String(error)}\n`); process.exit(1) },
+        )
+      }
+      process.on('SIGINT', shutdown)
+      process.on('SIGTERM', shutdown)
+    })
+}
