@@ -25,7 +25,7 @@ const SPEC_EXAMPLE = {
   sort: [{ portfolio_size: 'desc' }],
 }
 
-function post(body: BodyInit, contentType?: string, options: { key?: string | null } = {}): Promise<Response> {
+function post(body: NonNullable<RequestInit['body']>, contentType?: string, options: { key?: string | null } = {}): Promise<Response> {
   const headers: Record<string, string> = contentType ? { 'content-type': contentType } : {}
   return h.request('/queries', { ...options, init: { method: 'POST', body, headers } })
 }
@@ -82,6 +82,26 @@ describe('POST /queries', () => {
     // Each record is the 2.11 shape, every field from the row.
     const first = h.vdb.sqlite.prepare('select * from investors where id = ?').get(expected[0]) as any
     expect(body.results[0]).toMatchObject({ investor_id: first.id, name: first.name, portfolio_size: first.portfolio_size, svc_slug: first.svc_slug, resource_type: 'investor' })
+  })
+
+  it('shows fundings results as the funding event of spec 2.10, with investors and industry from the tables', async () => {
+    const expected = h.vdb.sqlite.prepare(`select id from fundings where series = 'a' and amount >= 1000000
+      order by amount is null, amount desc, id asc limit 50`).pluck().all() as number[]
+    expect(expected.length).toBeGreaterThan(3)
+    const body = await envelope(await postJson({ dataset: 'fundings', filter: { series: 'a', amount: { gte: 1_000_000 } }, sort: [{ amount: 'desc' }], per_page: 50 }), 'fundings')
+    expect(body.results.map((r: any) => Number(r.id))).toEqual(expected)
+    const slugsOf = h.vdb.sqlite.prepare(`select i.svc_slug from funding_investors fi join investors i on i.id = fi.investor_id where fi.funding_id = ? order by i.svc_slug`).pluck()
+    const industriesOf = h.vdb.sqlite.prepare(`select value from company_industries where company_id = ? order by value`).pluck()
+    let withInvestors = 0
+    for (const r of body.results) {
+      expect(r.funding_id).toBe(r.id)
+      expect(r.series).toBe('a')
+      const slugs = slugsOf.all(Number(r.id)) as string[]
+      if (slugs.length > 0) withInvestors++
+      expect(r.investor_slugs === '' ? [] : r.investor_slugs.split(',').sort()).toEqual(slugs)
+      expect(r.industry === '' ? [] : r.industry.split(', ')).toEqual(industriesOf.all(Number(r.company_id)))
+    }
+    expect(withInvestors).toBeGreaterThan(0)
   })
 
   it('stores the query: the id is in stored_queries after the POST', async () => {
@@ -264,7 +284,7 @@ describe('GET /queries/:query_id', () => {
 
 describe('hostile input: 4xx or 200, never 5xx', () => {
   const deepAnd = (n: number): string => '{"and":['.repeat(n) + '{"portfolio_size":1}' + ']}'.repeat(n)
-  const bodies: Array<[string, BodyInit, string | undefined]> = [
+  const bodies: Array<[string, NonNullable<RequestInit['body']>, string | undefined]> = [
     ['10,000 levels of nested arrays', '['.repeat(10_000) + ']'.repeat(10_000), 'application/json'],
     ['10,000 levels of nested and', `{"dataset":"investors","filter":${deepAnd(10_000)}}`, 'application/json'],
     ['100,000 levels of nested objects', '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000), 'application/json'],

@@ -34,6 +34,7 @@ import { QueryParams } from '../params.js'
 import { issuesResponse } from '../problem.js'
 import { pagingParams } from '../schemas/common.js'
 import { queryEnvelopeSchema, queryRequestSchema } from '../schemas/queries.js'
+import { fundingViews } from '../views/funding.js'
 import { z } from 'zod'
 
 //// reading the body ////
@@ -185,15 +186,16 @@ async function readQueryRequest(request: Request, maxBytes: number): Promise<Rea
 //// results ////
 
 /**
- * Wire extras per dataset, applied to a page's results after the engine: the catalog's fields are
- * what a query can filter on, and some record shapes of the spec carry more (spec 2.10: a funding
- * event also shows `funding_id`, `investors`, `investor_slugs`, `industry`).
- *
- * SEAM: the fundings extras are built by the GET /fundings view (src/http/views/funding.ts); once
- * it exports a function over a page of records, it is registered here as `fundings`.
+ * Wire views per dataset, applied to a page's results after the engine: the catalog's fields are
+ * what a query can filter on, and some record shapes of the spec carry more. A funding event is
+ * shown as spec 2.10 shows it (`funding_id`, `investors`, `investor_slugs`, `industry` added, one
+ * batched lookup per page), the same view as GET /fundings.
  */
 type ResultsView = (records: readonly ResultRecord[], deps: AppDeps) => readonly ResultRecord[]
-const RESULTS_VIEWS: Partial<Record<DatasetName, ResultsView>> = {}
+const RESULTS_VIEWS: Partial<Record<DatasetName, ResultsView>> = {
+  // A FundingView is an interface (no index signature); the spread makes it a plain record.
+  fundings: (records, deps) => fundingViews(deps.database, records).map((view) => ({ ...view })),
+}
 
 function withViews(envelope: QueryEnvelope, deps: AppDeps): QueryEnvelope {
   const view = RESULTS_VIEWS[envelope.query.dataset as DatasetName]

@@ -7,6 +7,7 @@
 import { z } from 'zod'
 import { datasets, DATASET_NAMES, type DatasetDef, type DatasetName, type FieldDef } from '../../catalog/index.js'
 import { isoDate, metaSchema, numericString, sqlDatetime } from './common.js'
+import { fundingSchema } from './listings.js'
 
 //// result records ////
 
@@ -48,19 +49,23 @@ const RECORD_CONSTANT_SCHEMAS: Readonly<Record<DatasetName, z.ZodRawShape>> = {
   fundings: {},
 }
 
-/**
- * One result record of `dataset`. Not strict: the fundings view adds the wire extras of spec 2.10
- * (`funding_id`, `investors`, ...) on top of the catalog's fields.
- */
+/** One result record of `dataset` as the engine maps it: every catalog field, typed as the catalog says. */
 export function resultRecordSchema(dataset: DatasetDef): z.ZodObject {
   const shape: Record<string, z.ZodType> = {}
   for (const field of Object.values(dataset.fields)) shape[field.name] = fieldSchema(field)
   return z.object({ ...shape, ...RECORD_CONSTANT_SCHEMAS[dataset.name] }).describe(`A record of the ${dataset.name} dataset. ${dataset.description}`)
 }
 
-export const resultRecordSchemas: Readonly<Record<DatasetName, z.ZodObject>> = Object.freeze(
-  Object.fromEntries(DATASET_NAMES.map((name) => [name, resultRecordSchema(datasets[name])])) as Record<DatasetName, z.ZodObject>,
-)
+/**
+ * Result records on the wire. Fundings results are shown as the funding event of spec 2.10 (the
+ * GET /fundings view, with investors, slugs and industry added), so a client reads a funding the
+ * same way from either endpoint; investors (spec 2.11) and companies are the engine's records.
+ */
+export const resultRecordSchemas: Readonly<Record<DatasetName, z.ZodObject>> = Object.freeze({
+  companies: resultRecordSchema(datasets.companies),
+  investors: resultRecordSchema(datasets.investors),
+  fundings: fundingSchema,
+})
 
 //// request ////
 
