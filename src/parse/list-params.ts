@@ -314,7 +314,7 @@ function readParameter(endpoint: ListEndpoint, def: ListParamDef, params: ListPa
     case 'domain':
       return single(def, params, (text) => {
         const domain = normaliseDomain(text)
-        if (domain === undefined) return bad(def, 'invalid_value', text, `Parameter \`${def.name}\` takes a domain such as example.com`)
+        if (domain === undefined) return bad(def, 'invalid_value', text, 'not a domain such as example.com')
         return ok({ [field.name]: { in: [domain, `www.${domain}`] } })
       })
     case 'numeric_range':
@@ -331,7 +331,7 @@ function readParameter(endpoint: ListEndpoint, def: ListParamDef, params: ListPa
     case 'date':
       return single(def, params, (text) => {
         const day = parseDate(text)
-        return isInvalid(day) ? bad(def, 'invalid_value', text, `Parameter \`${def.name}\` takes one date`) : ok({ [field.name]: { eq: day } })
+        return isInvalid(day) ? bad(def, 'invalid_value', text, 'not one date') : ok({ [field.name]: { eq: day } })
       })
     case 'founding_phrase':
       return single(def, params, (text) => {
@@ -348,7 +348,7 @@ function readParameter(endpoint: ListEndpoint, def: ListParamDef, params: ListPa
     case 'flag':
       return single(def, params, (text) => {
         if (text === '1' || text === '0') return ok({ [field.name]: text === '1' })
-        return bad(def, 'invalid_value', text, `Parameter \`${def.name}\` is 1 (only companies that have it) or 0 (exclude them)`)
+        return bad(def, 'invalid_value', text, 'neither 1 (only companies that have it) nor 0 (exclude them)')
       })
     case 'list':
       return many(def, params, (values) => ok({ [field.name]: { in: values } }))
@@ -357,7 +357,7 @@ function readParameter(endpoint: ListEndpoint, def: ListParamDef, params: ListPa
     case 'country_list':
       return many(def, params, (values) => {
         const wrong = values.filter((v) => !/^[A-Za-z]{3}$/.test(v))
-        if (wrong.length > 0) return bad(def, 'invalid_value', wrong, `Parameter \`${def.name}\` takes three-letter country codes such as USA or GBR`)
+        if (wrong.length > 0) return bad(def, 'invalid_value', wrong, 'not three-letter country codes such as USA or GBR')
         return ok({ [field.name]: { in: values.map((v) => v.toUpperCase()) } })
       })
     case 'enum_list':
@@ -387,7 +387,7 @@ function readParameter(endpoint: ListEndpoint, def: ListParamDef, params: ListPa
     case 'investor_ids':
       return many(def, params, (values) => {
         const wrong = values.filter((v) => !/^[0-9]{1,15}$/.test(v) || Number(v) < 1)
-        if (wrong.length > 0) return bad(def, 'invalid_value', wrong, `Parameter \`${def.name}\` takes investor ids, whole numbers from 1 up`)
+        if (wrong.length > 0) return bad(def, 'invalid_value', wrong, 'not investor ids (whole numbers from 1 up)')
         return ok({ foreign: { dataset: def.via, filter: { [field.name]: { in: values.map(Number) } } } })
       })
   }
@@ -399,7 +399,7 @@ function single(def: ListParamDef, params: ListParamSource, read: (text: string)
   if (!one.ok) return fail(one.issues.map((i) => issue({ ...i, expected: FORMATS[def.format].accepts })))
   if (one.value === undefined) return undefined
   if (one.value.length > MAX_PARAM_VALUE_LENGTH) return tooLong(def, one.value)
-  if (one.value === '') return bad(def, 'invalid_value', one.value, `Parameter \`${def.name}\` was sent empty`)
+  if (one.value === '') return bad(def, 'invalid_value', one.value, 'sent empty')
   return read(one.value)
 }
 
@@ -423,7 +423,7 @@ function bad(def: ListParamDef, code: IssueCode, got: unknown, reason: string): 
   const accepts = FORMATS[def.format].accepts
   return fail([issue({
     code, path: `/${def.name}`,
-    message: `${reason}; got ${previewValue(got)}. Accepted: ${accepts}.`,
+    message: `Parameter \`${def.name}\`: ${reason}; got ${previewValue(got)}. Accepted: ${accepts}.`,
     expected: accepts,
     got: previewValue(got),
   })])
@@ -492,7 +492,7 @@ export function parseDateRange(text: string): RangeResult<string> {
 
 function parseRange<T extends number | string>(text: string, readBound: (bound: string) => T | undefined, what: string): RangeResult<T> {
   const parts = text.split('~')
-  if (parts.length > 2) return { ok: false, code: 'invalid_value', reason: `A range has at most one \`~\`` }
+  if (parts.length > 2) return { ok: false, code: 'invalid_value', reason: 'a range has at most one `~`' }
   const read = (bound: string): T | RangeResult<T> => {
     const value = readBound(bound.trim())
     return value === undefined ? { ok: false, code: 'invalid_value', reason: `${previewValue(bound.trim())} is not ${what}` } : value
@@ -503,7 +503,7 @@ function parseRange<T extends number | string>(text: string, readBound: (bound: 
     return isFailure(v) ? v : { ok: true, value: { op: 'eq', value: v } }
   }
   const [loText, hiText] = [parts[0]!.trim(), parts[1]!.trim()]
-  if (loText === '' && hiText === '') return { ok: false, code: 'invalid_value', reason: 'A range needs at least one bound' }
+  if (loText === '' && hiText === '') return { ok: false, code: 'invalid_value', reason: 'a range needs at least one bound' }
   if (hiText === '') {
     const lo = read(loText)
     return isFailure(lo) ? lo : { ok: true, value: { op: 'gte', value: lo } }
@@ -516,7 +516,7 @@ function parseRange<T extends number | string>(text: string, readBound: (bound: 
   if (isFailure(lo)) return lo
   const hi = read(hiText)
   if (isFailure(hi)) return hi
-  if (lo > hi) return { ok: false, code: 'invalid_range', reason: `The lower bound ${lo} is above the upper bound ${hi}` }
+  if (lo > hi) return { ok: false, code: 'invalid_range', reason: `the lower bound ${lo} is above the upper bound ${hi}` }
   return { ok: true, value: { op: 'between', value: [lo, hi] } }
 }
 
@@ -582,7 +582,8 @@ export function normaliseDomain(text: string): string | undefined {
   d = d.split(/[/?#]/, 1)[0] ?? ''
   d = d.replace(/:[0-9]*$/, '').replace(/\.$/, '')
   if (d.startsWith('www.')) d = d.slice(4)
-  if (d.length === 0 || d.length > 253) return undefined
+  // A company's domain has at least two labels; `www.` alone or `localhost` is no company.
+  if (d.length === 0 || d.length > 253 || !d.includes('.')) return undefined
   return /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*$/.test(d) ? d : undefined
 }
 
