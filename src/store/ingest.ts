@@ -23,6 +23,7 @@ import {
   parseRecord, type CompanyRecord, type FundingRecord, type InvestorRecord, type ParsedRecord, type Point,
 } from './record-schemas.js'
 import { materialise } from './materialise.js'
+import { refreshSearchIndex } from './search-index.js'
 
 export interface IngestOptions {
   /** Records per transaction (default 5000). */
@@ -211,6 +212,9 @@ export class Ingestor {
     this.#finished = true
     const sqlite = this.#sqlite
     sqlite.transaction(() => materialise(sqlite, onStep))()
+    // After materialising: search ranks order by derived figures (total_funding, portfolio_size).
+    onStep?.('search index')
+    refreshSearchIndex(sqlite)
     onStep?.('indexes')
     restoreDeferredIndexes(sqlite, { force: true })
     onStep?.('analyze')

@@ -12,6 +12,7 @@ import { detailTableStatements } from './schema/detail-tables.js'
 import { storedQueryStatements } from './schema/stored-query-tables.js'
 import { compositeIndexStatements } from './schema/composite-indexes.js'
 import { apiKeyStatements } from './schema/api-key-tables.js'
+import { searchIndexStatements } from './search-index.js'
 import type { DialectName } from './schema/column-types.js'
 
 export interface StoreMigration {
@@ -26,6 +27,7 @@ export const MIGRATIONS: readonly StoreMigration[] = Object.freeze([
   { name: '003-stored-queries', statements: storedQueryStatements },
   { name: '004-composite-indexes', statements: compositeIndexStatements },
   { name: '005-api-keys', statements: apiKeyStatements },
+  { name: '006-search-index', statements: searchIndexStatements },
 ])
 
 const MIGRATION_TABLE = 'kysely_migration'

@@ -1,7 +1,195 @@
-/** @module TODO(issue 3): routes being written now; this module mounts nothing yet. */
-import type { RouteModule } from '../context.js'
+/**
+ * @module GET /search (spec 4.9, 2.9): type-ahead over companies and investors, a bare array of at
+ * most `per_page` results (default 10, at most 50; trial keys at most their result cap). Matching
+ * and ranking live in `records/search.ts`; this module reads the parameters and shapes the wire
+ * form of `schemas/search.ts`.
+ *
+ * `object_types` arrives in every form of design section 6 (`=company`, `[]=company`, repeated,
+ * pipe-joined); `companies` and `investors` are accepted as well, since the dataset names of
+ * POST /queries are plural and clients mix them up. A term without any letter or digit (`*`, `"`)
+ * is a valid request that matches nothing: 200 and [].
+ */
+import type { Context } from 'hono'
+import { previewValue } from '../../errors/format.js'
+import { issue, type Issue } from '../../errors/issue.js'
+import {
+  MAX_SEARCH_WORDS, SEARCH_OBJECT_TYPES, searchRecords, searchWords, type SearchHit, type SearchObjectType,
+} from '../../records/search.js'
+import type { AppDeps, HttpEnv, RouteModule } from '../context.js'
+import { QueryParams } from '../params.js'
+import { issuesResponse } from '../problem.js'
+import {
+  SEARCH_DEFAULT_RESULTS, SEARCH_MAX_RESULTS, SEARCH_MAX_TERM_LENGTH, searchQueryParams, searchResponseSchema,
+} from '../schemas/search.js'
+import type { z } from 'zod'
+
+const OBJECT_TYPE_NAMES: Readonly<Record<string, SearchObjectType>> = Object.freeze({
+  company: 'company',
+  companies: 'company',
+  investor: 'investor',
+  investors: 'investor',
+})
+
+const POSITIVE_INTEGER = /^[0-9]{1,15}$/
+
+interface SearchParams {
+  readonly term: string
+  readonly objectTypes: readonly SearchObjectType[]
+  readonly perPage: number
+}
+
+function readTerm(params: QueryParams, issues: Issue[]): string | undefined {
+  const one = params.one('term')
+  if (!one.ok) {
+    issues.push(...one.issues)
+    return undefined
+  }
+  const term = one.value
+  if (term === undefined) {
+    issues.push(issue({
+      code: 'missing_key', path: '/term',
+      message: 'Parameter `term` is required: the text to search for.',
+      expected: 'a non-blank text', got: 'nothing',
+    }))
+    return undefined
+  }
+  // `one` trims, so whitespace only (spaces, tabs, newlines) arrives here as ''.
+  if (term === '') {
+    issues.push(issue({
+      code: 'invalid_value', path: '/term',
+      message: 'Parameter `term` is blank; send the text to search for.',
+      expected: 'a non-blank text', got: previewValue(params.all('term')[0] ?? ''),
+    }))
+    return undefined
+  }
+  if (term.length > SEARCH_MAX_TERM_LENGTH) {
+    issues.push(issue({
+      code: 'limit_exceeded', path: '/term',
+      message: `Parameter \`term\` is ${term.length} characters long; at most ${SEARCH_MAX_TERM_LENGTH} are accepted.`,
+      expected: `at most ${SEARCH_MAX_TERM_LENGTH} characters`, got: `${term.length} characters`,
+    }))
+    return undefined
+  }
+  const words = new Set(searchWords(term).map((w) => w.toLowerCase())).size
+  if (words > MAX_SEARCH_WORDS) {
+    issues.push(issue({
+      code: 'limit_exceeded', path: '/term',
+      message: `Parameter \`term\` has ${words} different words; at most ${MAX_SEARCH_WORDS} are accepted.`,
+      expected: `at most ${MAX_SEARCH_WORDS} words`, got: `${words} words`,
+    }))
+    return undefined
+  }
+  return term
+}
+
+function readObjectTypes(params: QueryParams, issues: Issue[]): SearchObjectType[] {
+  const list = params.list('object_types')
+  if (list === undefined) return [...SEARCH_OBJECT_TYPES]
+  const allowed = Object.keys(OBJECT_TYPE_NAMES)
+  if (list.length === 0) {
+    issues.push(issue({
+      code: 'empty_list', path: '/object_types',
+      message: 'Parameter `object_types` was sent empty; name company and/or investor, or leave it out to search both.',
+      expected: 'company, investor or both', got: previewValue(params.all('object_types')), allowed,
+    }))
+    return []
+  }
+  const out: SearchObjectType[] = []
+  for (const value of list) {
+    const type = OBJECT_TYPE_NAMES[value.toLowerCase()]
+    if (type === undefined) {
+      issues.push(issue({
+        code: 'unknown_enum_value', path: '/object_types',
+        message: `Parameter \`object_types\` does not know ${previewValue(value)}; it takes company and investor.`,
+        expected: 'company or investor', got: previewValue(value), allowed,
+      }))
+    } else if (!out.includes(type)) {
+      out.push(type)
+    }
+  }
+  return out
+}
+
+function readPerPage(params: QueryParams, cap: number, issues: Issue[]): number {
+  const one = params.one('per_page')
+  if (!one.ok) {
+    issues.push(...one.issues)
+    return SEARCH_DEFAULT_RESULTS
+  }
+  if (one.value === undefined) return Math.min(SEARCH_DEFAULT_RESULTS, cap)
+  const n = POSITIVE_INTEGER.test(one.value) ? Number(one.value) : NaN
+  if (!Number.isSafeInteger(n) || n < 1) {
+    issues.push(issue({
+      code: 'invalid_page', path: '/per_page',
+      message: 'Parameter `per_page` must be a whole number from 1 up.',
+      expected: 'an integer >= 1', got: previewValue(one.value),
+    }))
+    return SEARCH_DEFAULT_RESULTS
+  }
+  // Above the cap is lowered, not refused, like every paged endpoint (paging.ts).
+  return Math.min(n, cap)
+}
+
+function readParams(c: Context<HttpEnv>, deps: AppDeps): { ok: true; value: SearchParams } | { ok: false; response: Response } {
+  const params = QueryParams.of(c.req.raw)
+  const issues: Issue[] = []
+  const term = readTerm(params, issues)
+  const objectTypes = readObjectTypes(params, issues)
+  const cap = c.get('apiKey')?.plan === 'trial' ? Math.min(SEARCH_MAX_RESULTS, deps.options.trialMaxResults) : SEARCH_MAX_RESULTS
+  const perPage = readPerPage(params, cap, issues)
+  if (issues.length > 0 || term === undefined) return { ok: false, response: issuesResponse(issues) }
+  return { ok: true, value: { term, objectTypes, perPage } }
+}
+
+type SearchResult = z.infer<typeof searchResponseSchema>[number]
+
+/** One hit in the shape of spec 2.9; see schemas/search.ts for the fields that do not apply. */
+export function searchResultView(hit: SearchHit): SearchResult {
+  if (hit.objectType === 'company') {
+    return {
+      object_type: 'company',
+      object_name: hit.name ?? '',
+      object_slug: hit.slug ?? '',
+      company_domain: hit.domain ?? '',
+      company_funding: hit.companyFunding ?? 0,
+      company_keywords: hit.keywords.length > 0 ? [...hit.keywords] : null,
+      company_mattermark_score: hit.svcScore === null ? null : Math.round(hit.svcScore),
+      investor_funding: 0,
+      object_id: hit.id,
+    }
+  }
+  return {
+    object_type: 'investor',
+    object_name: hit.name ?? '',
+    object_slug: hit.slug ?? '',
+    company_domain: '',
+    company_funding: 0,
+    company_keywords: null,
+    company_mattermark_score: 0,
+    investor_funding: hit.investorFunding ?? 0,
+    object_id: hit.id,
+  }
+}
 
 export const searchRoutes: RouteModule = {
-  specs: [],
-  register() {},
+  specs: [{
+    method: 'get',
+    path: '/search',
+    summary: 'Type-ahead search over companies and investors',
+    description: 'Prefix matching on the words of names, company domains and investor slugs; every word of the term must match. '
+      + 'Results are ranked: exact name, then name starting with the term, then other matches, each by importance. '
+      + `A bare array of at most per_page results (default ${SEARCH_DEFAULT_RESULTS}, at most ${SEARCH_MAX_RESULTS}); no paging.`,
+    specSection: '4.9',
+    query: searchQueryParams,
+    response: searchResponseSchema,
+    authenticated: true,
+  }],
+  register(app, deps) {
+    app.get('/search', (c) => {
+      const read = readParams(c, deps)
+      if (!read.ok) return read.response
+      const hits = searchRecords(deps.database, { term: read.value.term, objectTypes: read.value.objectTypes, limit: read.value.perPage })
+      return c.json(hits.map(searchResultView))
+    })
+  },
 }

@@ -1,0 +1,61 @@
+/**
+ * @module Wire shape of GET /search (spec 4.9, 2.9): a bare array of results, one shape per
+ * object_type. The route spec (OpenAPI) and the tests use these same schemas.
+ *
+ * Fields that do not apply to the object type keep the type the spec gives them, set to the empty
+ * value: a company's `investor_funding` is 0; an investor's `company_domain` is '', its
+ * `company_funding` and `company_mattermark_score` 0, its `company_keywords` null. For a company,
+ * `object_slug` is its domain (the :domain of GET /domains/:domain/companies) and
+ * `company_keywords` its keywords, or null when it has none; `company_funding` is total_funding
+ * (0 when no funding is reported), `company_mattermark_score` its svc_score rounded, null when the
+ * company has no score (any number there would be made up).
+ */
+import { z } from 'zod'
+
+const id = z.number().int().min(0).describe('Use as :id of GET /companies/:id or GET /investors/:id.')
+const dollars = z.number().int().min(0)
+
+export const companySearchResultSchema = z.object({
+  object_type: z.literal('company'),
+  object_name: z.string(),
+  object_slug: z.string().describe('The company\'s website domain.'),
+  company_domain: z.string(),
+  company_funding: dollars.describe('total_funding: U.S. dollars.'),
+  company_keywords: z.array(z.string()).min(1).nullable().describe('The company\'s keywords; null when it has none.'),
+  company_mattermark_score: z.number().int().nullable().describe('The company\'s svc_score, rounded (this exact name per spec 2.9); null when unknown.'),
+  investor_funding: z.literal(0),
+  object_id: id,
+}).strict()
+
+export const investorSearchResultSchema = z.object({
+  object_type: z.literal('investor'),
+  object_name: z.string(),
+  object_slug: z.string().describe('The investor\'s svc_slug.'),
+  company_domain: z.literal(''),
+  company_funding: z.literal(0),
+  company_keywords: z.null(),
+  company_mattermark_score: z.literal(0),
+  investor_funding: dollars.describe('U.S.-dollar total of the funding rounds the investor took part in.'),
+  object_id: id,
+}).strict()
+
+export const searchResultSchema = z.discriminatedUnion('object_type', [companySearchResultSchema, investorSearchResultSchema])
+  .describe('A search result (spec 2.9).')
+
+export const searchResponseSchema = z.array(searchResultSchema)
+  .describe('Search results, best first: exact name matches, then names that start with the term, then other matches; '
+    + 'within each, the more important records first (companies by svc_score and total_funding, investors by portfolio size and deals).')
+
+export const SEARCH_DEFAULT_RESULTS = 10
+export const SEARCH_MAX_RESULTS = 50
+export const SEARCH_MAX_TERM_LENGTH = 200
+
+export const searchQueryParams = z.object({
+  term: z.string().min(1).max(SEARCH_MAX_TERM_LENGTH)
+    .describe(`The text to search for (required, at most ${SEARCH_MAX_TERM_LENGTH} characters). Every word must start a word of the name, `
+      + 'domain (companies) or slug (investors); case and accents are ignored.'),
+  object_types: z.string().optional()
+    .describe('company and/or investor (plurals accepted): `object_types=company`, `object_types[]=company` repeated, or `company|investor`. Default both.'),
+  per_page: z.string().optional()
+    .describe(`Most results returned (default ${SEARCH_DEFAULT_RESULTS}; values above ${SEARCH_MAX_RESULTS} are lowered to it).`),
+})

@@ -1,0 +1,219 @@
+/**
+ * @module The type-ahead lookup of GET /search (spec 4.9) over the index of
+ * `store/search-index.ts`.
+ *
+ * Matching: the term is cut into words (runs of Unicode letters and digits, as FTS5's unicode61
+ * tokenizer cuts names), and every word must be the start of a word of the record's name, domain
+ * (companies) or slug (investors), case and diacritics ignored: `acm` finds acme.com, `ven cap`
+ * finds "Venture Capital Partners". Words never reach FTS5 unquoted, and being letters and digits
+ * only they cannot carry FTS5 syntax (`"`, `*`, `NEAR(`, `:`, `-`); `OR` is just a word.
+ *
+ * Ranking, in tiers: (0) the name equals the term (case-insensitive; accents too when the name is
+ * also among the prefix candidates), (1) the name starts with the term's words, (2) anything else
+ * that matches. Within a tier by importance, the record's rank within its type divided by the
+ * number of records of the type, so that a top-1% investor sits with the top-1% companies;
+ * companies before investors on equal footing, then id.
+ *
+ * Cost: each tier is one query per type that FTS5 answers in rank order and stops at the limit
+ * (see schema/search-tables.ts), so a one-letter term costs the same as a rare one.
+ */
+import type BetterSqlite3 from 'better-sqlite3'
+import { datasets } from '../catalog/index.js'
+import { FIRST_WORD_MARKER, SEARCH_TABLES, type SearchTableNames } from '../store/schema/search-tables.js'
+import type { VentureDb } from '../store/open.js'
+
+export const SEARCH_OBJECT_TYPES = Object.freeze(['company', 'investor'] as const)
+export type SearchObjectType = (typeof SEARCH_OBJECT_TYPES)[number]
+
+/** Words of a term beyond this many are refused (each adds an FTS5 iterator to every query). */
+export const MAX_SEARCH_WORDS = 12
+
+export interface SearchRequest {
+  /** The term as sent (trimmed, non-blank). */
+  readonly term: string
+  readonly objectTypes: readonly SearchObjectType[]
+  /** At most this many results (the caller caps it). */
+  readonly limit: number
+}
+
+export interface SearchHit {
+  readonly objectType: SearchObjectType
+  readonly id: number
+  readonly name: string | null
+  /** Companies: website domain. Investors: svc_slug. */
+  readonly slug: string | null
+  /** Companies only. */
+  readonly domain: string | null
+  /** Companies: total_funding (U.S. dollars). */
+  readonly companyFunding: number | null
+  readonly svcScore: number | null
+  /** Companies: keywords (sorted); empty for investors. */
+  readonly keywords: readonly string[]
+  /** Investors: U.S.-dollar total of the rounds they took part in. */
+  readonly investorFunding: number | null
+  /** 0 exact name, 1 name starts with the term, 2 other match. */
+  readonly tier: 0 | 1 | 2
+}
+
+const WORD = /[\p{L}\p{N}]+/gu
+
+/**
+ * The words of a term, as unicode61 would cut them (composed first, so `e` + combining accent is
+ * one letter like `é`). Empty when the term holds no letter or digit.
+ */
+export function searchWords(term: string): string[] {
+  return term.normalize('NFC').match(WORD) ?? []
+}
+
+/** Case and accents folded, spaces collapsed: the comparison behind tier 0 for non-ASCII names. */
+function fold(text: string): string {
+  return (text.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase().match(WORD) ?? []).join(' ')
+}
+
+/** SQLite's lower(): ASCII letters only, so that `name_key = ?` compares like the stored keys. */
+function asciiLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (s) => s.toLowerCase())
+}
+
+const quoted = (text: string) => `"${text.replace(/"/g, '""')}"`
+
+/** Every word a prefix of some word of the record (a first word is stored behind the marker). */
+export function anyWordsQuery(words: readonly string[]): string {
+  const unique = [...new Set(words.map((w) => w.toLowerCase()))]
+  return unique.map((w) => `(${quoted(w)}* OR ${quoted(FIRST_WORD_MARKER + w)}*)`).join(' AND ')
+}
+
+/** The name starts with the words, in order, the last one a prefix. */
+export function namePrefixQuery(words: readonly string[], nameColumn: string): string {
+  return `${quoted(nameColumn)} : ${quoted(FIRST_WORD_MARKER + words.join(' '))}*`
+}
+
+interface Candidate {
+  readonly rank: number
+  readonly tier: 0 | 1 | 2
+}
+
+interface TypeStatements {
+  readonly count: BetterSqlite3.Statement
+  readonly exact: BetterSqlite3.Statement
+  readonly match: BetterSqlite3.Statement
+  readonly details: BetterSqlite3.Statement
+  readonly keywords?: BetterSqlite3.Statement
+}
+
+interface DetailRow {
+  rank: number
+  id: number
+  name: string | null
+  slug: string | null
+  domain: string | null
+  company_funding: number | null
+  svc_score: number | null
+  investor_funding: number | null
+}
+
+function typeStatements(sqlite: BetterSqlite3.Database, type: SearchObjectType): TypeStatements {
+  const t: SearchTableNames = SEARCH_TABLES[type]
+  const common = {
+    count: sqlite.prepare(`select coalesce(max(rank), 0) from "${t.ranks}"`).pluck(),
+    exact: sqlite.prepare(`select rank from "${t.ranks}" where name_key = ? order by rank limit ?`).pluck(),
+    match: sqlite.prepare(`select rowid from "${t.fts}" where "${t.fts}" match ? order by rowid limit ?`).pluck(),
+  }
+  const ranksIn = `s.rank in (select value from json_each(?))`
+  if (type === 'company') {
+    const C = datasets.companies
+    const col = (n: string) => `x."${C.fields[n]!.column}"`
+    const keywords = C.fields.keywords!.tags!
+    return {
+      ...common,
+      details: sqlite.prepare(`select s.rank, ${col('id')} as id, ${col('name')} as name, ${col('website')} as slug, ${col('website')} as domain,
+          ${col('total_funding')} as company_funding, ${col('svc_score')} as svc_score, null as investor_funding
+        from "${t.ranks}" s join "${C.table}" x on x."${C.fields.id!.column}" = s."${t.idColumn}" where ${ranksIn}`),
+      keywords: sqlite.prepare(`select "${keywords.ownerColumn}" as id, "${keywords.valueColumn}" as value from "${keywords.table}"
+        where "${keywords.ownerColumn}" in (select value from json_each(?)) order by 1, 2`),
+    }
+  }
+  const I = datasets.investors
+  const col = (n: string) => `x."${I.fields[n]!.column}"`
+  return {
+    ...common,
+    details: sqlite.prepare(`select s.rank, ${col('investor_id')} as id, ${col('name')} as name, ${col('svc_slug')} as slug, null as domain,
+        null as company_funding, null as svc_score, s.funding as investor_funding
+      from "${t.ranks}" s join "${I.table}" x on x."${I.fields.investor_id!.column}" = s."${t.idColumn}" where ${ranksIn}`),
+  }
+}
+
+/** Prepared once per connection: a type-ahead request should cost microseconds of SQL, not a prepare. */
+const statementCache = new WeakMap<BetterSqlite3.Database, Record<SearchObjectType, TypeStatements>>()
+
+function statementsFor(sqlite: BetterSqlite3.Database): Record<SearchObjectType, TypeStatements> {
+  let cached = statementCache.get(sqlite)
+  if (!cached) {
+    cached = { company: typeStatements(sqlite, 'company'), investor: typeStatements(sqlite, 'investor') }
+    statementCache.set(sqlite, cached)
+  }
+  return cached
+}
+
+/** The candidates of one type, best first within each tier, at most `limit` per tier. */
+function candidatesOf(s: TypeStatements, words: readonly string[], termKey: string, nameColumn: string, limit: number): Candidate[] {
+  const tierOf = new Map<number, 0 | 1 | 2>()
+  for (const rank of s.exact.all(termKey, limit) as number[]) tierOf.set(rank, 0)
+  for (const rank of s.match.all(namePrefixQuery(words, nameColumn), limit) as number[]) if (!tierOf.has(rank)) tierOf.set(rank, 1)
+  // Enough of the rest that `limit` remain after dropping those already in a better tier.
+  for (const rank of s.match.all(anyWordsQuery(words), limit + tierOf.size) as number[]) if (!tierOf.has(rank)) tierOf.set(rank, 2)
+  return [...tierOf].map(([rank, tier]) => ({ rank, tier }))
+}
+
+/**
+ * The best `limit` records matching the term, best first. A term without letters or digits
+ * matches nothing. Callers validate the term's length and word count first (`searchWords`).
+ */
+export function searchRecords(vdb: VentureDb, request: SearchRequest): SearchHit[] {
+  const words = searchWords(request.term).slice(0, MAX_SEARCH_WORDS)
+  if (words.length === 0 || request.limit < 1) return []
+  const sqlite = vdb.sqlite
+  const statements = statementsFor(sqlite)
+  const termKey = asciiLower(request.term.trim())
+  const termFolded = fold(request.term)
+
+  const scored: (SearchHit & { importance: number })[] = []
+  for (const type of SEARCH_OBJECT_TYPES) {
+    if (!request.objectTypes.includes(type)) continue
+    const s = statements[type]
+    const candidates = candidatesOf(s, words, termKey, SEARCH_TABLES[type].ftsColumns[0], request.limit)
+    if (candidates.length === 0) continue
+    const total = Math.max(1, s.count.get() as number)
+    const tierOf = new Map(candidates.map((c) => [c.rank, c.tier]))
+    const rows = s.details.all(JSON.stringify(candidates.map((c) => c.rank))) as DetailRow[]
+    const keywords = new Map<number, string[]>()
+    if (s.keywords) {
+      for (const k of s.keywords.all(JSON.stringify(rows.map((r) => r.id))) as { id: number; value: string }[]) {
+        const list = keywords.get(k.id)
+        if (list) list.push(k.value)
+        else keywords.set(k.id, [k.value])
+      }
+    }
+    for (const row of rows) {
+      const found = tierOf.get(row.rank) ?? 2
+      // An accented or differently spaced spelling of the exact name, found by the prefix query.
+      const tier = found > 0 && row.name !== null && fold(row.name) === termFolded ? 0 : found
+      scored.push({
+        objectType: type,
+        id: row.id,
+        name: row.name,
+        slug: row.slug,
+        domain: row.domain,
+        companyFunding: row.company_funding,
+        svcScore: row.svc_score,
+        keywords: keywords.get(row.id) ?? [],
+        investorFunding: row.investor_funding,
+        tier,
+        importance: row.rank / total,
+      })
+    }
+  }
+  scored.sort((a, b) => a.tier - b.tier || a.importance - b.importance
+    || (a.objectType === b.objectType ? 0 : a.objectType === 'company' ? -1 : 1) || a.id - b.id)
+  return scored.slice(0, request.limit).map(({ importance: _importance, ...hit }) => hit)
+}
