@@ -12,6 +12,9 @@
 import { z } from 'zod'
 import { isoDate, numericString, sqlDatetime, utcDatetime } from './common.js'
 
+/** 2.3.5 recorded_at: 'YYYY-MM-DD HH:MM:SS UTC'; est_monthly_uniques carries '+0000', with or without a space. */
+const recordedAt = z.string().regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} ?(UTC|\+0000)$/, "a 'YYYY-MM-DD HH:MM:SS UTC' (or '+0000') timestamp")
+
 const text = z.string().nullable()
 const integer = z.number().int()
 const numeric = numericString.nullable()
@@ -60,7 +63,7 @@ export const acquisitionItemSchema = z.object({
 
 /** 2.3.5 */
 export const timeSeriesPointSchema = z.object({
-  recorded_at: utcDatetime,
+  recorded_at: recordedAt,
   score: z.union([numericString, z.number()]).nullable().describe('A string or a number, as recorded; may be negative.'),
 }).describe('A time series point (spec 2.3.5).')
 
