@@ -8,7 +8,8 @@
  * Paging is a bounded OFFSET over the investor's own rows of the `investments` link table (read by
  * its primary key prefix, investor_id), not over the dataset: the largest portfolio of the
  * 1,000,000-company database holds 3,776 companies, so the sort and skip touch at most that many
- * index entries, and company rows are joined for the page only.
+ * index entries, and company rows are joined for the page only (measured there: its first page of
+ * 50 in ~0.5 ms, its last, page 76, in ~1.6 ms; a keyset would save about a millisecond).
  */
 import { DETAIL_TABLES } from '../store/schema/detail-tables.js'
 import type { VentureDb } from '../store/open.js'
