@@ -1,0 +1,146 @@
+/**
+ * The search index (store/search-index.ts, migration 006): present on a fresh database, filled by
+ * the migration on a database loaded before it existed, rebuilt by every ingest (generator and
+ * `ventureql import`), ranks in importance order, and the marked first word behind the name tier.
+ */
+import { afterEach, describe, expect, test } from 'vitest'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Kysely, SqliteDialect } from 'kysely'
+import Database from 'better-sqlite3'
+import { importFiles } from '../../src/cli/import.js'
+import { searchRecords } from '../../src/records/search.js'
+import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
+import { ingestAll } from '../../src/store/ingest.js'
+import { openDatabase, type VentureDb } from '../../src/store/open.js'
+import { refreshSearchIndex, searchIndexStatements } from '../../src/store/search-index.js'
+import { SEARCH_TABLES } from '../../src/store/schema/search-tables.js'
+import { count, tableDigest } from './helpers.js'
+
+const open: VentureDb[] = []
+afterEach(async () => { for (const v of open.splice(0)) await v.close() })
+const dir = mkdtempSync(join(tmpdir(), 'vql-search-index-'))
+
+function track(vdb: VentureDb): VentureDb {
+  open.push(vdb)
+  return vdb
+}
+
+const both = ['company', 'investor'] as const
+
+/** Company ids in the importance order the index promises, computed in JS from the rows. */
+function companiesByImportance(vdb: VentureDb): number[] {
+  const rows = vdb.sqlite.prepare('select id, svc_score, total_funding from companies').all() as { id: number; svc_score: number | null; total_funding: number | null }[]
+  const desc = (a: number | null, b: number | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : b - a)
+  return rows.sort((a, b) => desc(a.svc_score, b.svc_score) || desc(a.total_funding, b.total_funding) || a.id - b.id).map((r) => r.id)
+}
+
+function investorsByImportance(vdb: VentureDb): number[] {
+  const rows = vdb.sqlite.prepare('select id, portfolio_size, number_of_deals from investors').all() as { id: number; portfolio_size: number | null; number_of_deals: number | null }[]
+  const desc = (a: number | null, b: number | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : b - a)
+  return rows.sort((a, b) => desc(a.portfolio_size, b.portfolio_size) || desc(a.number_of_deals, b.number_of_deals) || a.id - b.id).map((r) => r.id)
+}
+
+const ranked = (vdb: VentureDb, table: string, idColumn: string) =>
+  vdb.sqlite.prepare(`select "${idColumn}" from "${table}" order by rank`).pluck().all() as number[]
+
+function expectIndexMatchesData(vdb: VentureDb): void {
+  expect(ranked(vdb, SEARCH_TABLES.company.ranks, SEARCH_TABLES.company.idColumn)).toEqual(companiesByImportance(vdb))
+  expect(ranked(vdb, SEARCH_TABLES.investor.ranks, SEARCH_TABLES.investor.idColumn)).toEqual(investorsByImportance(vdb))
+  // Every company is findable by its full name, and every investor by its slug.
+  const companies = vdb.sqlite.prepare('select id, name from companies order by id').all() as { id: number; name: string }[]
+  for (const c of companies.slice(0, 25)) {
+    expect(searchRecords(vdb, { term: c.name, objectTypes: ['company'], limit: 50 }).map((h) => h.id)).toContain(c.id)
+  }
+  const investors = vdb.sqlite.prepare('select id, svc_slug from investors order by id').all() as { id: number; svc_slug: string }[]
+  for (const x of investors.slice(0, 10)) {
+    expect(searchRecords(vdb, { term: x.svc_slug, objectTypes: ['investor'], limit: 50 }).map((h) => h.id)).toContain(x.id)
+  }
+}
+
+describe('search index', () => {
+  test('exists, empty, on a fresh database (migration 006)', () => {
+    const vdb = track(openDatabase(':memory:'))
+    expect(vdb.sqlite.prepare("select name from kysely_migration where name = '006-search-index'").pluck().get()).toBe('006-search-index')
+    for (const t of Object.values(SEARCH_TABLES)) {
+      expect(count(vdb, `select count(*) from "${t.ranks}"`)).toBe(0)
+      expect(count(vdb, `select count(*) from sqlite_master where name = ?`, t.fts)).toBe(1)
+    }
+    expect(searchRecords(vdb, { term: 'a', objectTypes: both, limit: 10 })).toEqual([])
+  })
+
+  test('is rebuilt by a generated load, in importance order, with the name-key index restored', async () => {
+    const vdb = track(await createFixtureDatabase({ companies: 200 }))
+    expect(count(vdb, `select count(*) from "${SEARCH_TABLES.company.ranks}"`)).toBe(200)
+    expectIndexMatchesData(vdb)
+    for (const t of Object.values(SEARCH_TABLES)) expect(count(vdb, `select count(*) from sqlite_master where type = 'index' and name = ?`, t.nameKeyIndex)).toBe(1)
+  })
+
+  test('is filled by migration 006 on a database loaded before the index existed', async () => {
+    const file = join(dir, 'before-006.db')
+    const loaded = await createFixtureDatabase({ companies: 150, file })
+    const expected = tableDigest(loaded, SEARCH_TABLES.company.ranks)
+    // What a database built by the previous release looks like: no search tables, 006 not applied.
+    loaded.sqlite.exec(`drop table ${SEARCH_TABLES.company.fts}; drop table ${SEARCH_TABLES.company.ranks};
+      drop table ${SEARCH_TABLES.investor.fts}; drop table ${SEARCH_TABLES.investor.ranks};
+      delete from kysely_migration where name = '006-search-index'`)
+    await loaded.close()
+
+    const reopened = track(openDatabase(file))
+    expect(tableDigest(reopened, SEARCH_TABLES.company.ranks)).toBe(expected)
+    expectIndexMatchesData(reopened)
+  })
+
+  test('follows `ventureql import` into a loaded database: new records findable, ranks recomputed', async () => {
+    const file = join(dir, 'import.db')
+    await (await createFixtureDatabase({ companies: 60, file })).close()
+    const jsonl = join(dir, 'more.jsonl')
+    writeFileSync(jsonl, [
+      { type: 'investor', record: { investor_id: 70001, name: 'Quorvex Partners', type: 'vc', svc_slug: 'qvx-partners' } },
+      // The best score of all: it must take rank 1.
+      { type: 'company', record: { id: 70002, name: 'Quorvex Robotics', website: 'quorvex.example', svc_score: '100000',
+        funding: [{ id: 70003, amount: 700, currency: 'USD', series: 'seed', funding_date: '2023-05-01', investor_ids: [70001] }] } },
+    ].map((l) => JSON.stringify(l)).join('\n') + '\n')
+    const out: string[] = []
+    expect((await importFiles(file, [jsonl], (l) => out.push(l))).rejected).toBe(0)
+
+    const vdb = track(openDatabase(file))
+    expectIndexMatchesData(vdb)
+    expect(vdb.sqlite.prepare(`select company_id from ${SEARCH_TABLES.company.ranks} where rank = 1`).pluck().get()).toBe(70002)
+    const hits = searchRecords(vdb, { term: 'quorvex', objectTypes: both, limit: 10 })
+    expect(hits.map((h) => `${h.objectType}:${h.id}`)).toEqual(['company:70002', 'investor:70001'])
+    expect(hits[1]!.investorFunding).toBe(700)
+    expect(searchRecords(vdb, { term: 'qvx', objectTypes: ['investor'], limit: 10 }).map((h) => h.id)).toEqual([70001])
+  })
+
+  test('a rebuild of unchanged data gives the same index', async () => {
+    const vdb = track(await createFixtureDatabase({ companies: 80 }))
+    const before = [tableDigest(vdb, SEARCH_TABLES.company.ranks), tableDigest(vdb, SEARCH_TABLES.investor.ranks)]
+    refreshSearchIndex(vdb.sqlite)
+    expect([tableDigest(vdb, SEARCH_TABLES.company.ranks), tableDigest(vdb, SEARCH_TABLES.investor.ranks)]).toEqual(before)
+    expect(searchRecords(vdb, { term: 'a', objectTypes: both, limit: 10 })).toHaveLength(10)
+  })
+
+  test('names behind punctuation and accents still reach the name tiers', () => {
+    const vdb = track(openDatabase(':memory:'))
+    ingestAll(vdb, [
+      { type: 'company', record: { id: 1, name: '(Parenwick) Works', website: 'pw.example', svc_score: '1' } },
+      { type: 'company', record: { id: 2, name: 'Other Parenwick', website: 'op.example', svc_score: '90' } },
+      { type: 'company', record: { id: 3, name: 'Éclair Systèmes', website: 'ec.example', svc_score: '2' } },
+      { type: 'company', record: { id: 4, name: 'Eclair Systemes Group', website: 'esg.example', svc_score: '95' } },
+    ])
+    // Company 2 is more important, but company 1's name starts with the word (behind a parenthesis).
+    expect(searchRecords(vdb, { term: 'parenw', objectTypes: both, limit: 10 }).map((h) => [h.id, h.tier])).toEqual([[1, 1], [2, 2]])
+    // The exact name, typed without accents and in capitals, comes before the more important prefix match.
+    expect(searchRecords(vdb, { term: 'ECLAIR systemes', objectTypes: both, limit: 10 }).map((h) => [h.id, h.tier])).toEqual([[3, 0], [4, 1]])
+    expect(searchRecords(vdb, { term: 'éclair', objectTypes: both, limit: 10 }).map((h) => h.id)).toEqual([4, 3])
+  })
+
+  test('migration 006 is SQLite only', () => {
+    const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new Database(':memory:') }) })
+    expect(searchIndexStatements(db, 'postgres')).toEqual([])
+    expect(searchIndexStatements(db, 'sqlite').length).toBeGreaterThan(4)
+    void db.destroy()
+  })
+})
