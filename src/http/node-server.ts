@@ -142,6 +142,7 @@ function bridge(options: NodeServerOptions): (incoming: IncomingMessage, outgoin
       overrideGlobalObjects: false,
       errorHandler: (error) => {
         if (error instanceof BodyTooLarge) return problemResponse(413, { detail: error.message, headers: { connection: 'close' } })
+        if (error instanceof ClientGone) return problemResponse(400, { detail: error.message, headers: { connection: 'close' } })
         // A malformed request target or Host header: the app was not called.
         if (error instanceof RequestError) return problemResponse(400, { detail: 'The request could not be parsed: the URL or Host header is malformed.' })
         // The app's fetch never rejects; this is a fault of the bridge itself.
@@ -165,6 +166,8 @@ function bridge(options: NodeServerOptions): (incoming: IncomingMessage, outgoin
 }
 
 class BodyTooLarge extends Error {}
+/** The body stopped mid-way (client aborted): nobody is left to answer, and it is no fault of ours. */
+class ClientGone extends Error {}
 
 /**
  * Reads a request body of unknown length (chunked) up to the limit, so the app never holds more.
@@ -176,7 +179,13 @@ async function limitBody(request: Request, maxBodyBytes: number): Promise<Reques
   let size = 0
   const reader = request.body.getReader()
   for (;;) {
-    const { done, value } = await reader.read()
+    let chunk: Awaited<ReturnType<typeof reader.read>>
+    try {
+      chunk = await reader.read()
+    } catch (error) {
+      throw new ClientGone('The client closed the connection before sending the whole body.', { cause: error })
+    }
+    const { done, value } = chunk
     if (done) break
     size += value.byteLength
     if (size > maxBodyBytes) {
