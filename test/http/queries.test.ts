@@ -175,6 +175,11 @@ describe('POST /queries', () => {
     expect(blank.query_id).toBe(none.query_id)
   })
 
+  it('answers on /queries/ too (trailing slash), with a query string that starts with ?&', async () => {
+    const res = await h.request('/queries/?&', { init: { method: 'POST', body: JSON.stringify({ dataset: 'investors', per_page: 3 }), headers: { 'content-type': 'application/json' } } })
+    expect((await envelope(res)).results).toHaveLength(3)
+  })
+
   it('ignores a `key` member in the body (authentication reads the query string or the header)', async () => {
     const body = await envelope(await postJson({ dataset: 'investors', key: 'whatever' }))
     expect(body.meta.total_record_count).toBe((h.vdb.sqlite.prepare('select count(*) from investors').pluck().get() as number))
