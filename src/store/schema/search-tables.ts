@@ -67,8 +67,10 @@ export function rawStatement(db: Kysely<any>, text: string): Compilable {
 export function searchTableDdl(): string[] {
   const c = SEARCH_TABLES.company
   const i = SEARCH_TABLES.investor
+  // Contentless (the texts live in the dataset tables), with the per-row size table kept: without it
+  // FTS5 refuses to scan the table, and whole-database digests and dumps read every table.
   const fts = (t: SearchTableNames) => `create virtual table if not exists "${t.fts}" using fts5(${t.ftsColumns.map((x) => `"${x}"`).join(', ')}, `
-    + `content='', columnsize=0, tokenize='${SEARCH_TOKENIZER}', prefix='${SEARCH_PREFIX_LENGTHS}')`
+    + `content='', tokenize='${SEARCH_TOKENIZER}', prefix='${SEARCH_PREFIX_LENGTHS}')`
   return [
     `create table if not exists "${c.ranks}" (rank integer primary key, "${c.idColumn}" integer not null, name_key text)`,
     fts(c),
