@@ -318,4 +318,10 @@ test('grammar-docs/list-parameters.md documents every parameter and format', () 
   }
   for (const format of Object.keys(FORMATS)) expect(doc, format).toContain(`\`${format}\``)
   for (const phrase of [...Object.keys(FUNDING_PHRASES), ...Object.keys(FOUNDING_PHRASES)]) expect(doc, phrase).toContain(phrase)
+  // The page's worked example is what the parser produces.
+  const example = /```json\n(\{\n  "dataset": "companies"[\s\S]*?)\n```/.exec(doc)
+  expect(example).not.toBeNull()
+  const r = parse('companies', 'stage=a|b&employees=50~200&industries=Fintech&last_funding_date=raised+in+past+year')
+  if (!r.ok) throw new Error('example refused')
+  expect(JSON.parse(example![1]!)).toEqual(listRequest(r.value, 1, 10))
 })
