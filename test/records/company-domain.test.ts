@@ -1,0 +1,65 @@
+/**
+ * Company lookup by domain (spec 4.3): the canonical form of what clients send, and the index
+ * ranges that find websites stored in mixed case without scanning the table.
+ */
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { canonicalDomain, caseVariantRanges, companyIdByDomain } from '../../src/records/company.js'
+import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
+import type { VentureDb } from '../../src/store/open.js'
+
+describe('canonicalDomain', () => {
+  it.each([
+    ['Acme.COM', 'acme.com'], ['www.acme.com', 'acme.com'], ['WWW.Acme.com.', 'acme.com'], [' acme.io ', 'acme.io'],
+    ['sub.acme.co.uk', 'sub.acme.co.uk'], ['my-shop_1.example', 'my-shop_1.example'], ['bücher.example', 'bücher.example'], ['www.', 'www'],
+  ])('%s → %s', (input, expected) => expect(canonicalDomain(input)).toBe(expected))
+
+  it.each(['', '.', 'a..b', 'a b.com', 'a/b', 'a\u0000.com', "x' or '1'='1", '..', 'x'.repeat(254)])('rejects %j', (input) => {
+    expect(canonicalDomain(input)).toBeUndefined()
+  })
+})
+
+describe('caseVariantRanges', () => {
+  const domain = fc.stringMatching(/^[a-z0-9][a-z0-9.-]{0,20}$/)
+  it('holds every upper/lower case spelling of the domain in one of its ranges', () => {
+    fc.assert(fc.property(domain, fc.array(fc.boolean(), { minLength: 22, maxLength: 22 }), (d, flips) => {
+      const spelled = [...d].map((ch, i) => (flips[i] ? ch.toUpperCase() : ch)).join('')
+      const ranges = caseVariantRanges(d)
+      for (const [lo, hi] of ranges) expect(lo <= hi).toBe(true)
+      // JS compares ASCII strings by code unit, which is SQLite's BINARY order for ASCII text.
+      expect(ranges.some(([lo, hi]) => lo <= spelled && spelled <= hi)).toBe(true)
+    }))
+  })
+
+  it('keeps each range within one prefix of four characters', () => {
+    for (const [lo, hi] of caseVariantRanges('acme-widgets.com')) expect(lo.slice(0, 4)).toBe(hi.slice(0, 4))
+    expect(caseVariantRanges('acme.com')).toHaveLength(16)
+    expect(caseVariantRanges('1-2.io')).toHaveLength(1)
+  })
+})
+
+describe('companyIdByDomain', () => {
+  let vdb: VentureDb
+  beforeAll(async () => { vdb = await createFixtureDatabase({ companies: 120 }) })
+  afterAll(async () => { await vdb.close() })
+
+  it('finds stored lower-case, www. and mixed-case websites, the lowest id when shared, and nothing else', () => {
+    const insert = vdb.sqlite.prepare('insert into companies (id, name, website) values (?, ?, ?)')
+    insert.run(9001, 'Mixed', 'MiXeD-Case.Example')
+    insert.run(9002, 'Prefixed', 'www.prefixed.example')
+    insert.run(9003, 'Shared B', 'shared.example')
+    insert.run(9004, 'Shared A', 'Shared.Example')
+    // Distractors that sort inside the first prefix's range.
+    for (let i = 0; i < 50; i++) insert.run(9100 + i, `Noise ${i}`, `mixed-case${i}.example`)
+    expect(companyIdByDomain(vdb.sqlite, 'mixed-case.example')).toBe(9001)
+    expect(companyIdByDomain(vdb.sqlite, 'MIXED-CASE.EXAMPLE.')).toBe(9001)
+    expect(companyIdByDomain(vdb.sqlite, 'prefixed.example')).toBe(9002)
+    expect(companyIdByDomain(vdb.sqlite, 'WWW.PREFIXED.EXAMPLE')).toBe(9002)
+    // The exact spelling is found first; it is the lowest id among exact spellings.
+    expect(companyIdByDomain(vdb.sqlite, 'shared.example')).toBe(9003)
+    expect(companyIdByDomain(vdb.sqlite, 'mixed-case.exampl')).toBeUndefined()
+    expect(companyIdByDomain(vdb.sqlite, 'not a domain')).toBeUndefined()
+    const row = vdb.sqlite.prepare('select id, website from companies where id = 5').get() as { id: number; website: string }
+    expect(companyIdByDomain(vdb.sqlite, row.website.toUpperCase())).toBe(row.id)
+  })
+})

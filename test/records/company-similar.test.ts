@@ -1,0 +1,67 @@
+/**
+ * Similar companies (spec 4.5) at the record level: the plain-text form of descriptions, and the
+ * invariants that must hold however small the search budgets are (the HTTP test compares the
+ * default budgets with a brute-force reference).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { descriptionWords, plainText, similarCompanies } from '../../src/records/similar.js'
+import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
+import type { VentureDb } from '../../src/store/open.js'
+
+describe('plainText (description_plain_text)', () => {
+  it.each([
+    ['<p>Hello <b>world</b></p>', 'Hello world'],
+    ['Line<br/>break', 'Line break'],
+    ['Fish &amp; chips &lt;3 &#169; &#x41;', 'Fish & chips <3 © A'],
+    ['**Bold** and _italic_ and `code`', 'Bold and italic and code'],
+    ['See [our site](https://x.example) ![logo](l.png)', 'See our site logo'],
+    ['# Heading\n- item one\n> quoted', 'Heading item one quoted'],
+    ['snake_case_name stays', 'snake_case_name stays'],
+    ['<script>alert(1)</script>Safe', 'Safe'],
+    ['plain text', 'plain text'],
+  ])('%j → %j', (input, expected) => expect(plainText(input)).toBe(expected))
+
+  it('keeps content words only for the overlap', () => {
+    expect([...descriptionWords('The <b>Robots</b> for the farming, and robots!')]).toEqual(['robots', 'farming'])
+    expect(descriptionWords(null).size).toBe(0)
+  })
+})
+
+describe('similarCompanies', () => {
+  let vdb: VentureDb
+  beforeAll(async () => { vdb = await createFixtureDatabase({ companies: 300 }) })
+  afterAll(async () => { await vdb.close() })
+
+  const tagsOf = (id: number) => new Set(vdb.sqlite.prepare(`select 'i' || value from company_industries where company_id = @id
+    union all select 'b' || value from company_business_models where company_id = @id
+    union all select 'k' || value from company_keywords where company_id = @id`).pluck().all({ id }) as string[])
+
+  it.each([
+    { postingsBudget: 1, candidateCap: 3, probeBudget: 0 },
+    { postingsBudget: 10, candidateCap: 30, probeBudget: 50 },
+    { postingsBudget: 25_000, candidateCap: 500 },
+  ])('with budgets %j: never itself, always a shared tag, best first, probability 1 then lower', (options) => {
+    let nonEmpty = 0
+    for (let id = 1; id <= 300; id += 7) {
+      const result = similarCompanies(vdb.sqlite, id, options)
+      expect(result.length).toBeLessThanOrEqual(20)
+      const mine = tagsOf(id)
+      if (mine.size === 0) { expect(result).toEqual([]); continue }
+      if (result.length > 0) nonEmpty++
+      result.forEach((r, i) => {
+        expect(r.id).not.toBe(id)
+        expect([...tagsOf(r.id)].some((t) => mine.has(t))).toBe(true)
+        expect(r.probability).toBeGreaterThan(0)
+        expect(r.probability).toBeLessThanOrEqual(1)
+        if (i === 0) expect(r.probability).toBe(1)
+        else expect(r.score < result[i - 1]!.score || (r.score === result[i - 1]!.score && r.id > result[i - 1]!.id)).toBe(true)
+      })
+      expect(similarCompanies(vdb.sqlite, id, options)).toEqual(result)
+    }
+    expect(nonEmpty).toBeGreaterThan(30)
+  })
+
+  it('is empty for an unknown company', () => {
+    expect(similarCompanies(vdb.sqlite, 999_999)).toEqual([])
+  })
+})
