@@ -15,7 +15,7 @@
  * translated back to the parameter that caused it (`parameterPath`). Every problem is reported at
  * once, each naming the parameter, the accepted forms and what was sent; nothing here throws.
  */
-import { datasets, getField, type DatasetName, type FieldDef } from '../catalog/index.js'
+import { datasets, getField, type DatasetName, type FieldDef, type FieldTypeKind } from '../catalog/index.js'
 import { enumParser, isInvalid, parseDate } from '../catalog/values.js'
 import { didYouMean, suggestionList } from '../errors/did-you-mean.js'
 import { previewValue } from '../errors/format.js'
@@ -132,9 +132,33 @@ export function paramField(endpoint: ListEndpoint, def: ListParamDef): FieldDef 
   return f
 }
 
-// A renamed catalog field fails here, at load, not on the first request that uses the parameter.
+/** The field types each format can filter on: a format reads text into values of these types. */
+const FORMAT_FIELD_KINDS: Readonly<Record<ParamFormat, readonly FieldTypeKind[]>> = Object.freeze({
+  text_contains: ['string'],
+  domain: ['string'],
+  numeric_range: ['integer', 'number'],
+  date_range: ['date', 'datetime'],
+  date: ['date'],
+  founding_phrase: ['date'],
+  funding_phrase: ['date'],
+  list: ['string'],
+  country_list: ['string'],
+  enum_list: ['enum'],
+  tags_list: ['tags'],
+  flag: ['boolean'],
+  investor_slugs: ['string'],
+  investor_ids: ['integer'],
+})
+
+// A renamed catalog field, or a format put on a field of the wrong type, fails here, at load, not
+// on the first request that uses the parameter.
 for (const endpoint of Object.keys(LIST_PARAMETERS) as ListEndpoint[]) {
-  for (const def of LIST_PARAMETERS[endpoint]) paramField(endpoint, def)
+  for (const def of LIST_PARAMETERS[endpoint]) {
+    const kind = paramField(endpoint, def).type.kind
+    if (!FORMAT_FIELD_KINDS[def.format].includes(kind)) {
+      throw new Error(`list-params: ${endpoint} parameter ${def.name} has format ${def.format}, which cannot filter a ${kind} field`)
+    }
+  }
 }
 
 //// formats ////
@@ -362,7 +386,7 @@ function readParameter(endpoint: ListEndpoint, def: ListParamDef, params: ListPa
       })
     case 'enum_list':
       return many(def, params, (values) => {
-        if (field.type.kind !== 'enum') throw new Error(`list-params: ${def.name} is an enum_list on a ${field.type.kind} field`)
+        if (field.type.kind !== 'enum') throw new Error('unreachable: checked at load (FORMAT_FIELD_KINDS)')
         const parse = enumParser(field.type)
         const out: string[] = []
         const issues: Issue[] = []
