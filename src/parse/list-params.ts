@@ -235,7 +235,6 @@ export const MAX_PARAM_VALUE_LENGTH = 500
 
 /** The subset of `http/params.ts` QueryParams this front-end reads (parse does not depend on http). */
 export interface ListParamSource {
-  names(): string[]
   list(name: string): string[] | undefined
   one(name: string): Result<string | undefined>
 }

@@ -50,7 +50,10 @@ export const fundingListSchema = z.object({
 export function listQuerySchema(endpoint: ListEndpoint): z.ZodObject {
   const shape: Record<string, z.ZodOptional<z.ZodString>> = {}
   for (const def of LIST_PARAMETERS[endpoint]) {
-    shape[def.name] = z.string().optional().describe(`${def.meaning} Accepts ${FORMATS[def.format].accepts}.`)
+    const on = def.via ? `${def.via}.${def.field}` : def.field
+    shape[def.name] = z.string().optional().describe(
+      `${def.meaning} Accepts ${FORMATS[def.format].accepts}. In the filter language (field \`${on}\`): ${FORMATS[def.format].becomes}.`,
+    )
   }
   shape.sort = z.string().optional().describe(
     `Order: comma-separated field names, each optionally prefixed by - for descending; from ${[...sortableNames(endpoint).keys()].join(', ')}. Default: the dataset's default order.`,
