@@ -81,7 +81,7 @@ export const companyDetailRoutes: RouteModule = {
     const sqlite = deps.database.sqlite
     const contacts = contactLookup(deps)
 
-    app.get('/companies/:id', (c) => withCompany(c, deps, 'id', (id) => {
+    app.get('/companies/:id', (c) => withCompany(c, 'id', (id) => {
       const record = companyDetail(sqlite, id)
       return record ? c.json(toCompanyDetail(record)) : unknownCompany(id)
     }))
@@ -99,7 +99,7 @@ export const companyDetailRoutes: RouteModule = {
     app.get('/companies/:id/people', (c) => withExistingCompany(c, deps, 'id', (id) => c.json(companyPeople(sqlite, id).map(toPerson))))
     app.get('/companies/:company_id/tech_stack', (c) => withExistingCompany(c, deps, 'company_id', (id) => c.json(companyTechStack(sqlite, id).map((title) => toTechItem(id, title)))))
 
-    app.get('/companies/:company_id/contact', (c) => withCompany(c, deps, 'company_id', async (id) => {
+    app.get('/companies/:company_id/contact', (c) => withCompany(c, 'company_id', async (id) => {
       const name = fullNameOf(QueryParams.of(c.req.raw))
       if (!name.ok) return issuesResponse(name.issues)
       if (!companyExists(sqlite, id)) return unknownCompany(id)
@@ -119,14 +119,14 @@ export const companyDetailRoutes: RouteModule = {
 type Handler = (id: number) => Response | Promise<Response>
 
 /** Runs `handler` with the path's company id, or answers 404 naming the malformed parameter. */
-function withCompany(c: Context<HttpEnv>, _deps: AppDeps, param: 'id' | 'company_id', handler: Handler): Response | Promise<Response> {
+function withCompany(c: Context<HttpEnv>, param: 'id' | 'company_id', handler: Handler): Response | Promise<Response> {
   const id = parseCompanyId(c.req.param(param) ?? '', param)
   return id.ok ? handler(id.value) : issuesResponse(id.issues, 404)
 }
 
 /** As `withCompany`, and 404 when no company has the id (the sub-resource does not exist). */
 function withExistingCompany(c: Context<HttpEnv>, deps: AppDeps, param: 'id' | 'company_id', handler: Handler): Response | Promise<Response> {
-  return withCompany(c, deps, param, (id) => (companyExists(deps.database.sqlite, id) ? handler(id) : unknownCompany(id)))
+  return withCompany(c, param, (id) => (companyExists(deps.database.sqlite, id) ? handler(id) : unknownCompany(id)))
 }
 
 function unknownCompany(id: number): Response {
