@@ -10,7 +10,10 @@
  *   companies on a million rows). Tags whose postings did not fit are then probed for those
  *   candidates only, so a candidate sharing the common tags as well ranks above one sharing the
  *   rare tag alone. The best-ranked candidates (capped) are loaded and scored in full.
- *   Measured on the 1M-company database (bench numbers in the commit message that set them).
+ *   Measured on the 1M-company database, 15 companies with common tags, 2-core machine under a
+ *   load of ~4: 14–70 ms per company (median 46), where an uncapped search took 0.5–1.7 s; the
+ *   mean score of the 20 results was 85–100 % of the uncapped search's. The first call of a
+ *   process reads cold pages and counts weights (~0.9 s once).
  * - score = 0.8 · weighted Jaccard of the tag sets + 0.2 · Jaccard of the description words (when
  *   the company has a description); best first, equal scores by id. Never the company itself.
  */
