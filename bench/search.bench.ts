@@ -29,7 +29,7 @@ const rankedCompanies = db.prepare(`select x.id from "${sc.fts}" f join "${sc.ra
 const rankedInvestors = db.prepare(`select x.id from "${si.fts}" f join "${si.ranks}" s on s.rank = f.rowid join investors x on x.id = s."${si.idColumn}"
   where "${si.fts}" match ? order by x.portfolio_size desc nulls last, x.number_of_deals desc nulls last, x.id limit 10`).pluck()
 const rankEveryHit = (term: string) => {
-  const query = anyWordsQuery(searchWords(term))
+  const query = anyWordsQuery(searchWords(term)) ?? '""'
   return () => [...rankedCompanies.all(query), ...rankedInvestors.all(query)]
 }
 

@@ -15,11 +15,13 @@
  * companies before investors on equal footing, then id.
  *
  * Cost: each tier is one query per type that FTS5 answers in rank order and stops at the limit
- * (see schema/search-tables.ts), so a one-letter term costs the same as a rare one.
+ * (see schema/search-tables.ts), so a one-letter term costs the same as a rare one. Prefixes of 4+
+ * characters are asked as the exact words they stand for (from the index's words table), which
+ * FTS5 reads lazily; it would otherwise merge every such word's doclist in full first.
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { datasets } from '../catalog/index.js'
-import { FIRST_WORD_MARKER, SEARCH_TABLES, type SearchTableNames } from '../store/schema/search-tables.js'
+import { FIRST_WORD_MARKER, MIN_EXPANDED_PREFIX, SEARCH_TABLES, type SearchTableNames } from '../store/schema/search-tables.js'
 import type { VentureDb } from '../store/open.js'
 
 export const SEARCH_OBJECT_TYPES = Object.freeze(['company', 'investor'] as const)
@@ -77,15 +79,52 @@ function asciiLower(text: string): string {
 
 const quoted = (text: string) => `"${text.replace(/"/g, '""')}"`
 
-/** Every word a prefix of some word of the record (a first word is stored behind the marker). */
-export function anyWordsQuery(words: readonly string[]): string {
-  const unique = [...new Set(words.map((w) => w.toLowerCase()))]
-  return unique.map((w) => `(${quoted(w)}* OR ${quoted(FIRST_WORD_MARKER + w)}*)`).join(' AND ')
+/**
+ * The exact indexed words a prefix stands for, or `undefined` to leave the prefix to FTS5 (short
+ * prefixes have FTS5's prefix index; very common prefixes have too many words to list).
+ */
+export type ExpandPrefix = (prefix: string) => readonly string[] | undefined
+
+/** Words whose lower case is what unicode61 stores; others (accents, other scripts) are left to FTS5. */
+const STORED_AS_TYPED = /^[a-z0-9]+$/
+/** More words than this for one prefix and FTS5's own merge is the cheaper plan. */
+const MAX_EXPANDED_WORDS = 32
+
+/** `prefix` as FTS5 alternatives: its exact words when the index can list them, else `"prefix"*`. */
+function alternatives(prefix: string, expand: ExpandPrefix): string[] {
+  const words = expand(prefix)
+  return words === undefined ? [`${quoted(prefix)}*`] : words.map(quoted)
 }
 
-/** The name starts with the words, in order, the last one a prefix. */
-export function namePrefixQuery(words: readonly string[], nameColumn: string): string {
-  return `${quoted(nameColumn)} : ${quoted(FIRST_WORD_MARKER + words.join(' '))}*`
+/**
+ * Every word a prefix of some word of the record (a first word is stored behind the marker).
+ * `undefined` when some word is the prefix of no indexed word at all: nothing can match.
+ */
+export function anyWordsQuery(words: readonly string[], expand: ExpandPrefix = () => undefined): string | undefined {
+  const groups: string[] = []
+  for (const w of new Set(words.map((x) => x.toLowerCase()))) {
+    const alts = [...alternatives(w, expand), ...alternatives(FIRST_WORD_MARKER + w, expand)]
+    if (alts.length === 0) return undefined
+    groups.push(`(${alts.join(' OR ')})`)
+  }
+  return groups.join(' AND ')
+}
+
+/** The name starts with the words, in order, the last one a prefix. `undefined`: nothing can match. */
+export function namePrefixQuery(words: readonly string[], nameColumn: string, expand: ExpandPrefix = () => undefined): string | undefined {
+  const lower = words.map((w) => w.toLowerCase())
+  const last = lower[lower.length - 1]!
+  const head = lower.slice(0, -1)
+  let phrases: string[]
+  if (head.length === 0) {
+    phrases = alternatives(FIRST_WORD_MARKER + last, expand)
+  } else {
+    const lead = `${FIRST_WORD_MARKER}${head.join(' ')} `
+    const lastWords = expand(last)
+    phrases = lastWords === undefined ? [`${quoted(lead + last)}*`] : lastWords.map((w) => quoted(lead + w))
+  }
+  if (phrases.length === 0) return undefined
+  return `${quoted(nameColumn)} : (${phrases.join(' OR ')})`
 }
 
 interface Candidate {
@@ -99,6 +138,7 @@ interface TypeStatements {
   readonly match: BetterSqlite3.Statement
   readonly details: BetterSqlite3.Statement
   readonly keywords?: BetterSqlite3.Statement
+  readonly expand: ExpandPrefix
 }
 
 interface DetailRow {
@@ -114,7 +154,16 @@ interface DetailRow {
 
 function typeStatements(sqlite: BetterSqlite3.Database, type: SearchObjectType): TypeStatements {
   const t: SearchTableNames = SEARCH_TABLES[type]
+  const termsInRange = sqlite.prepare(`select term from "${t.terms}" where term >= ? and term < ? order by term limit ?`).pluck()
   const common = {
+    expand: (prefix: string): readonly string[] | undefined => {
+      const word = prefix.startsWith(FIRST_WORD_MARKER) ? prefix.slice(FIRST_WORD_MARKER.length) : prefix
+      if ([...prefix].length < MIN_EXPANDED_PREFIX || !STORED_AS_TYPED.test(word)) return undefined
+      // Every word that starts with `prefix` sorts before the prefix with its last character moved up by one.
+      const upper = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)
+      const found = termsInRange.all(prefix, upper, MAX_EXPANDED_WORDS + 1) as string[]
+      return found.length > MAX_EXPANDED_WORDS ? undefined : found
+    },
     count: sqlite.prepare(`select coalesce(max(rank), 0) from "${t.ranks}"`).pluck(),
     exact: sqlite.prepare(`select rank from "${t.ranks}" where name_key = ? order by rank limit ?`).pluck(),
     match: sqlite.prepare(`select rowid from "${t.fts}" where "${t.fts}" match ? order by rowid limit ?`).pluck(),
@@ -159,9 +208,11 @@ function statementsFor(sqlite: BetterSqlite3.Database): Record<SearchObjectType,
 function candidatesOf(s: TypeStatements, words: readonly string[], termKey: string, nameColumn: string, limit: number): Candidate[] {
   const tierOf = new Map<number, 0 | 1 | 2>()
   for (const rank of s.exact.all(termKey, limit) as number[]) tierOf.set(rank, 0)
-  for (const rank of s.match.all(namePrefixQuery(words, nameColumn), limit) as number[]) if (!tierOf.has(rank)) tierOf.set(rank, 1)
+  const namePrefix = namePrefixQuery(words, nameColumn, s.expand)
+  if (namePrefix !== undefined) for (const rank of s.match.all(namePrefix, limit) as number[]) if (!tierOf.has(rank)) tierOf.set(rank, 1)
   // Enough of the rest that `limit` remain after dropping those already in a better tier.
-  for (const rank of s.match.all(anyWordsQuery(words), limit + tierOf.size) as number[]) if (!tierOf.has(rank)) tierOf.set(rank, 2)
+  const anyWords = anyWordsQuery(words, s.expand)
+  if (anyWords !== undefined) for (const rank of s.match.all(anyWords, limit + tierOf.size) as number[]) if (!tierOf.has(rank)) tierOf.set(rank, 2)
   return [...tierOf].map(([rank, tier]) => ({ rank, tier }))
 }
 

@@ -13,7 +13,7 @@ import type { Compilable, Kysely } from 'kysely'
 import { datasets, relations, type DatasetDef } from '../catalog/index.js'
 import type { DialectName } from './schema/column-types.js'
 import {
-  FIRST_WORD_MARKER_CODE_POINT, rawStatement, SEARCH_TABLES, searchTableDdl, type SearchTableNames,
+  FIRST_WORD_MARKER_CODE_POINT, MIN_EXPANDED_PREFIX, rawStatement, SEARCH_TABLES, searchTableDdl, type SearchTableNames,
 } from './schema/search-tables.js'
 
 function column(ds: DatasetDef, name: string): string {
@@ -39,6 +39,7 @@ function markedName(nameColumn: string): string {
 function clear(t: SearchTableNames): string[] {
   return [
     `delete from "${t.ranks}"`,
+    `delete from "${t.terms}"`,
     // Contentless FTS5 tables are emptied with this command ('delete' needs the old values).
     `insert into "${t.fts}" ("${t.fts}") values ('delete-all')`,
     // Rebuilt after the fill: a million inserts into a sorted index cost twice as much as sorting once.
@@ -51,6 +52,8 @@ function finishTable(t: SearchTableNames): string[] {
     `create index if not exists "${t.nameKeyIndex}" on "${t.ranks}" (name_key, rank)`,
     // One b-tree per FTS table instead of the segments of many insert batches: fewer pages per query.
     `insert into "${t.fts}" ("${t.fts}") values ('optimize')`,
+    // Shorter words are never looked up: prefixes of up to 3 characters have FTS5's own prefix index.
+    `insert into "${t.terms}" (term) select term from "${t.vocab}" where length(term) >= ${MIN_EXPANDED_PREFIX}`,
   ]
 }
 
