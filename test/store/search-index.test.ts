@@ -137,6 +137,24 @@ describe('search index', () => {
     expect(searchRecords(vdb, { term: 'éclair', objectTypes: both, limit: 10 }).map((h) => h.id)).toEqual([4, 3])
   })
 
+  test('long prefixes find the same records whether the words table lists their words or FTS5 merges them', () => {
+    const vdb = track(openDatabase(':memory:'))
+    // 40 distinct first words starting with "zorb": more than the lookup lists, so "zorb" as a first
+    // word goes to FTS5's own prefix merge, while "zorb1" (11 words), "zorbx" (1, in a domain) and
+    // "zorb" in later words (1) are listed from the words table.
+    ingestAll(vdb, [
+      ...Array.from({ length: 40 }, (_, k) => ({ type: 'company', record: { id: k + 1, name: `Zorb${k}x Group`, website: `z${k}.example`, svc_score: String(k) } })),
+      { type: 'company', record: { id: 100, name: 'Acme', website: 'zorbxample.example', svc_score: '50' } },
+    ])
+    expect(count(vdb, `select count(*) from ${SEARCH_TABLES.company.terms} where term like '%zorb%'`)).toBe(41)
+    const ids = (term: string) => searchRecords(vdb, { term, objectTypes: both, limit: 50 }).map((h) => h.id).sort((a, b) => a - b)
+    expect(ids('zorb')).toEqual([...Array.from({ length: 40 }, (_, k) => k + 1), 100])
+    expect(ids('zorb1')).toEqual([2, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20])
+    expect(ids('zorbx')).toEqual([100])
+    expect(ids('zorb1 group')).toEqual(ids('zorb1'))
+    expect(ids('zorbq')).toEqual([])
+  })
+
   test('migration 006 is SQLite only', () => {
     const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new Database(':memory:') }) })
     expect(searchIndexStatements(db, 'postgres')).toEqual([])
