@@ -213,7 +213,7 @@ export const FUNDING_PHRASES: Readonly<Record<string, FundingPhrase>> = Object.f
 
 export const FORMATS: Readonly<Record<ParamFormat, FormatDoc>> = Object.freeze({
   text_contains: { accepts: 'any text (at most 500 characters)', becomes: '`{field: {contains: text}}`: case-insensitive substring' },
-  domain: { accepts: 'a domain such as `example.com`; case, a leading `www.`, a scheme and a path are ignored', becomes: '`{website: {in: [domain, "www." + domain]}}`' },
+  domain: { accepts: 'a domain such as `example.com`; case, a leading `www.`, a scheme and a path are ignored', becomes: '`{website: {in: [domain, "www." + domain, ...the spelling sent]}}`' },
   numeric_range: { accepts: '`from~to`, `from~`, `~to` or a single number (equality); negative numbers allowed; decimals where the field is a number', becomes: '`between: [from, to]`, `gte`, `lte`, `eq`' },
   date_range: { accepts: '`from~to`, `from~`, `~to` or a single date; dates as YYYY-MM-DD or YYYYMMDD', becomes: '`between`, `gte`, `lte`, `eq` (on a datetime field, whole days: from 00:00:00 to 23:59:59)' },
   date: { accepts: 'one date, YYYY-MM-DD or YYYYMMDD', becomes: '`{field: {eq: date}}`' },
@@ -336,9 +336,9 @@ function readParameter(endpoint: ListEndpoint, def: ListParamDef, params: ListPa
       return single(def, params, (text) => ok({ [field.name]: { contains: text } }))
     case 'domain':
       return single(def, params, (text) => {
-        const domain = normaliseDomain(text)
-        if (domain === undefined) return bad(def, 'invalid_value', text, 'not a domain such as example.com')
-        return ok({ [field.name]: { in: [domain, `www.${domain}`] } })
+        const spellings = domainSpellings(text)
+        if (spellings === undefined) return bad(def, 'invalid_value', text, 'not a domain such as example.com')
+        return ok({ [field.name]: { in: spellings } })
       })
     case 'numeric_range':
       return single(def, params, (text) => {
@@ -595,19 +595,41 @@ function fundingPhraseFilter(field: string, phrase: FundingPhrase, now: Date): F
   }
 }
 
-/**
- * A company's domain as stored (`website`): lower case, without scheme, `www.`, port, path or a
- * trailing dot. Undefined when what remains is not a host name.
- */
-export function normaliseDomain(text: string): string | undefined {
-  let d = text.trim().toLowerCase()
-  d = d.replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
+/** Labels of letters (any script: internationalised domains), digits, `_` and inner `-`; two or more labels. */
+const HOST_NAME = /^[\p{L}\p{N}_](?:[\p{L}\p{N}_-]*[\p{L}\p{N}_])?(?:\.[\p{L}\p{N}_](?:[\p{L}\p{N}_-]*[\p{L}\p{N}_])?)+$/u
+
+/** The host of an address as sent (case kept): no scheme, path, port, trailing dot or leading `www.`. */
+function hostOf(text: string): string {
+  let d = text.trim()
+  d = d.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')
   d = d.split(/[/?#]/, 1)[0] ?? ''
   d = d.replace(/:[0-9]*$/, '').replace(/\.$/, '')
-  if (d.startsWith('www.')) d = d.slice(4)
-  // A company's domain has at least two labels; `www.` alone or `localhost` is no company.
-  if (d.length === 0 || d.length > 253 || !d.includes('.')) return undefined
-  return /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*$/.test(d) ? d : undefined
+  return /^www\./i.test(d) ? d.slice(4) : d
+}
+
+/**
+ * A company's domain in canonical form: lower case, without scheme, `www.`, port, path or a
+ * trailing dot. Undefined when what remains is not a host name of two or more labels (`www.`
+ * alone, `localhost`, text with spaces or quotes), so nothing that cannot match reaches the engine.
+ */
+export function normaliseDomain(text: string): string | undefined {
+  const d = hostOf(text).toLowerCase()
+  if (d.length === 0 || d.length > 253) return undefined
+  return HOST_NAME.test(d) ? d : undefined
+}
+
+/**
+ * The stored spellings a domain parameter matches: the canonical form and the spelling sent, each
+ * with and without `www.`. Matching them with `in` keeps the lookup on the website index; a
+ * case-insensitive comparison (`lower(website) = ?`) would scan every company. Loaders write
+ * domains in lower case, so the canonical form finds them; a website imported in mixed case is
+ * found when the client spells it the same way.
+ */
+export function domainSpellings(text: string): string[] | undefined {
+  const canonical = normaliseDomain(text)
+  if (canonical === undefined) return undefined
+  const sent = hostOf(text)
+  return [...new Set([canonical, `www.${canonical}`, sent, `www.${sent}`])]
 }
 
 //// sort ////

@@ -239,6 +239,17 @@ describe('combining parameters and the query-string forms of design section 6', 
     expect(body.companies.map((c) => c.id)).toContain(String(someCompany.id))
   })
 
+  test('a website stored in mixed case is found by its own spelling, with www. and a scheme', async () => {
+    const { id, website } = rows<{ id: number; website: string }>('select id, website from companies where id = 9')[0]!
+    const mixed = `Mixed${website.toUpperCase()}`
+    h.vdb.sqlite.prepare('update companies set website = ? where id = 9').run(mixed)
+    try {
+      await expectSelects(`/companies?domain=${encodeURIComponent(`http://www.${mixed}/`)}`, [id])
+    } finally {
+      h.vdb.sqlite.prepare('update companies set website = ? where id = 9').run(website)
+    }
+  })
+
   test('unknown parameter names are ignored', async () => {
     const body = companyListSchema.parse(await h.json('/companies?utm_source=x&cachebuster=123&filter[stage]=a'))
     expect(body.meta.total_record_count).toBe(TOTAL)

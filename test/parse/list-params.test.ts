@@ -59,7 +59,8 @@ describe('each format becomes the filter language', () => {
     ['companies', 'ios_store_category=Games', { and: [{ ios_store_categories: { has_any: ['Games'] } }] }],
     ['companies', 'has_mobile=1&has_ios_store=0', { and: [{ has_mobile: true }, { has_ios_store: false }] }],
     ['companies', 'investors=acme-ventures', { and: [{ foreign: { dataset: 'investors', filter: { svc_slug: { in: ['acme-ventures'] } } } }] }],
-    ['companies', 'domain=https://WWW.Example.com/about', { and: [{ website: { in: ['example.com', 'www.example.com'] } }] }],
+    ['companies', 'domain=https://WWW.Example.com/about', { and: [{ website: { in: ['example.com', 'www.example.com', 'Example.com', 'www.Example.com'] } }] }],
+    ['companies', 'domain=example.com', { and: [{ website: { in: ['example.com', 'www.example.com'] } }] }],
     ['companies', 'company_name=lab', { and: [{ name: { contains: 'lab' } }] }],
     ['companies', 'last_funding_date=never+raised', { and: [{ last_funding_date: { is_null: true } }] }],
     ['companies', 'last_funding_date=has ever raised', { and: [{ last_funding_date: { is_null: false } }] }],
@@ -224,6 +225,8 @@ describe('domains', () => {
     ['http://www.example.com:8080/path?q=1', 'example.com'],
     ['example.com.', 'example.com'],
     ['sub.example.co.uk', 'sub.example.co.uk'],
+    ['MÜNCHEN.de', 'münchen.de'],
+    ['HTTPS://www.x-y.io', 'x-y.io'],
   ])('%s → %s', (input, expected) => expect(normaliseDomain(input)).toBe(expected))
 
   test.each(['', 'www.', 'exa mple.com', 'localhost', "example.com' or 1=1 --", 'a..b', `${'a'.repeat(254)}`])('%j is not a domain', (input) => {
