@@ -84,8 +84,9 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     throw new ServeError('--tls-cert and --tls-key go together: give both (a certificate and its private key) or neither (a development certificate is created)')
   }
   if (options.http && options.tlsCert !== undefined) throw new ServeError('--http serves plain HTTP; it cannot be combined with --tls-cert/--tls-key')
-  if (options.baseUrl !== undefined && !/^https?:\/\/[^/?#\s]+\/?$/.test(options.baseUrl)) {
-    throw new ServeError(`--base-url must be an origin such as https://api.example.com, got ${JSON.stringify(options.baseUrl)}`)
+  // A path is allowed: a proxy may mount the API under a prefix (https://example.com/api).
+  if (options.baseUrl !== undefined && !/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(options.baseUrl)) {
+    throw new ServeError(`--base-url must be an absolute http(s) URL such as https://api.example.com, got ${JSON.stringify(options.baseUrl)}`)
   }
 
   // TLS first: a bad certificate path should fail before minutes of demo-data generation.
@@ -199,7 +200,7 @@ export function registerServe(program: Command): void {
     .option('--tls-key <file>', 'PEM private key of --tls-cert')
     .option('--http', 'plain HTTP, only for running behind a reverse proxy that terminates TLS')
     .option('--companies <n>', 'size of the demo database when it is generated', companiesCount, DEFAULT_DEMO_COMPANIES)
-    .option('--base-url <url>', 'public origin used in response URLs and the OpenAPI document (default: the request\'s origin)')
+    .option('--base-url <url>', 'public base URL used in response URLs and the OpenAPI document, e.g. behind a proxy (default: the request\'s origin)')
     .option('--access-log', 'log METHOD /path status time per request to stderr (query strings are never logged)')
     .action(async (opts: {
       port: number; host: string; dataDir: string; database?: string; tlsCert?: string; tlsKey?: string

@@ -209,6 +209,18 @@ describe('ventureql serve options', () => {
     }
   })
 
+  it('uses --base-url for item URLs and the OpenAPI servers entry (a proxy in front)', async () => {
+    const handle = await startServe({ dataDir: tempDir(), port: 0, companies: 50, http: true, baseUrl: 'https://api.example.com/v1', out: () => {}, err: () => {} })
+    try {
+      const item = JSON.parse((await call(`${handle.url}/companies?key=${handle.createdKeys!.full}`)).body).companies[0]
+      expect(item.url).toBe(`https://api.example.com/v1/companies/${item.id}`)
+      expect(JSON.parse((await call(`${handle.url}/openapi.json`)).body).servers).toEqual([{ url: 'https://api.example.com/v1' }])
+    } finally {
+      await handle.close()
+    }
+    await expect(startServe({ dataDir: tempDir(), port: 0, baseUrl: 'ftp://x', out: () => {}, err: () => {} })).rejects.toThrow(/--base-url/)
+  })
+
   it('rejects bad option combinations and unusable certificates with one clear message each', async () => {
     const dir = tempDir()
     const quiet = { out: () => {}, err: () => {}, port: 0, dataDir: dir }
