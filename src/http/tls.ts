@@ -70,7 +70,14 @@ export async function loadOrCreateDevCertificate(dataDir: string, now = new Date
   const certPath = resolve(join(dataDir, DEV_CERT_FILE))
   const keyPath = resolve(join(dataDir, DEV_KEY_FILE))
   if (existsSync(certPath) && existsSync(keyPath)) {
-    const existing = { ...readTlsPair(certPath, keyPath), selfSigned: true }
+    let pair: TlsMaterial
+    try {
+      pair = readTlsPair(certPath, keyPath)
+    } catch (error) {
+      // Not replaced silently: a client may have been told to trust exactly this certificate.
+      throw new TlsSetupError(`${(error as Error).message}; delete ${certPath} and ${keyPath} to have a new development certificate made`)
+    }
+    const existing = { ...pair, selfSigned: true }
     if (existing.validTo.getTime() - now.getTime() > RENEW_WITHIN_MS) return Object.freeze(existing)
   }
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {

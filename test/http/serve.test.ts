@@ -235,6 +235,10 @@ describe('ventureql serve options', () => {
     await expect(startServe({ ...quiet, tlsCert: a.certPath, tlsKey: b.keyPath })).rejects.toThrow(/does not belong to the certificate/)
     await expect(startServe({ ...quiet, database: join(dir, 'nope.db') })).rejects.toThrow(/does not exist/)
     await expect(startServe({ ...quiet, port: 70000 })).rejects.toThrow(/--port/)
+    const broken = tempDir()
+    writeFileSync(join(broken, 'cert.pem'), 'garbage')
+    writeFileSync(join(broken, 'key.pem'), 'garbage')
+    await expect(startServe({ ...quiet, dataDir: broken })).rejects.toThrow(/delete .*cert\.pem and .*key\.pem to have a new development certificate made/)
     // None of these left a database or keys behind.
     expect(() => readFileSync(join(dir, 'ventureql.db'))).toThrow()
   })
