@@ -262,9 +262,17 @@ describe('GET /search: term and per_page', () => {
   })
 
   it('gives a trial key at most its result cap', async () => {
-    const res = await h.get('/search?term=a&per_page=50', { key: h.trialKey })
-    expect(res.status).toBe(200)
-    expect(searchResponseSchema.parse(await res.json()).length).toBeLessThanOrEqual(50)
+    const capped = await createHarness({ companies: 60, app: { trialMaxResults: 4 } })
+    try {
+      const trial = await capped.get('/search?term=a&per_page=50', { key: capped.trialKey })
+      expect(trial.status).toBe(200)
+      expect(searchResponseSchema.parse(await trial.json())).toHaveLength(4)
+      const full = searchResponseSchema.parse(await (await capped.get('/search?term=a&per_page=50')).json())
+      expect(full.length).toBeGreaterThan(4)
+      expect(searchResponseSchema.parse(await (await capped.get('/search?term=a', { key: capped.trialKey })).json())).toHaveLength(4)
+    } finally {
+      await capped.close()
+    }
   })
 
   it.each([['0'], ['-1'], ['abc'], ['1.5'], ['99999999999999999999']])('refuses per_page=%s with 400', async (value) => {

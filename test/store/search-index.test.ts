@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { Kysely, SqliteDialect } from 'kysely'
 import Database from 'better-sqlite3'
 import { importFiles } from '../../src/cli/import.js'
-import { searchRecords } from '../../src/records/search.js'
+import { anyWordsQuery, namePrefixQuery, searchRecords } from '../../src/records/search.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { ingestAll } from '../../src/store/ingest.js'
 import { openDatabase, type VentureDb } from '../../src/store/open.js'
@@ -153,6 +153,22 @@ describe('search index', () => {
     expect(ids('zorbx')).toEqual([100])
     expect(ids('zorb1 group')).toEqual(ids('zorb1'))
     expect(ids('zorbq')).toEqual([])
+  })
+
+  test('the FTS5 queries quote every word, so even words with FTS5 syntax in them are plain text', () => {
+    const vdb = track(openDatabase(':memory:'))
+    ingestAll(vdb, [{ type: 'company', record: { id: 1, name: 'Near Or Not', website: 'nearornot.example', svc_score: '1' } }])
+    // searchWords never yields these (letters and digits only); the builders must hold on their own.
+    const hostile = ['NEAR(', 'a"b', '*', 'OR', 'AND', 'NOT', '-x', 'name:', '^', '(', '"', '{name}']
+    const match = vdb.sqlite.prepare(`select rowid from "${SEARCH_TABLES.company.fts}" where "${SEARCH_TABLES.company.fts}" match ? order by rowid`).pluck()
+    for (const word of hostile) {
+      for (const query of [anyWordsQuery([word]), namePrefixQuery([word], 'name'), namePrefixQuery(['near', word], 'name')]) {
+        expect(() => match.all(query), `${word}: ${query}`).not.toThrow()
+      }
+    }
+    // FTS5's operators are upper case; as quoted words they match the words themselves.
+    expect(match.all(anyWordsQuery(['NEAR', 'OR', 'NOT']))).toEqual([1])
+    expect(match.all(namePrefixQuery(['NEAR', 'OR'], 'name'))).toEqual([1])
   })
 
   test('migration 006 is SQLite only', () => {
