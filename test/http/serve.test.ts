@@ -16,6 +16,7 @@ import { ServeError, startServe, type ServeHandle } from '../../src/cli/serve.js
 import { ROUTE_MODULES } from '../../src/http/routes/index.js'
 import { problemSchema } from '../../src/http/schemas/common.js'
 import { loadOrCreateDevCertificate } from '../../src/http/tls.js'
+import { createApiKey } from '../../src/store/api-keys.js'
 
 const COMPANIES = 300
 const dirs: string[] = []
@@ -150,6 +151,17 @@ describe('ventureql serve, in-process (HTTPS with a development certificate)', (
     expect(after.status).toBe(200)
   })
 
+  it('grants exactly R of N concurrent requests over the network to a key with R remaining', async () => {
+    const made = createApiKey(first.engine.database, { plan: 'full', quota: 7, period: 'day' })
+    if (!made.ok) throw new Error('key')
+    const replies = await Promise.all(Array.from({ length: 25 }, () => call(`${first.url}/companies?key=${made.value.key}`, { ca })))
+    const statuses = replies.map((r) => r.status)
+    expect(statuses.filter((s) => s === 200)).toHaveLength(7)
+    expect(statuses.filter((s) => s === 429)).toHaveLength(18)
+    const remaining = replies.filter((r) => r.status === 200).map((r) => Number(r.headers['x-quota-remaining'])).sort((a, b) => a - b)
+    expect(remaining).toEqual([0, 1, 2, 3, 4, 5, 6])
+  })
+
   it('refuses a second server on the same port with a clear error', async () => {
     const port = Number(new URL(first.url).port)
     await expect(startServe({ dataDir, port, out: () => {}, err: () => {} })).rejects.toThrow(new RegExp(`port ${port} on 127.0.0.1 is already in use`))
@@ -166,7 +178,7 @@ describe('ventureql serve, in-process (HTTPS with a development certificate)', (
       expect(second.tls?.cert).toBe(ca)
       expect(second.createdKeys).toBeUndefined()
       expect(again.some((l) => /^(full|trial) key:/.test(l))).toBe(false)
-      expect(again.join('\n')).toMatch(/api keys: 2 active/)
+      expect(again.join('\n')).toMatch(/api keys: 3 active/)   // the two first-run keys and the quota test's
       expect(again.join('\n')).toContain('ventureql keys create')
       const res = await call(`${second.url}/ratelimit/usage?key=${fullKey}`, { ca })
       expect(res.status).toBe(200)
