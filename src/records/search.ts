@@ -57,14 +57,20 @@ export interface SearchHit {
   readonly tier: 0 | 1 | 2
 }
 
-const WORD = /[\p{L}\p{N}]+/gu
+/**
+ * Runs of letters, digits and combining marks: unicode61 keeps a mark inside its word (`q` + U+0301
+ * is the word `q́`, stored as `q`), so splitting at marks would look for words nobody stored.
+ * Private-use characters, which unicode61 also keeps, are left out: the first-word marker is one.
+ */
+const WORD = /[\p{L}\p{N}\p{M}]+/gu
+const HAS_LETTER_OR_DIGIT = /[\p{L}\p{N}]/u
 
 /**
- * The words of a term, as unicode61 would cut them (composed first, so `e` + combining accent is
- * one letter like `é`). Empty when the term holds no letter or digit.
+ * The words of a term, as unicode61 cuts names (composed first, so `e` + combining accent is the
+ * one letter `é`). Empty when the term holds no letter or digit.
  */
 export function searchWords(term: string): string[] {
-  return term.normalize('NFC').match(WORD) ?? []
+  return (term.normalize('NFC').match(WORD) ?? []).filter((w) => HAS_LETTER_OR_DIGIT.test(w))
 }
 
 /** Case and accents folded, spaces collapsed: the comparison behind tier 0 for non-ASCII names. */

@@ -137,6 +137,17 @@ describe('search index', () => {
     expect(searchRecords(vdb, { term: 'éclair', objectTypes: both, limit: 10 }).map((h) => h.id)).toEqual([4, 3])
   })
 
+  test('a combining mark stays inside its word, as unicode61 keeps it', () => {
+    const vdb = track(openDatabase(':memory:'))
+    // q + U+0301 has no composed form: unicode61 stores the word "aqb".
+    ingestAll(vdb, [{ type: 'company', record: { id: 1, name: 'Aq\u0301b Works', website: 'w.example', svc_score: '1' } }])
+    const ids = (term: string) => searchRecords(vdb, { term, objectTypes: both, limit: 10 }).map((h) => [h.id, h.tier])
+    expect(ids('aq\u0301b')).toEqual([[1, 1]])
+    expect(ids('aqb works')).toEqual([[1, 0]])
+    expect(ids('AQ\u0301')).toEqual([[1, 1]])
+    expect(ids('\u0301')).toEqual([])
+  })
+
   test('long prefixes find the same records whether the words table lists their words or FTS5 merges them', () => {
     const vdb = track(openDatabase(':memory:'))
     // 40 distinct first words starting with "zorb": more than the lookup lists, so "zorb" as a first
