@@ -255,6 +255,10 @@ describe('GET /search: object_types in every form', () => {
 })
 
 describe('GET /search: term and per_page', () => {
+  it('answers with and without a trailing slash', async () => {
+    expect(keys(searchResponseSchema.parse(await (await h.get('/search/?term=in')).json()))).toEqual(expected('in'))
+  })
+
   it('returns 10 results by default, per_page fewer, and lowers per_page above 50 to 50', async () => {
     expect(await search('term=a')).toHaveLength(10)
     expect(keys(await search('term=a&per_page=3'))).toEqual(expected('a', undefined, 3))
