@@ -223,6 +223,20 @@ function candidatesOf(s: TypeStatements, words: readonly string[], termKey: stri
 }
 
 /**
+ * Whether the database has the search index: a database loaded before migration 006 and opened
+ * read-only (no migrations run) does not. Only a yes is remembered; tables do not disappear.
+ */
+export function searchIndexReady(vdb: VentureDb): boolean {
+  if (statementCache.has(vdb.sqlite)) return true
+  const tables = Object.values(SEARCH_TABLES).flatMap((t) => [t.ranks, t.fts, t.terms])
+  const found = vdb.sqlite.prepare(`select count(*) from sqlite_master where type = 'table' and name in (select value from json_each(?))`)
+    .pluck().get(JSON.stringify(tables)) as number
+  if (found !== tables.length) return false
+  statementsFor(vdb.sqlite)
+  return true
+}
+
+/**
  * The best `limit` records matching the term, best first. A term without letters or digits
  * matches nothing. Callers validate the term's length and word count first (`searchWords`).
  */

@@ -346,6 +346,22 @@ describe('GET /search: hostile input never reaches FTS5 as syntax', () => {
   })
 })
 
+describe('GET /search: a database without the index', () => {
+  it('answers 503 saying why, not 500', async () => {
+    const bare = await createHarness({ companies: 20 })
+    try {
+      bare.vdb.sqlite.exec('drop table search_companies_terms')
+      const res = await bare.get('/search?term=a')
+      expect(res.status).toBe(503)
+      expect(problemSchema.parse(await res.json()).error).toMatch(/no search index/)
+      // Bad parameters are still the client's 400 first.
+      expect((await bare.get('/search?term=')).status).toBe(400)
+    } finally {
+      await bare.close()
+    }
+  })
+})
+
 describe('GET /search: the index follows the data', () => {
   it('finds records added by a later import, with their derived figures', async () => {
     const own = await createHarness({ companies: 40 })

@@ -13,11 +13,11 @@ import type { Context } from 'hono'
 import { previewValue } from '../../errors/format.js'
 import { issue, type Issue } from '../../errors/issue.js'
 import {
-  MAX_SEARCH_WORDS, SEARCH_OBJECT_TYPES, searchRecords, searchWords, type SearchHit, type SearchObjectType,
+  MAX_SEARCH_WORDS, SEARCH_OBJECT_TYPES, searchIndexReady, searchRecords, searchWords, type SearchHit, type SearchObjectType,
 } from '../../records/search.js'
 import type { AppDeps, HttpEnv, RouteModule } from '../context.js'
 import { QueryParams } from '../params.js'
-import { issuesResponse } from '../problem.js'
+import { issuesResponse, problemResponse } from '../problem.js'
 import {
   SEARCH_DEFAULT_RESULTS, SEARCH_MAX_RESULTS, SEARCH_MAX_TERM_LENGTH, searchQueryParams, searchResponseSchema,
 } from '../schemas/search.js'
@@ -188,6 +188,12 @@ export const searchRoutes: RouteModule = {
     app.get('/search', (c) => {
       const read = readParams(c, deps)
       if (!read.ok) return read.response
+      if (!searchIndexReady(deps.database)) {
+        // Not the client's fault and not a bug: the database predates the index and was opened read-only.
+        return problemResponse(503, {
+          detail: 'Search is unavailable: this database has no search index yet. Opening it once with migrations (not read-only) builds it.',
+        })
+      }
       const hits = searchRecords(deps.database, { term: read.value.term, objectTypes: read.value.objectTypes, limit: read.value.perPage })
       return c.json(hits.map(searchResultView))
     })
