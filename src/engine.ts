@@ -114,7 +114,7 @@ export function createEngine(options: EngineOptions): Engine {
   const vdb = typeof options.database === 'string' ? openDatabase(options.database) : options.database
   const dialect = DIALECTS[vdb.dialect]
 
-  const context = async (): Promise<ExecContext> => ({ db: vdb.db, dialect, dataVersion: await dataVersion(vdb) })
+  const context = async (): Promise<ExecContext> => ({ db: vdb.db, dialect, dataVersion: await dataVersion(vdb), readonly: vdb.readonly })
 
   function prepare(request: unknown): Result<Prepared> {
     const parsed = parseQuery(request, limits)
@@ -168,7 +168,11 @@ export function createEngine(options: EngineOptions): Engine {
       const prepared = prepare(request)
       if (!prepared.ok) return prepared
       const { checked, canonical } = prepared.value
-      const stored = await storeQuery(vdb.db, canonical)
+      // A read-only database cannot remember the query: it runs under its id all the same, and
+      // page() finds it only if it was stored before the file became read-only.
+      const stored = vdb.readonly
+        ? { query_id: prepared.value.queryId, query_version: QUERY_VERSION }
+        : await storeQuery(vdb.db, canonical)
       const plan = planQuery(checked, dialect)
       return ok(await envelope(plan, canonical, stored.query_id, stored.query_version, checked.page, checked.perPage))
     },

@@ -10,4 +10,9 @@ export interface ExecContext {
   readonly dialect: SqlDialect
   /** The database's current data version (bumped by every ingest); read once per request. */
   readonly dataVersion: number
+  /**
+   * True on a database opened read-only: caches (totals, page boundaries) are read but never
+   * written, so an engine on a read-only file still answers, just without remembering work.
+   */
+  readonly readonly?: boolean
 }

@@ -43,6 +43,7 @@ export async function cachedTotal(ctx: ExecContext, plan: QueryPlan, queryId: st
     .executeTakeFirst()
   if (cached) return Number(cached.total)
   const total = await countRows(ctx, plan)
+  if (ctx.readonly) return total
   await ctx.db
     .insertInto('query_totals')
     .values({ query_id: queryId, data_version: ctx.dataVersion, total })

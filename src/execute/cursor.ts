@@ -44,7 +44,7 @@ async function nearestBoundary(ctx: ExecContext, req: PageRequest, before: numbe
 }
 
 async function remember(ctx: ExecContext, req: PageRequest, boundaries: readonly Remembered[]): Promise<void> {
-  if (boundaries.length === 0) return
+  if (boundaries.length === 0 || ctx.readonly) return
   // Chunked so a long walk stays under any bind-variable ceiling (5 values per row).
   for (let i = 0; i < boundaries.length; i += 500) {
     await ctx.db

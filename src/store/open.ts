@@ -15,6 +15,8 @@ export interface VentureDb {
   readonly db: Kysely<any>
   readonly sqlite: BetterSqlite3.Database
   readonly dialect: 'sqlite'
+  /** Opened read-only: nothing may be written (the engine then skips its caches and does not store queries). */
+  readonly readonly: boolean
   close(): Promise<void>
 }
 
@@ -64,6 +66,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): VentureDb
     db,
     sqlite,
     dialect: 'sqlite' as const,
+    readonly,
     async close() {
       if (closed) return
       closed = true

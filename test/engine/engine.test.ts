@@ -6,7 +6,10 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngine, type Engine } from '../../src/engine.js'
-import { bumpDataVersion, type VentureDb } from '../../src/store/open.js'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { bumpDataVersion, openDatabase, type VentureDb } from '../../src/store/open.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 
 let vdb: VentureDb
@@ -260,5 +263,36 @@ describe('explain and count', () => {
     const n = unwrap(await engine.count(request))
     expect(n).toBe(all(`select count(*) n from fundings where series in ('seed', 'a')`)[0]!.n)
     expect(n).toBeGreaterThan(0)
+  })
+})
+
+describe('read-only database', () => {
+  it('lists, queries and counts without writing its caches', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vql-ro-'))
+    try {
+      const file = join(dir, 'ro.db')
+      const writable = await createFixtureDatabase({ file, companies: 120 })
+      await writable.close()
+      const vdb = openDatabase(file, { readonly: true })
+      const engine = createEngine({ database: vdb })
+      try {
+        const request = { dataset: 'companies', filter: { employees: { gte: 10 } }, per_page: 5, page: 2 }
+        const listed = await engine.list(request)
+        if (!listed.ok) throw new Error(JSON.stringify(listed.issues))
+        const expected = vdb.sqlite.prepare('select count(*) as n from companies where employees >= 10').get() as { n: number }
+        expect(listed.value.meta.total_record_count).toBe(expected.n)
+        expect(listed.value.results).toHaveLength(5)
+        const queried = await engine.query(request)
+        if (!queried.ok) throw new Error(JSON.stringify(queried.issues))
+        expect(queried.value.results).toEqual(listed.value.results)
+        const cached = vdb.sqlite.prepare('select (select count(*) from query_totals) + (select count(*) from query_page_boundaries) + (select count(*) from stored_queries) as n').get() as { n: number }
+        expect(cached.n).toBe(0)
+      } finally {
+        await engine.close()
+        await vdb.close()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
