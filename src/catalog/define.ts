@@ -30,6 +30,12 @@ export interface FieldDef {
   readonly sortable: boolean
   /** Whether the loader builds an index on the column (sort and common filters). */
   readonly indexed: boolean
+  /**
+   * Whether a value names one record or a handful (a key, a slug, a domain): `eq`/`in` on it inside
+   * a `foreign` pins the related records, and the compiler then drives the query from them
+   * (compile/relations.ts). Implies `indexed`.
+   */
+  readonly identifying?: boolean
   /** How the value is serialised in result records (spec section 2). */
   readonly wire: WireForm
   readonly description: string
@@ -86,6 +92,7 @@ export interface FieldOptions {
   readonly nullable?: boolean
   readonly sortable?: boolean
   readonly indexed?: boolean
+  readonly identifying?: boolean
   readonly wire?: WireForm
 }
 
@@ -99,7 +106,8 @@ export function field(name: string, type: FieldType, description: string, option
     ...(isTags ? {} : { column: options.column ?? name }),
     nullable: options.nullable ?? type.kind !== 'boolean',
     sortable: options.sortable ?? !isTags,
-    indexed: options.indexed ?? false,
+    indexed: (options.indexed ?? false) || (options.identifying ?? false),
+    ...(options.identifying ? { identifying: true } : {}),
     wire: options.wire ?? 'native',
     description,
   })

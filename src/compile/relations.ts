@@ -11,8 +11,17 @@
  *   alone) is vacuously true for a record with nothing related, so `all` with any P would match
  *   every investor without a portfolio: an accidental match-all. `NOT P` is the null-safe negation,
  *   so a related record whose field is NULL counts as not matching.
+ *
+ * One exception to EXISTS, where the design's rule costs two orders of magnitude: when the inner
+ * filter pins the related records by an identifying field (`eq`/`in` on a primary key, a slug or a
+ * domain, see `FieldDef.identifying`), `any` compiles to `key IN (SELECT related keys ...)`. The
+ * related records are then a handful, and SQLite drives the query from them (a rowid lookup per
+ * related key) instead of probing the correlated EXISTS for every outer row: counting the companies
+ * of the investor with the largest portfolio (3,776 of 1,000,000) took 1,348 ms cold as EXISTS and
+ * 18 ms as IN. The two forms select the same rows: `x IN (...)` is NULL only when `x` is NULL or
+ * the list holds a NULL, and the result is marked three-valued so negation stays null-safe.
  */
-import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely'
+import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import type { FilterNode, ForeignNode } from '../ast/nodes.js'
 import type { DatasetDef } from '../catalog/define.js'
 import { findRelation, primaryKeyColumn, resolveDataset } from '../catalog/index.js'
@@ -48,6 +57,47 @@ function relatedRows(outer: Scope, inner: Scope, where: Compiled): SelectQueryBu
 
 const linkAlias = (inner: Scope) => `l${inner.alias.slice(1)}`
 
+/**
+ * The keys of the outer dataset that have a related record matching `where`, uncorrelated, and the
+ * outer column they are compared with: the semi-join form of `any`.
+ */
+function relatedKeys(outer: Scope, inner: Scope, where: Compiled): { outerKey: Expression<unknown>; keys: SelectQueryBuilder<any, any, any>; twoValued: boolean } {
+  const target = inner.dataset
+  const relation = findRelation(outer.dataset.name, target.name)
+  if (!relation) throw new Error(`compile: no relation from ${outer.dataset.name} to ${target.name} (the checker should have rejected it)`)
+  if (relation.kind === 'direct') {
+    const keys = eb.selectFrom(`${target.table} as ${inner.alias}`).select(sql.ref(`${inner.alias}.${relation.toColumn}`).as('k'))
+    // Either column may be NULL (a funding without a company id): three-valued.
+    return { outerKey: columnRef(outer, relation.fromColumn), keys: where === TRUE ? keys : keys.where(where.expr), twoValued: false }
+  }
+  const link = linkAlias(inner)
+  let keys = eb.selectFrom(`${relation.table} as ${link}`)
+  if (!inner.viaLink || inner.viaLink.columnsRead > 0) {
+    keys = keys.innerJoin(`${target.table} as ${inner.alias}`, `${inner.alias}.${primaryKeyColumn(target)}`, `${link}.${relation.toKey}`)
+  }
+  const selected = keys.select(sql.ref(`${link}.${relation.fromKey}`).as('k'))
+  // Link keys and primary keys are NOT NULL: two-valued.
+  return { outerKey: primaryKeyRef(outer), keys: where === TRUE ? selected : selected.where(where.expr), twoValued: true }
+}
+
+/**
+ * Whether `filter` can only match records named by an identifying field: an `eq`/`in` on one, alone
+ * or as one conjunct of an `and` (the other conjuncts can only narrow it further).
+ */
+export function pinsByIdentifyingField(filter: FilterNode, target: DatasetDef): boolean {
+  switch (filter.kind) {
+    case 'Condition': {
+      if (filter.operator !== 'eq' && filter.operator !== 'in') return false
+      const field = target.fields[filter.field]
+      return field !== undefined && (field.identifying === true || field.name === target.primaryKey)
+    }
+    case 'And':
+      return filter.children.some((child) => pinsByIdentifyingField(child, target))
+    default:
+      return false
+  }
+}
+
 export function compileForeign(node: ForeignNode, outer: Scope, ctx: CompileContext, inner: CompileInner): Compiled {
   const target = resolveDataset(node.dataset)
   if (!target) throw new Error(`compile: unknown dataset ${node.dataset} (the checker should have rejected it)`)
@@ -59,8 +109,14 @@ export function compileForeign(node: ForeignNode, outer: Scope, ctx: CompileCont
   const p = inner(node.filter, scope, ctx)
   const exists = (where: Compiled) => eb.exists(relatedRows(outer, scope, where))
   switch (node.match) {
-    case 'any':
+    case 'any': {
+      if (pinsByIdentifyingField(node.filter, target)) {
+        const { outerKey, keys, twoValued } = relatedKeys(outer, scope, p)
+        // Kysely parenthesises an embedded subquery itself; a second pair would make it a one-element list.
+        return compiled(sql<SqlBool>`${outerKey} in ${keys}`, twoValued)
+      }
       return compiled(exists(p), true)
+    }
     case 'none':
       return compiled(eb.not(exists(p)), true)
     case 'all':

@@ -120,6 +120,7 @@ export function datasetPage(ds: DatasetDef): string {
     `- Name: ${code(ds.name)}${ds.aliases.length ? ` (aliases: ${ds.aliases.map(code).join(', ')})` : ''}`,
     `- Primary key: ${code(ds.primaryKey)} (appended to every sort as the final tiebreaker)`,
     `- Default sort: ${ds.defaultSort.map((s) => `${code(s.field)} ${s.direction}`).join(', ') || 'primary key'}`,
+    `- Identifying fields (\`eq\`/\`in\` on them inside a \`foreign\` compiles to a semi-join, see [language.md](../../language.md#foreign)): ${[ds.primaryKey, ...fields.filter((f) => f.identifying).map((f) => f.name)].map(code).join(', ')}`,
   ]
   return page(
     `Dataset \`${ds.name}\``,

@@ -80,6 +80,26 @@ export const FILTER_CASES: readonly GoldenCase[] = [
     filter: foreign('companies', foreign('fundings', c('series', 'eq', 'seed', p), 'any', p), 'any', p),
   },
   {
+    name: 'foreign any pinned by an identifying field: semi-join IN (link relation)',
+    dataset: 'companies',
+    filter: foreign('investors', c('svc_slug', 'eq', 'acme-ventures', p), 'any', p),
+  },
+  {
+    name: 'foreign any pinned by primary key: semi-join IN answered from the link rows',
+    dataset: 'fundings',
+    filter: foreign('investors', c('investor_id', 'in', [1, 2, 3], p), 'any', p),
+  },
+  {
+    name: 'foreign any pinned by an identifying field: semi-join IN (direct relation, three-valued under not)',
+    dataset: 'fundings',
+    filter: not(foreign('companies', and([c('website', 'eq', 'acme.com', p), c('country', 'eq', 'USA', p)], p), 'any', p), p),
+  },
+  {
+    name: 'foreign none pinned by an identifying field stays NOT EXISTS',
+    dataset: 'companies',
+    filter: foreign('investors', c('svc_slug', 'eq', 'acme-ventures', p), 'none', p),
+  },
+  {
     name: 'sibling foreigns on the same dataset',
     dataset: 'companies',
     filter: and([foreign('investors', c('type', 'eq', 'vc', p), 'any', p), foreign('investors', c('type', 'eq', 'angel', p), 'none', p)], p),

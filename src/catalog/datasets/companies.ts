@@ -18,7 +18,7 @@ export const companies = dataset({
   fields: [
     field('id', integer, 'Company identifier; :id of GET /companies/:id.', { nullable: false, wire: 'string' }),
     field('name', string, 'Company name.', { indexed: true }),
-    field('website', string, 'Canonical website domain (the `domain` of list items and of GET /domains/:domain/companies).', { indexed: true }),
+    field('website', string, 'Canonical website domain (the `domain` of list items and of GET /domains/:domain/companies).', { identifying: true }),
     field('description', string, 'Free-text description.'),
     field('svc_score', number, 'Current service score (GET /companies `svc_score`).', { indexed: true, ...asString }),
     field('momentum_score', number, 'Latest weekly momentum score; may be negative (GET /companies `momentum_score`).', { indexed: true }),

@@ -26,7 +26,7 @@ export const investors = dataset({
     field('state', string, 'State (U.S.).'),
     field('country', string, 'Three-letter country code.', { indexed: true }),
     field('website', string, 'Website address.'),
-    field('svc_slug', string, 'Investor slug, used to filter companies and fundings by investor.', { indexed: true }),
+    field('svc_slug', string, 'Investor slug, used to filter companies and fundings by investor.', { identifying: true }),
     field('est_most_recent_fund_size', integer, 'Estimated size of the most recent fund (U.S. dollars).', aggregate),
     field('est_most_recent_fund_date', date, 'Estimated date of the most recent fund.', aggregate),
     field('three_year_funds_offered', integer, 'Fund offerings over the past three years (U.S. dollars).', aggregate),
