@@ -187,16 +187,17 @@ export function canonicalDomain(text: string): string | undefined {
 
 const WEBSITE = columnOf(COMPANIES, 'website')
 const BY_EXACT_WEBSITE = `select ${COMPANY_ID} from ${COMPANY_TABLE} where ${WEBSITE} in (?, ?) order by ${COMPANY_ID} limit 1`
-const WEBSITES_IN_RANGE = `select ${COMPANY_ID} as id, ${WEBSITE} as website from ${COMPANY_TABLE} where ${WEBSITE} between ? and ? order by ${COMPANY_ID}`
-/** Leading characters whose upper/lower case combinations bound the case-insensitive search. */
-const CASE_PREFIX = 4
+const HAS_WEBSITE_PREFIX = `select 1 from ${COMPANY_TABLE} where ${WEBSITE} >= ? and ${WEBSITE} < ? limit 1`
+const BY_WEBSITES = `select ${COMPANY_ID} as id, ${WEBSITE} as website from ${COMPANY_TABLE} where ${WEBSITE} in (select value from json_each(?)) order by ${COMPANY_ID}`
+/** Sorts after every character a website can hold, so `prefix` .. `prefix + PREFIX_END` is every text starting with `prefix`. */
+const PREFIX_END = '\u{10FFFF}'
 
 /**
  * The id of the company whose website is `domain` (any case, with or without `www.` and a trailing
  * dot), the lowest id when several share it; undefined when none does. Served by the website
  * index only: first the stored spellings a loader normally writes (lower case, with or without
- * `www.`), then, for websites stored in mixed case, a few narrow index ranges (see
- * `caseVariantRanges`). A 1M-row scan with `lower(website) = ?` would cost ~100 ms per unknown
+ * `www.`), then, for websites stored in mixed case, the stored spellings found by
+ * `storedCaseSpellings`. A 1M-row scan with `lower(website) = ?` would cost ~100 ms per unknown
  * domain, which a client could send in a loop.
  */
 export function companyIdByDomain(sqlite: BetterSqlite3.Database, domain: string): number | undefined {
@@ -204,38 +205,33 @@ export function companyIdByDomain(sqlite: BetterSqlite3.Database, domain: string
   if (d === undefined) return undefined
   const exact = prepared(sqlite, BY_EXACT_WEBSITE).pluck().get(d, `www.${d}`) as number | undefined
   if (exact !== undefined) return exact
-  let best: number | undefined
-  const range = prepared(sqlite, WEBSITES_IN_RANGE)
-  for (const spelled of [d, `www.${d}`]) {
-    for (const [lo, hi] of caseVariantRanges(spelled)) {
-      for (const row of range.all(lo, hi) as { id: number; website: string }[]) {
-        if (canonicalDomain(row.website) === d && (best === undefined || row.id < best)) best = row.id
-      }
-    }
-  }
-  return best
+  const hasPrefix = prepared(sqlite, HAS_WEBSITE_PREFIX)
+  const exists = (prefix: string) => hasPrefix.get(prefix, prefix + PREFIX_END) !== undefined
+  const spellings = [d, `www.${d}`].flatMap((lower) => storedCaseSpellings(lower, exists))
+  if (spellings.length === 0) return undefined
+  // A stored trailing dot (`Example.com.`) is the same domain.
+  const candidates = spellings.flatMap((s) => [s, `${s}.`])
+  const rows = prepared(sqlite, BY_WEBSITES).all(JSON.stringify(candidates)) as { id: number; website: string }[]
+  return rows.find((row) => canonicalDomain(row.website) === d)?.id
 }
 
 /**
- * Index ranges that together hold every ASCII upper/lower case spelling of `lower` (in SQLite's
- * binary order). Every spelling that shares its first `CASE_PREFIX` characters' cases with a
- * pattern lies between pattern + UPPER(rest) and pattern + lower(rest): at the first character
- * where a spelling differs from either bound, it is the other case of the same letter. Fixing the
- * prefix keeps each range inside one short prefix, so the ranges stay a handful of index entries
- * wide even on a million rows; a single [UPPER, lower] range would span every lower-case entry
- * that sorts before the domain.
+ * The ASCII upper/lower case spellings of `lower` that some stored text starts with, found one
+ * character at a time: a spelling is extended only while a stored website starts with it (one
+ * index seek each). The work is bounded by the domain's length times the stored spellings that
+ * share its letters in some case, usually one or two, however many websites share its first
+ * letters: a range from `quinZZZ` to `quinzzz` would return every `quin...` website in between.
  */
-export function caseVariantRanges(lower: string): [string, string][] {
-  const head = [...lower.slice(0, CASE_PREFIX)]
-  const rest = lower.slice(head.join('').length)
-  let prefixes = ['']
-  for (const ch of head) {
+export function storedCaseSpellings(lower: string, exists: (prefix: string) => boolean): string[] {
+  let live = ['']
+  for (const ch of lower) {
     const up = /[a-z]/.test(ch) ? ch.toUpperCase() : ch
-    prefixes = up !== ch ? prefixes.flatMap((p) => [p + up, p + ch]) : prefixes.map((p) => p + ch)
+    const next: string[] = []
+    for (const prefix of live) {
+      for (const variant of up === ch ? [ch] : [up, ch]) if (exists(prefix + variant)) next.push(prefix + variant)
+    }
+    if (next.length === 0) return []
+    live = next
   }
-  return prefixes.map((p) => [p + asciiUpper(rest), p + rest])
-}
-
-function asciiUpper(s: string): string {
-  return s.replace(/[a-z]+/g, (m) => m.toUpperCase())
+  return live
 }

@@ -1,10 +1,10 @@
 /**
  * Company lookup by domain (spec 4.3): the canonical form of what clients send, and the index
- * ranges that find websites stored in mixed case without scanning the table.
+ * index walk that finds websites stored in mixed case without scanning the table.
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { canonicalDomain, caseVariantRanges, companyIdByDomain } from '../../src/records/company.js'
+import { canonicalDomain, companyIdByDomain, storedCaseSpellings } from '../../src/records/company.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import type { VentureDb } from '../../src/store/open.js'
 
@@ -19,22 +19,24 @@ describe('canonicalDomain', () => {
   })
 })
 
-describe('caseVariantRanges', () => {
+describe('storedCaseSpellings', () => {
   const domain = fc.stringMatching(/^[a-z0-9][a-z0-9.-]{0,20}$/)
-  it('holds every upper/lower case spelling of the domain in one of its ranges', () => {
-    fc.assert(fc.property(domain, fc.array(fc.boolean(), { minLength: 22, maxLength: 22 }), (d, flips) => {
-      const spelled = [...d].map((ch, i) => (flips[i] ? ch.toUpperCase() : ch)).join('')
-      const ranges = caseVariantRanges(d)
-      for (const [lo, hi] of ranges) expect(lo <= hi).toBe(true)
-      // JS compares ASCII strings by code unit, which is SQLite's BINARY order for ASCII text.
-      expect(ranges.some(([lo, hi]) => lo <= spelled && spelled <= hi)).toBe(true)
+  it('finds every stored upper/lower case spelling of the domain, and only those', () => {
+    fc.assert(fc.property(domain, fc.array(fc.array(fc.boolean(), { minLength: 22, maxLength: 22 }), { maxLength: 4 }), (d, flipSets) => {
+      const stored = flipSets.map((flips) => [...d].map((ch, i) => (flips[i] ? ch.toUpperCase() : ch)).join(''))
+      const probes: string[] = []
+      const exists = (prefix: string) => { probes.push(prefix); return stored.some((s) => s.startsWith(prefix)) }
+      const found = storedCaseSpellings(d, exists)
+      expect(new Set(found)).toEqual(new Set(stored))
+      // One or two probes per character per live spelling: bounded by the stored spellings, not the table.
+      expect(probes.length).toBeLessThanOrEqual(2 * d.length * Math.max(1, new Set(stored).size))
     }))
   })
 
-  it('keeps each range within one prefix of four characters', () => {
-    for (const [lo, hi] of caseVariantRanges('acme-widgets.com')) expect(lo.slice(0, 4)).toBe(hi.slice(0, 4))
-    expect(caseVariantRanges('acme.com')).toHaveLength(16)
-    expect(caseVariantRanges('1-2.io')).toHaveLength(1)
+  it('stops at the first character no stored text continues with', () => {
+    const probes: string[] = []
+    expect(storedCaseSpellings('acme-widgets.com', (p) => { probes.push(p); return false })).toEqual([])
+    expect(probes).toEqual(['A', 'a'])
   })
 })
 
