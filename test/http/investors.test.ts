@@ -159,7 +159,7 @@ function expectedPortfolio(m: Model, investorId: number) {
         id: x.company_id,
         company_name: c?.name ?? '',
         domain: c?.website ?? '',
-        stage: m.stageRaw.get(x.company_id) ?? c?.stage ?? '',
+        stage: m.stageRaw.get(x.company_id) ?? c?.stage ?? 'Unknown',
         location: c?.location ?? '',
         last_funding_date: c?.last_funding_date ?? null,
         total_funding: c?.total_funding ?? null,

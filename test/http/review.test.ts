@@ -77,3 +77,20 @@ describe('GET /domains/:domain/companies: the mixed-case search stays bounded (s
     expect((await h.get(`/domains/${PREFIX}zzzzzzzz.com/companies`)).status).toBe(404)
   })
 })
+
+describe('a company without a stage shows the same stage everywhere (nullability between endpoints)', () => {
+  it('GET /investors/:id/portfolio shows the stage GET /companies/:id shows ("Unknown"), not ""', async () => {
+    const link = h.vdb.sqlite.prepare(`select investor_id, company_id from investments
+      where investor_id = (select investor_id from investments group by investor_id order by count(*) asc, investor_id limit 1)
+      order by company_id limit 1`).get() as { investor_id: number; company_id: number }
+    h.vdb.sqlite.prepare('update companies set stage = null where id = ?').run(link.company_id)
+    h.vdb.sqlite.prepare('update companies_extra set stage_raw = null where company_id = ?').run(link.company_id)
+
+    const detail = companyDetailSchema.parse(await h.json(`/companies/${link.company_id}`))
+    const portfolio = portfolioSchema.parse(await h.json(`/investors/${link.investor_id}/portfolio?per_page=50`))
+    const entry = portfolio.companies.find((c) => c.id === link.company_id)
+    expect(entry).toBeDefined()
+    expect(detail.stage).toBe('Unknown')
+    expect(entry!.stage).toBe(detail.stage)
+  })
+})

@@ -7,6 +7,7 @@ import type { z } from 'zod'
 import type { PageMeta } from '../../engine.js'
 import type { Breakdown, InvestorDetail } from '../../records/investor.js'
 import type { PortfolioCompany, PortfolioPage } from '../../records/portfolio.js'
+import { stageText } from './company-detail.js'
 import type { breakdownSchema, investorDetailSchema, portfolioCompanySchema, portfolioSchema } from '../schemas/investor.js'
 
 const text = (value: string | null): string => value ?? ''
@@ -62,7 +63,8 @@ function portfolioCompanyView(c: PortfolioCompany): z.infer<typeof portfolioComp
     id: c.id,
     company_name: text(c.company_name),
     domain: text(c.domain),
-    stage: text(c.stage),
+    // The same text the company's detail and similar-company entries show for it ("Unknown" when none).
+    stage: stageText(c.stage),
     location: text(c.location),
     last_funding_date: c.last_funding_date,
     total_funding: c.total_funding,
