@@ -16,9 +16,9 @@ import { randomUUID } from 'node:crypto'
 import { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { Engine } from '../engine.js'
-import { authMiddleware } from './auth.js'
+import { authMiddleware, requestKey } from './auth.js'
 import type { AppDeps, AppOptions, HttpEnv, ResolvedOptions, RouteSpec } from './context.js'
-import { problemResponse } from './problem.js'
+import { PROBLEM_CONTENT_TYPE, problemResponse } from './problem.js'
 import { quotaMiddleware } from './quota.js'
 import { ROUTE_MODULES } from './routes/index.js'
 
@@ -58,7 +58,7 @@ export function createApp(engine: Engine, options: AppOptions = {}): VentureApp 
   return Object.freeze({
     async fetch(request: Request): Promise<Response> {
       try {
-        return await app.fetch(request)
+        return await withoutKeyText(await app.fetch(request), request)
       } catch (error) {
         // Hono routes errors to onError; this is for faults in the middleware chain itself.
         return errorResponse(error, { method: request.method, path: safePath(request) }, deps.options)
@@ -66,6 +66,25 @@ export function createApp(engine: Engine, options: AppOptions = {}): VentureApp 
     },
     routes,
   })
+}
+
+/** Shorter "keys" are no credential (every real key is 36 characters) and could match innocent text. */
+const MIN_SCRUBBED_KEY_LENGTH = 16
+
+/**
+ * An error body may quote what the client sent (a body preview, a repeated form field), and the
+ * client may have put its key there. The key never goes back out, not even to its sender: error
+ * bodies end up in client logs and proxies. Success bodies are left alone (they are the data asked for).
+ */
+async function withoutKeyText(response: Response, request: Request): Promise<Response> {
+  if (response.status < 400 || !(response.headers.get('content-type') ?? '').startsWith(PROBLEM_CONTENT_TYPE.split(';')[0]!)) return response
+  const key = requestKey(request)
+  if (key === undefined || key.length < MIN_SCRUBBED_KEY_LENGTH) return response
+  const text = await response.text()
+  if (!text.includes(key)) return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers })
+  const headers = new Headers(response.headers)
+  headers.delete('content-length')
+  return new Response(text.split(key).join('[api key]'), { status: response.status, statusText: response.statusText, headers })
 }
 
 /** SQLite result codes that mean "busy or unavailable, try again", not "bug": 503. */

@@ -94,3 +94,24 @@ describe('a company without a stage shows the same stage everywhere (nullability
     expect(entry!.stage).toBe(detail.stage)
   })
 })
+
+describe('error bodies never carry the API key back (issue 3: the key is never echoed or logged)', () => {
+  const post = async (body: string, contentType: string, bearer: boolean) => {
+    const res = await h.request('/queries', { bearer, init: { method: 'POST', body, headers: { 'content-type': contentType } } })
+    return { status: res.status, text: await res.text(), headers: res.headers }
+  }
+  it.each([
+    ['malformed JSON whose preview starts with the key', () => `{"key":"${h.fullKey}","dataset":"investors",}`, 'application/json'],
+    ['the key sent twice in a form with different values', () => `dataset=investors&key=${h.fullKey}&key=other`, 'application/x-www-form-urlencoded'],
+    ['a body that is not a hash, holding the key', () => `[{"key":"${h.fullKey}"}]`, 'application/json'],
+  ])('%s', async (_name, body, contentType) => {
+    for (const bearer of [true, false]) {
+      const res = await post(body(), contentType, bearer)
+      expect(res.status).toBe(400)
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+      expect(res.headers.get('x-quota-remaining')).toMatch(/^[0-9]+$/)
+      expect(JSON.parse(res.text).error).toEqual(expect.any(String))
+      expect(res.text).not.toContain(h.fullKey)
+    }
+  })
+})
