@@ -11,6 +11,12 @@ export interface Limits {
   readonly maxNodes: number
   /** Longest list in `in`, `nin`, `has_*`. */
   readonly maxListLength: number
+  /**
+   * Longest string value in a condition, in characters. SQLite refuses LIKE patterns over 50,000
+   * bytes ("LIKE or GLOB pattern too complex"); 4,096 characters of up to 4 UTF-8 bytes, or of
+   * escaped `%`/`_`, stay well below that, and no name, slug or domain is longer.
+   */
+  readonly maxStringLength: number
   /** Most sort clauses. */
   readonly maxSortClauses: number
   /** Largest `per_page`. */
@@ -27,6 +33,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxDepth: 12,
   maxNodes: 500,
   maxListLength: 10_000,
+  maxStringLength: 4096,
   maxSortClauses: 8,
   maxPerPage: 50,
   defaultPerPage: 50,

@@ -1,6 +1,7 @@
 /**
  * @module Rule: request within limits. The filter nests at most `maxDepth` levels of
- * and/or/not/foreign, has at most `maxNodes` nodes, no list longer than `maxListLength`, and the
+ * and/or/not/foreign, has at most `maxNodes` nodes, no list longer than `maxListLength`, no string
+ * value longer than `maxStringLength` characters, and the
  * sort at most `maxSortClauses` clauses. See grammar-docs/language.md, "Limits".
  *
  * The JSON parser's guard enforces the same limits before building the AST; this rule holds them
@@ -69,6 +70,19 @@ export const requestWithinLimits: Rule = (context) => {
             expected: `at most ${limits.maxListLength} values`,
             got: `${node.value.length} values`,
           })
+        }
+        if (node.kind === 'Condition') {
+          const values: readonly unknown[] = Array.isArray(node.value) ? node.value : [node.value]
+          const long = values.find((v): v is string => typeof v === 'string' && v.length > limits.maxStringLength)
+          if (long !== undefined) {
+            context.report({
+              code: 'limit_exceeded',
+              path: node.path,
+              message: `A value of "${node.operator}" on field "${node.field}" has ${long.length} characters; the limit (maxStringLength) is ${limits.maxStringLength}.`,
+              expected: `at most ${limits.maxStringLength} characters`,
+              got: `${long.length} characters`,
+            })
+          }
         }
         for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i] as FilterNode, depth: childDepth })
       }

@@ -17,6 +17,37 @@ describe('request-within-limits', () => {
     }], { maxSortClauses: 3 })
   })
 
+  test('string values longer than maxStringLength, alone or in a list', () => {
+    expectValid({ dataset: 'companies', filter: { name: { contains: 'x'.repeat(8) } } }, { maxStringLength: 8 })
+    expectIssues({ dataset: 'companies', filter: { name: { contains: 'x'.repeat(9) } } }, [{
+      code: 'limit_exceeded',
+      path: '/filter/name/contains',
+      message: 'A value of "contains" on field "name" has 9 characters; the limit (maxStringLength) is 8.',
+    }], { maxStringLength: 8 })
+    expectIssues({ dataset: 'companies', filter: { industries: { has_any: ['ok', 'y'.repeat(12)] } } }, [{
+      code: 'limit_exceeded',
+      path: '/filter/industries/has_any',
+      message: 'A value of "has_any" on field "industries" has 12 characters; the limit (maxStringLength) is 8.',
+    }], { maxStringLength: 8 })
+  })
+
+  test('the default string limit keeps SQLite LIKE patterns valid: a 50,000-character %_ pattern is a 400, not a fault', async () => {
+    const { createEngine } = await import('../../../src/engine.js')
+    const { createFixtureDatabase } = await import('../../../src/store/generate/fixture.js')
+    const vdb = await createFixtureDatabase({ companies: 20 })
+    const engine = createEngine({ database: vdb })
+    try {
+      const r = await engine.list({ dataset: 'companies', filter: { name: { contains: '%_'.repeat(25_000) } } })
+      expect(r.ok).toBe(false)
+      if (!r.ok) expect(r.issues.map((i) => i.code)).toEqual(['limit_exceeded'])
+      const atLimit = await engine.list({ dataset: 'companies', filter: { name: { contains: '%_'.repeat(2048) } } })
+      expect(atLimit.ok).toBe(true)
+    } finally {
+      await engine.close()
+      await vdb.close()
+    }
+  })
+
   test('depth counts and/or/not/foreign levels; the top-level filter is depth 1', () => {
     const two = { not: { name: 'x' } }
     expectValid({ dataset: 'companies', filter: two }, { maxDepth: 2 })
