@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely'
 import type { DatasetDef } from '../catalog/define.js'
 import type { QueryPlan } from '../compile/plan.js'
+import { noteCacheWrites } from './cache-trim.js'
 import type { ExecContext } from './context.js'
 
 /** Row counts of dataset tables per database and data version (plan steering's denominator). */
@@ -49,5 +50,6 @@ export async function cachedTotal(ctx: ExecContext, plan: QueryPlan, queryId: st
     .values({ query_id: queryId, data_version: ctx.dataVersion, total })
     .onConflict((oc) => oc.columns(['query_id', 'data_version']).doNothing())
     .execute()
+  await noteCacheWrites(ctx, 'query_totals', 1)
   return total
 }

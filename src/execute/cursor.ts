@@ -10,6 +10,7 @@
  */
 import type { Boundary } from '../compile/page.js'
 import type { QueryPlan } from '../compile/plan.js'
+import { noteCacheWrites } from './cache-trim.js'
 import type { ExecContext } from './context.js'
 import { fetchKeys, fetchPage, type FetchedPage } from './run.js'
 
@@ -59,6 +60,7 @@ async function remember(ctx: ExecContext, req: PageRequest, boundaries: readonly
       .onConflict((oc) => oc.columns(['query_id', 'per_page', 'data_version', 'page']).doNothing())
       .execute()
   }
+  await noteCacheWrites(ctx, 'query_page_boundaries', boundaries.length)
 }
 
 /**
