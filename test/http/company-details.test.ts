@@ -49,8 +49,8 @@ describe('GET /companies/:id (spec 4.2, 2.3)', () => {
     for (const row of companies) {
       const d = await ok200(`/companies/${row.id}`, companyDetailSchema)
       expect(d.id).toBe(String(row.id))
-      expect(d.name).toBe(row.name)
-      expect(d.website).toBe(row.website)
+      expect(d.name).toBe(row.name ?? '')
+      expect(d.website).toBe(row.website ?? '')
       for (const f of ['svc_score', 'employees', 'employees_month_ago', 'employees_6_months_ago', 'website_uniques', 'mobile_downloads', 'mobile_score'] as const) {
         expect(d[f], f).toBe(row[f] === null ? null : String(row[f]))
       }
@@ -60,7 +60,7 @@ describe('GET /companies/:id (spec 4.2, 2.3)', () => {
       expect(d.stage).toBe(row.stage_raw ?? row.stage ?? 'Unknown')
       expect(d.added_date).toBe(row.added_date)
       expect(d.est_founding_date).toBe(row.est_founding_date)
-      expect(d.country).toBe(row.country)
+      expect(d.country).toBe(row.country ?? '')
       expect(d.professionalnet_id).toBe(row.professionalnet_id)
       expect(d.microblog_mentions).toEqual([])
       expect(d.industries).toEqual(pluck('select value from company_industries where company_id = ? order by value', row.id))

@@ -119,7 +119,7 @@ describe('every field of spec 2.10, for every funding event', () => {
         id: String(f.id),
         funding_id: String(f.id),
         company_id: String(f.company_id),
-        company_name: f.company_name,
+        company_name: f.company_name ?? '',
         investors: x?.investor_names ?? linked.map((i) => i.name).join(', '),
         investor_slugs: x?.investor_slugs ?? linked.map((i) => i.svc_slug).join(','),
         series: f.series ?? '',
@@ -132,7 +132,7 @@ describe('every field of spec 2.10, for every funding event', () => {
         city: f.city ?? '',
         state: f.state,
         country: f.country ?? '',
-        created_on: f.created_on ?? '',
+        created_on: f.created_on,
       })
     }
     return out

@@ -188,21 +188,21 @@ describe('GET /search: result fields (spec 2.9)', () => {
       company_funding: withKeywords.total_funding,
       company_keywords: keywords,
       company_mattermark_score: Math.round(withKeywords.svc_score),
-      investor_funding: 0,
+      investor_funding: null,
       object_id: withKeywords.id,
     })
   })
 
-  it('a company without keywords has company_keywords null; one without funding has 0', async () => {
+  it('a company without keywords has company_keywords []; one without known funding has null (README "Missing values")', async () => {
     const bare = h.vdb.sqlite.prepare(`select id, name from companies c where not exists (select 1 from company_keywords k where k.company_id = c.id)
-      and coalesce(total_funding, 0) = 0 order by id limit 1`).get() as { id: number; name: string } | undefined
+      and total_funding is null order by id limit 1`).get() as { id: number; name: string } | undefined
     if (!bare) throw new Error('fixture has no company without keywords and funding; pick another case')
     const hit = (await search(`term=${encodeURIComponent(bare.name)}&object_types=company&per_page=50`)).find((r) => r.object_id === bare.id)!
-    expect(hit.company_keywords).toBeNull()
-    expect(hit.company_funding).toBe(0)
+    expect(hit.company_keywords).toEqual([])
+    expect(hit.company_funding).toBeNull()
   })
 
-  it('an investor result carries its slug and the U.S.-dollar total of its rounds; company fields empty', async () => {
+  it('an investor result carries its slug and the U.S.-dollar total of its rounds; company fields null', async () => {
     const x = h.vdb.sqlite.prepare('select id, name, svc_slug from investors where portfolio_size > 1 order by id limit 1').get() as { id: number; name: string; svc_slug: string }
     const usd = Number(h.vdb.sqlite.prepare(`select coalesce(sum(e.amount), 0) from fundings e
       where e.currency in ('USD', 'usd') and e.id in (select funding_id from funding_investors where investor_id = ?)`).pluck().get(x.id))
@@ -210,7 +210,7 @@ describe('GET /search: result fields (spec 2.9)', () => {
     const hit = (await search(`term=${encodeURIComponent(x.name)}&object_types=investor`)).find((r) => r.object_id === x.id)!
     expect(hit).toEqual({
       object_type: 'investor', object_name: x.name, object_slug: x.svc_slug,
-      company_domain: '', company_funding: 0, company_keywords: null, company_mattermark_score: 0,
+      company_domain: null, company_funding: null, company_keywords: null, company_mattermark_score: null,
       investor_funding: usd, object_id: x.id,
     })
   })
@@ -376,12 +376,12 @@ describe('GET /search: the index follows the data', () => {
       const results = searchResponseSchema.parse(await (await own.get('/search?term=zyxquartz+cafe')).json())
       expect(results).toEqual([{
         object_type: 'company', object_name: 'Zyxquartz Café', object_slug: 'zyxquartz-cafe.example', company_domain: 'zyxquartz-cafe.example',
-        company_funding: 5000, company_keywords: ['quartz'], company_mattermark_score: 13, investor_funding: 0, object_id: 900002,
+        company_funding: 5000, company_keywords: ['quartz'], company_mattermark_score: 13, investor_funding: null, object_id: 900002,
       }])
       const investors = searchResponseSchema.parse(await (await own.get('/search?term=OLBERG&object_types=investor')).json())
       expect(investors).toEqual([{
-        object_type: 'investor', object_name: 'Ölberg Kapital', object_slug: 'olberg-kap-zyx', company_domain: '', company_funding: 0,
-        company_keywords: null, company_mattermark_score: 0, investor_funding: 5000, object_id: 900001,
+        object_type: 'investor', object_name: 'Ölberg Kapital', object_slug: 'olberg-kap-zyx', company_domain: null, company_funding: null,
+        company_keywords: null, company_mattermark_score: null, investor_funding: 5000, object_id: 900001,
       }])
       // By slug word alone.
       expect(keys(searchResponseSchema.parse(await (await own.get('/search?term=zyx&object_types=investor')).json()))).toEqual(['investor:900001'])

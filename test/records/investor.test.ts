@@ -161,7 +161,7 @@ describe('the wire view on this dataset', () => {
     const beta = investorDetailSchema.parse(await get('/investors/2'))
     expect(beta).toMatchObject({ website: 'https://beta.example', location: 'Paris', portfolio_path: '/custom/beta', funding_rounds_path: '/custom/beta/rounds' })
     const portfolio = portfolioSchema.parse(await get('/investors/1/portfolio?per_page=2&page=2'))
-    expect(portfolio.companies.map((c) => [c.id, c.stage, c.location])).toEqual([[11, '', ''], [12, 'b', 'Paris']])
+    expect(portfolio.companies.map((c) => [c.id, c.stage, c.location])).toEqual([[11, 'Unknown', ''], [12, 'b', 'Paris']])
     expect(portfolio.meta).toEqual({ total_record_count: 4, total_pages: 2, current_page: 2, per_page: 2 })
   })
 })

@@ -1,8 +1,8 @@
 /**
  * @module GET /search (spec 4.9, 2.9): type-ahead over companies and investors, a bare array of at
  * most `per_page` results (default 10, at most 50; trial keys at most their result cap). Matching
- * and ranking live in `records/search.ts`; this module reads the parameters and shapes the wire
- * form of `schemas/search.ts`.
+ * and ranking live in `records/search.ts`; this module reads the parameters, and
+ * `views/search-result.ts` shapes the wire form of `schemas/search.ts`.
  *
  * `object_types` arrives in every form of design section 6 (`=company`, `[]=company`, repeated,
  * pipe-joined); `companies` and `investors` are accepted as well, since the dataset names of
@@ -13,7 +13,7 @@ import type { Context } from 'hono'
 import { previewValue } from '../../errors/format.js'
 import { issue, type Issue } from '../../errors/issue.js'
 import {
-  MAX_SEARCH_WORDS, SEARCH_OBJECT_TYPES, searchIndexReady, searchRecords, searchWords, type SearchHit, type SearchObjectType,
+  MAX_SEARCH_WORDS, SEARCH_OBJECT_TYPES, searchIndexReady, searchRecords, searchWords, type SearchObjectType,
 } from '../../records/search.js'
 import type { AppDeps, HttpEnv, RouteModule } from '../context.js'
 import { QueryParams } from '../params.js'
@@ -21,7 +21,7 @@ import { issuesResponse, problemResponse } from '../problem.js'
 import {
   SEARCH_DEFAULT_RESULTS, SEARCH_MAX_RESULTS, SEARCH_MAX_TERM_LENGTH, searchQueryParams, searchResponseSchema,
 } from '../schemas/search.js'
-import type { z } from 'zod'
+import { searchResultView } from '../views/search-result.js'
 
 const OBJECT_TYPE_NAMES: Readonly<Record<string, SearchObjectType>> = Object.freeze({
   company: 'company',
@@ -139,36 +139,6 @@ function readParams(c: Context<HttpEnv>, deps: AppDeps): { ok: true; value: Sear
   const perPage = readPerPage(params, cap, issues)
   if (issues.length > 0 || term === undefined) return { ok: false, response: issuesResponse(issues) }
   return { ok: true, value: { term, objectTypes, perPage } }
-}
-
-type SearchResult = z.infer<typeof searchResponseSchema>[number]
-
-/** One hit in the shape of spec 2.9; see schemas/search.ts for the fields that do not apply. */
-export function searchResultView(hit: SearchHit): SearchResult {
-  if (hit.objectType === 'company') {
-    return {
-      object_type: 'company',
-      object_name: hit.name ?? '',
-      object_slug: hit.slug ?? '',
-      company_domain: hit.domain ?? '',
-      company_funding: hit.companyFunding ?? 0,
-      company_keywords: hit.keywords.length > 0 ? [...hit.keywords] : null,
-      company_mattermark_score: hit.svcScore === null ? null : Math.round(hit.svcScore),
-      investor_funding: 0,
-      object_id: hit.id,
-    }
-  }
-  return {
-    object_type: 'investor',
-    object_name: hit.name ?? '',
-    object_slug: hit.slug ?? '',
-    company_domain: '',
-    company_funding: 0,
-    company_keywords: null,
-    company_mattermark_score: 0,
-    investor_funding: hit.investorFunding ?? 0,
-    object_id: hit.id,
-  }
 }
 
 export const searchRoutes: RouteModule = {

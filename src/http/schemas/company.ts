@@ -3,11 +3,11 @@
  * reference them (the OpenAPI document is derived from them) and the tests parse every response
  * with them.
  *
- * Nullability: the spec does not say which detail fields are always present ("not shown") and the
- * data lacks many of them for many companies. A scalar the company has no value for is `null`
- * rather than an invented `""` or `"0"`; arrays are always arrays (empty when there is nothing).
- * Where the spec explicitly says "nullable" (2.5 total_funding, 2.7 email) that is kept, and where a
- * list item must carry a string (2.5) a missing text is `""`.
+ * Missing values (README "Missing values", views/missing-values.ts): a plain spec `string` the
+ * data lacks is `""`; an integer, a "string (numeric)", a date or a datetime the data lacks is
+ * `null` (any 0, "0" or date there would be made up: the one deliberate deviation from the spec's
+ * non-nullable types); a field the spec marks nullable (2.5 total_funding, 2.7 email) is `null`;
+ * arrays are always arrays, `[]` when there is nothing. A missing stage shows "Unknown" (spec 3).
  */
 import { z } from 'zod'
 import { isoDate, numericString, sqlDatetime, utcDatetime } from './common.js'
@@ -15,9 +15,13 @@ import { isoDate, numericString, sqlDatetime, utcDatetime } from './common.js'
 /** 2.3.5 recorded_at: 'YYYY-MM-DD HH:MM:SS UTC'; est_monthly_uniques carries '+0000', with or without a space. */
 const recordedAt = z.string().regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} ?(UTC|\+0000)$/, "a 'YYYY-MM-DD HH:MM:SS UTC' (or '+0000') timestamp")
 
-const text = z.string().nullable()
+/** A plain spec string: '' when unknown. */
+const text = z.string()
 const integer = z.number().int()
+/** A "string (numeric)": null when unknown. */
 const numeric = numericString.nullable()
+/** An integer the data may lack: null when unknown. */
+const unknownInteger = integer.nullable()
 /** last_funding_date: "both YYYYMMDD and YYYY-MM-DD forms occur" (spec 2.3). */
 const fundingDate = z.string().regex(/^[0-9]{4}-?[0-9]{2}-?[0-9]{2}$/, 'a YYYY-MM-DD or YYYYMMDD date')
 
@@ -31,7 +35,7 @@ export const iosStoreAppSchema = z.object({
 
 /** 2.3.2 */
 export const androidStoreAppSchema = z.object({
-  id: integer.nullable(),
+  id: unknownInteger,
   app_name: text,
   package_id: text,
   company_id: integer,
@@ -42,7 +46,7 @@ export const androidStoreAppSchema = z.object({
 
 /** 2.3.3 */
 export const fundingItemSchema = z.object({
-  amount: integer.nullable().describe('Null when the amount was not disclosed.'),
+  amount: unknownInteger.describe('Null when the amount was not disclosed.'),
   currency: text,
   series: z.string().describe('Series (spec 4.11); an empty string occurs.'),
   funding_date: isoDate.nullable(),
@@ -56,7 +60,7 @@ export const fundingItemSchema = z.object({
 export const acquisitionItemSchema = z.object({
   event_id: integer,
   closed_date: isoDate.nullable(),
-  company_id: integer.nullable(),
+  company_id: unknownInteger,
   company_name: text,
   company_domain: text,
 }).describe('An acquisition (spec 2.3.4): the other party of the event.')
@@ -71,7 +75,7 @@ const series = z.array(timeSeriesPointSchema)
 
 /** 2.3 stories: the detail's own story shape. */
 export const detailStorySchema = z.object({
-  title: z.string(),
+  title: text,
   url: text,
   date: utcDatetime.nullable(),
   source: text,
@@ -91,17 +95,17 @@ export const companyDetailSchema = z.object({
   mobile_downloads: numeric,
   mobile_score: numeric,
   stage: z.string().describe('Stage (spec 3), as the record spelled it; "Unknown" when none is known.'),
-  total_funding: integer.nullable().describe('U.S. dollars only (0 when every known round was in another currency); null when no funding is known.'),
-  last_funding_amount: integer.nullable(),
+  total_funding: unknownInteger.describe('U.S. dollars only (0 when every known round was in another currency); null when no funding is known.'),
+  last_funding_amount: unknownInteger,
   last_funding_date: fundingDate.nullable(),
   location: text,
   city: text,
   state: text,
   zip: text,
-  country: z.string().regex(/^[A-Z]{3}$/, 'a three-letter country code').nullable(),
+  country: z.union([z.string().regex(/^[A-Z]{3}$/, 'a three-letter country code'), z.literal('')]).describe("Three-letter country code; '' when unknown."),
   microblog_handle: text,
   socialnet_handle: text,
-  professionalnet_id: integer.nullable(),
+  professionalnet_id: unknownInteger,
   added_date: sqlDatetime.nullable(),
   revenue_range: text,
   ios_store_apps: z.array(iosStoreAppSchema),
@@ -131,7 +135,7 @@ export const companyDetailSchema = z.object({
 /** 2.4 */
 export const storySchema = z.object({
   id: integer,
-  title: z.string(),
+  title: text,
   url: text,
   published_at: utcDatetime.nullable(),
   source_title: text,
@@ -140,20 +144,20 @@ export const storiesSchema = z.array(storySchema).max(50).describe('The 50 lates
 
 /** 2.5 */
 export const similarCompanySchema = z.object({
-  company_name: z.string(),
-  description: z.string(),
-  description_plain_text: z.string().describe('The description with HTML and markdown removed.'),
-  domain: z.string(),
+  company_name: text,
+  description: text,
+  description_plain_text: text.describe('The description with HTML and markdown removed.'),
+  domain: text,
   id: integer,
   probability: z.number().gt(0).lte(1).describe('1.0 for the best match, lower for the others.'),
   stage: z.string(),
-  total_funding: integer.nullable(),
+  total_funding: unknownInteger.describe('Nullable (spec 2.5): null when no funding is known.'),
 }).describe('A similar company (spec 2.5).')
 export const similarCompaniesSchema = z.array(similarCompanySchema).max(20).describe('At most 20 similar companies, most similar first (spec 4.5).')
 
 /** 2.6 */
 export const personSchema = z.object({
-  name: z.string(),
+  name: text,
   title: text,
   path: text.describe('Address of a professional profile.'),
 }).describe('A person (spec 2.6).')

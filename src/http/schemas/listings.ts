@@ -2,6 +2,10 @@
  * @module Wire shapes of the listing endpoints: GET /companies (spec 2.2, 4.1) and GET /fundings
  * (spec 2.10, 4.10), and their query parameters, derived from the parameter table of
  * `parse/list-params.ts` so the OpenAPI document lists exactly the parameters the handlers read.
+ *
+ * Missing values (README "Missing values", views/missing-values.ts): plain strings are '' when
+ * unknown, the nullable region and state null; amount and the dates are null when unknown, the one
+ * deliberate deviation from spec 2.10's non-nullable types (a 0 or '' there would be false data).
  */
 import { z } from 'zod'
 import { FORMATS, LIST_PARAMETERS, sortableNames, type ListEndpoint } from '../../parse/list-params.js'
@@ -9,8 +13,8 @@ import { isoDate, metaSchema, numericString, pagingParams, sqlDatetime } from '.
 
 /** Company list item (spec 2.2). */
 export const companyListItemSchema = z.object({
-  company_name: z.string(),
-  domain: z.string(),
+  company_name: z.string().describe("'' when unknown."),
+  domain: z.string().describe("'' when unknown."),
   id: numericString.describe('Company identifier, as a string.'),
   url: z.url().describe('Absolute address of GET /companies/{id}.'),
 }).strict().describe('Company list item (spec 2.2).')
@@ -29,16 +33,16 @@ export const fundingSchema = z.object({
   investors: z.string().describe('Investor names separated by commas.'),
   investor_slugs: z.string().describe('Investor slugs separated by commas.'),
   series: z.string().describe('Series (spec 4.11); an empty string when unknown.'),
-  rounds_funding_date: isoDate,
-  amount: z.number().int().nullable().describe('Amount raised; null when not disclosed.'),
+  rounds_funding_date: isoDate.nullable().describe('YYYY-MM-DD; null when unknown.'),
+  amount: z.number().int().nullable().describe('Amount raised; null when not disclosed (not 0).'),
   currency: z.string(),
   news_url: z.string().describe("Address of the news item; '' when there is none."),
   industry: z.string().describe("The company's industries separated by commas."),
-  region: z.string().nullable(),
+  region: z.string().nullable().describe('Nullable (spec 2.10): null when unknown.'),
   city: z.string(),
-  state: z.string().nullable(),
+  state: z.string().nullable().describe('Nullable (spec 2.10): null when unknown.'),
   country: z.string().describe("Three-letter country code; '' when unknown."),
-  created_on: z.union([sqlDatetime, z.literal('')]).describe("'YYYY-MM-DD HH:MM:SS'; '' when not recorded."),
+  created_on: sqlDatetime.nullable().describe("'YYYY-MM-DD HH:MM:SS'; null when not recorded."),
 }).strict().describe('Funding event (spec 2.10).')
 
 export const fundingListSchema = z.object({

@@ -2,13 +2,13 @@
  * @module Wire shape of GET /search (spec 4.9, 2.9): a bare array of results, one shape per
  * object_type. The route spec (OpenAPI) and the tests use these same schemas.
  *
- * Fields that do not apply to the object type keep the type the spec gives them, set to the empty
- * value: a company's `investor_funding` is 0; an investor's `company_domain` is '', its
- * `company_funding` and `company_mattermark_score` 0, its `company_keywords` null. For a company,
- * `object_slug` is its domain (the :domain of GET /domains/:domain/companies) and
- * `company_keywords` its keywords, or null when it has none; `company_funding` is total_funding
- * (0 when no funding is reported), `company_mattermark_score` its svc_score rounded, null when the
- * company has no score (any number there would be made up).
+ * Missing values (README "Missing values", views/missing-values.ts): fields that do not apply to
+ * the object type are null (a company's `investor_funding`; an investor's `company_domain`,
+ * `company_funding`, `company_keywords` and `company_mattermark_score`). For a company,
+ * `object_slug` is its domain (the :domain of GET /domains/:domain/companies), '' when unknown;
+ * `company_keywords` its keywords, [] when it has none; `company_funding` its total_funding exactly
+ * as GET /companies/:id shows it (null when no funding is known: a 0 would be made up);
+ * `company_mattermark_score` its svc_score rounded, null when the company has no score.
  */
 import { z } from 'zod'
 
@@ -20,10 +20,10 @@ export const companySearchResultSchema = z.object({
   object_name: z.string(),
   object_slug: z.string().describe('The company\'s website domain.'),
   company_domain: z.string(),
-  company_funding: dollars.describe('total_funding: U.S. dollars.'),
-  company_keywords: z.array(z.string()).min(1).nullable().describe('The company\'s keywords; null when it has none.'),
+  company_funding: dollars.nullable().describe('total_funding: U.S. dollars; null when no funding is known.'),
+  company_keywords: z.array(z.string()).describe('The company\'s keywords; [] when it has none.'),
   company_mattermark_score: z.number().int().nullable().describe('The company\'s svc_score, rounded (this exact name per spec 2.9); null when unknown.'),
-  investor_funding: z.literal(0),
+  investor_funding: z.null().describe('Does not apply to a company.'),
   object_id: id,
 }).strict()
 
@@ -31,11 +31,11 @@ export const investorSearchResultSchema = z.object({
   object_type: z.literal('investor'),
   object_name: z.string(),
   object_slug: z.string().describe('The investor\'s svc_slug.'),
-  company_domain: z.literal(''),
-  company_funding: z.literal(0),
-  company_keywords: z.null(),
-  company_mattermark_score: z.literal(0),
-  investor_funding: dollars.describe('U.S.-dollar total of the funding rounds the investor took part in.'),
+  company_domain: z.null().describe('Does not apply to an investor.'),
+  company_funding: z.null().describe('Does not apply to an investor.'),
+  company_keywords: z.null().describe('Does not apply to an investor.'),
+  company_mattermark_score: z.null().describe('Does not apply to an investor.'),
+  investor_funding: dollars.nullable().describe('U.S.-dollar total of the funding rounds the investor took part in.'),
   object_id: id,
 }).strict()
 

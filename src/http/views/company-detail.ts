@@ -2,51 +2,32 @@
  * @module The wire form of a company detail (spec 2.3): the stored record shaped exactly as the
  * spec's table shows it. Numerics the spec shows as strings become strings, the raw spellings of
  * last_funding_date and stage win over the stored forms, funding items name their investors, and
- * `microblog_mentions` is always `[]` (deprecated, spec 9).
+ * `microblog_mentions` is always `[]` (deprecated, spec 9). Unknown values follow missing-values.ts:
+ * '' for plain strings, null for numbers, numeric strings and dates, [] for arrays.
  */
 import type { z } from 'zod'
 import type { AcquisitionRow, CompanyDetailRecord, FundingItemRow, PointRow } from '../../records/company.js'
 import type { StoryRow } from '../../records/stories.js'
 import { TIME_SERIES_NAMES, type TimeSeriesName } from '../../store/schema/detail-tables.js'
 import type { acquisitionItemSchema, companyDetailSchema, fundingItemSchema, timeSeriesPointSchema } from '../schemas/company.js'
+import { dateOrNull, integerOrNull, list, numericText, stageText, text } from './missing-values.js'
 
 export type CompanyDetail = z.infer<typeof companyDetailSchema>
 
-/** A stored number as the spec's "string (numeric)"; null stays null. */
-export function numericText(value: unknown): string | null {
-  if (value === null || value === undefined) return null
-  return String(value)
-}
-
-function textOrNull(value: unknown): string | null {
-  return value === null || value === undefined ? null : String(value)
-}
-
-function integerOrNull(value: unknown): number | null {
-  if (value === null || value === undefined) return null
-  const n = Number(value)
-  return Number.isFinite(n) ? Math.trunc(n) : null
-}
-
 /** 'YYYY-MM-DD HH:MM:SS' as stored → the 'YYYY-MM-DD HH:MM:SS UTC' of spec 2.4 and 2.3.5. */
 export function utcText(stored: string | null): string | null {
-  if (stored === null) return null
+  if (stored === null || stored === '') return null
   return /(UTC|[+-]\d{4})$/.test(stored) ? stored : `${stored} UTC`
-}
-
-/** The stage as the record spelled it, else as stored; "Unknown" (a stage of spec 3) when none is known. */
-export function stageText(stage: string | number | null): string {
-  return stage === null ? 'Unknown' : String(stage)
 }
 
 export function toCompanyDetail(record: CompanyDetailRecord): CompanyDetail {
   const c = record.company
   const series = Object.fromEntries(TIME_SERIES_NAMES.map((name) => [name, toSeries(name, record.time_series[name])])) as Record<TimeSeriesName, z.infer<typeof timeSeriesPointSchema>[]>
   return {
-    name: textOrNull(c.name),
+    name: text(c.name),
     id: String(c.id),
-    description: textOrNull(c.description),
-    website: textOrNull(c.website),
+    description: text(c.description),
+    website: text(c.website),
     svc_score: numericText(c.svc_score),
     employees: numericText(c.employees),
     employees_month_ago: numericText(c.employees_month_ago),
@@ -57,30 +38,32 @@ export function toCompanyDetail(record: CompanyDetailRecord): CompanyDetail {
     stage: stageText(c.stage_raw ?? c.stage),
     total_funding: integerOrNull(c.total_funding),
     last_funding_amount: integerOrNull(c.last_funding_amount),
-    last_funding_date: textOrNull(c.last_funding_date_raw ?? c.last_funding_date),
-    location: textOrNull(c.location),
-    city: textOrNull(c.city),
-    state: textOrNull(c.state),
-    zip: textOrNull(c.zip),
-    country: textOrNull(c.country),
-    microblog_handle: textOrNull(c.microblog_handle),
-    socialnet_handle: textOrNull(c.socialnet_handle),
+    last_funding_date: dateOrNull(c.last_funding_date_raw ?? c.last_funding_date),
+    location: text(c.location),
+    city: text(c.city),
+    state: text(c.state),
+    zip: text(c.zip),
+    country: text(c.country),
+    microblog_handle: text(c.microblog_handle),
+    socialnet_handle: text(c.socialnet_handle),
     professionalnet_id: integerOrNull(c.professionalnet_id),
-    added_date: textOrNull(c.added_date),
-    revenue_range: textOrNull(c.revenue_range),
-    ios_store_apps: record.ios_store_apps.map((a) => ({ ...a })),
+    added_date: dateOrNull(c.added_date),
+    revenue_range: text(c.revenue_range),
+    ios_store_apps: record.ios_store_apps.map((a) => ({
+      developer_url: text(a.developer_url), ios_store_id: text(a.ios_store_id), ios_store_url: text(a.ios_store_url), app_name: text(a.app_name),
+    })),
     android_store_apps: record.android_store_apps.map((a) => ({
-      id: a.id, app_name: a.app_name, package_id: a.package_id,
+      id: integerOrNull(a.id), app_name: text(a.app_name), package_id: text(a.package_id),
       // 2.3.2 repeats the owning company on each app.
-      company_id: c.id, company_name: textOrNull(c.name), company_domain: textOrNull(c.website),
-      play_url: a.play_url,
+      company_id: c.id, company_name: text(c.name), company_domain: text(c.website),
+      play_url: text(a.play_url),
     })),
     funding: record.funding.map(toFundingItem),
     acquired_by: record.acquired_by.map(toAcquisition),
     acquired_companies: record.acquired_companies.map(toAcquisition),
-    est_founding_date: textOrNull(c.est_founding_date),
-    business_models: [...record.business_models],
-    industries: [...record.industries],
+    est_founding_date: dateOrNull(c.est_founding_date),
+    business_models: list(record.business_models),
+    industries: list(record.industries),
     stories: record.stories.map(toDetailStory),
     ...series,
   }
@@ -97,21 +80,22 @@ function toSeries(name: TimeSeriesName, points: readonly PointRow[]): z.infer<ty
 
 function toFundingItem(f: FundingItemRow): z.infer<typeof fundingItemSchema> {
   return {
-    amount: f.amount,
-    currency: f.currency,
-    series: f.series ?? '',
-    funding_date: f.funding_date,
-    news_url: f.news_url,
-    source: f.source,
-    investor_ids: [...f.investor_ids],
+    amount: integerOrNull(f.amount),
+    currency: text(f.currency),
+    // '' is the spec's own spelling of an unknown series (4.11).
+    series: text(f.series),
+    funding_date: dateOrNull(f.funding_date),
+    news_url: text(f.news_url),
+    source: text(f.source),
+    investor_ids: list(f.investor_ids),
     investors: f.investor_names.join(', '),
   }
 }
 
 function toAcquisition(a: AcquisitionRow): z.infer<typeof acquisitionItemSchema> {
-  return { event_id: a.event_id, closed_date: a.closed_date, company_id: a.company_id, company_name: a.company_name, company_domain: a.company_domain }
+  return { event_id: a.event_id, closed_date: dateOrNull(a.closed_date), company_id: integerOrNull(a.company_id), company_name: text(a.company_name), company_domain: text(a.company_domain) }
 }
 
 function toDetailStory(s: StoryRow) {
-  return { title: s.title, url: s.url, date: utcText(s.published_at), source: s.source_title }
+  return { title: text(s.title), url: text(s.url), date: utcText(s.published_at), source: text(s.source_title) }
 }

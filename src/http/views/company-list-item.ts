@@ -3,6 +3,7 @@
  * the absolute, fetchable address of the company's detail (design section 6).
  */
 import type { ResultRecord } from '../../execute/records.js'
+import { text } from './missing-values.js'
 
 export interface CompanyListItem {
   readonly company_name: string
@@ -13,19 +14,15 @@ export interface CompanyListItem {
 
 /**
  * `record` is a companies result record of the engine (`id` already a string, spec 2.3); `baseUrl`
- * has no trailing slash. A company without a known website shows `domain: ''` (spec 2.2 types it
- * string, not nullable).
+ * has no trailing slash. A company without a known name or website shows '' there (spec 2.2 types
+ * both as plain strings; missing-values.ts).
  */
 export function companyListItem(record: ResultRecord, baseUrl: string): CompanyListItem {
   const id = String(record.id)
   return {
-    company_name: stringOr(record.name),
-    domain: stringOr(record.website),
+    company_name: text(record.name),
+    domain: text(record.website),
     id,
     url: `${baseUrl}/companies/${encodeURIComponent(id)}`,
   }
-}
-
-function stringOr(value: unknown): string {
-  return value === null || value === undefined ? '' : String(value)
 }

@@ -7,33 +7,35 @@ import type { PersonRow } from '../../records/people.js'
 import { plainText, type SimilarCompanyRow } from '../../records/similar.js'
 import type { StoryRow } from '../../records/stories.js'
 import type { contactSchema, personSchema, similarCompanySchema, storySchema, techItemSchema } from '../schemas/company.js'
-import { stageText, utcText } from './company-detail.js'
+import { utcText } from './company-detail.js'
+import { integerOrNull, nullableText, stageText, text } from './missing-values.js'
 
 export function toStory(s: StoryRow): z.infer<typeof storySchema> {
-  return { id: s.id, title: s.title, url: s.url, published_at: utcText(s.published_at), source_title: s.source_title }
+  return { id: s.id, title: text(s.title), url: text(s.url), published_at: utcText(s.published_at), source_title: text(s.source_title) }
 }
 
-/** 2.5 lists every text as a string (only total_funding is nullable): a missing text is "". */
+/** 2.5 lists every text as a plain string ('' when missing); total_funding is nullable (null when unknown). */
 export function toSimilarCompany(s: SimilarCompanyRow): z.infer<typeof similarCompanySchema> {
-  const description = s.description ?? ''
+  const description = text(s.description)
   return {
-    company_name: s.name ?? '',
+    company_name: text(s.name),
     description,
     description_plain_text: plainText(description),
-    domain: s.website ?? '',
+    domain: text(s.website),
     id: s.id,
     probability: s.probability,
     stage: stageText(s.stage),
-    total_funding: s.total_funding,
+    total_funding: integerOrNull(s.total_funding),
   }
 }
 
 export function toPerson(p: PersonRow): z.infer<typeof personSchema> {
-  return { name: p.name, title: p.title, path: p.path }
+  return { name: text(p.name), title: text(p.title), path: text(p.path) }
 }
 
 export function toContact(companyId: number, name: string, email: string | null): z.infer<typeof contactSchema> {
-  return { company_id: companyId, name, email }
+  // 2.7 marks email nullable, and null is its documented "unavailable".
+  return { company_id: companyId, name: text(name), email: nullableText(email) }
 }
 
 export function toTechItem(companyId: number, title: string): z.infer<typeof techItemSchema> {

@@ -3,13 +3,14 @@
  * POST /queries. Exactly the fields of 2.10 in its order; the investors, slugs and industries come
  * from one batched lookup per page (`records/funding-extras.ts`).
  *
- * Absent values: `region` and `state` are nullable (spec) and show null. The other string fields
- * show '' when the data has no value, as spec 4.11 shows for `series`; `amount` (integer) shows
- * null when the round's amount was not disclosed, rather than a made-up 0.
+ * Absent values follow missing-values.ts: `region` and `state` are nullable (spec) and show null;
+ * the plain string fields show '' (as spec 4.11 shows for `series`); `amount`, `rounds_funding_date`
+ * and `created_on` show null when unknown (an undisclosed amount is not 0, and '' is not a date).
  */
 import type { ResultRecord } from '../../execute/records.js'
 import { extrasOf, fundingExtras, type FundingExtras } from '../../records/funding-extras.js'
 import type { VentureDb } from '../../store/open.js'
+import { dateOrNull, integerOrNull, nullableText, text } from './missing-values.js'
 
 export interface FundingView {
   readonly id: string
@@ -19,7 +20,7 @@ export interface FundingView {
   readonly investors: string
   readonly investor_slugs: string
   readonly series: string
-  readonly rounds_funding_date: string
+  readonly rounds_funding_date: string | null
   readonly amount: number | null
   readonly currency: string
   readonly news_url: string
@@ -28,7 +29,7 @@ export interface FundingView {
   readonly city: string
   readonly state: string | null
   readonly country: string
-  readonly created_on: string
+  readonly created_on: string | null
 }
 
 /** One funding event; `record` is a fundings result record of the engine. */
@@ -42,8 +43,8 @@ export function fundingView(record: ResultRecord, extras: FundingExtras): Fundin
     investors: extras.investors,
     investor_slugs: extras.investor_slugs,
     series: text(record.series),
-    rounds_funding_date: text(record.rounds_funding_date),
-    amount: typeof record.amount === 'number' ? record.amount : record.amount == null ? null : Number(record.amount),
+    rounds_funding_date: dateOrNull(record.rounds_funding_date),
+    amount: integerOrNull(record.amount),
     currency: text(record.currency),
     news_url: text(record.news_url),
     industry: extras.industry,
@@ -51,7 +52,7 @@ export function fundingView(record: ResultRecord, extras: FundingExtras): Fundin
     city: text(record.city),
     state: nullableText(record.state),
     country: text(record.country),
-    created_on: text(record.created_on),
+    created_on: dateOrNull(record.created_on),
   }
 }
 
@@ -59,12 +60,4 @@ export function fundingView(record: ResultRecord, extras: FundingExtras): Fundin
 export function fundingViews(vdb: VentureDb, records: readonly ResultRecord[]): FundingView[] {
   const extras = fundingExtras(vdb, records.map((r) => Number(r.id)))
   return records.map((r) => fundingView(r, extrasOf(extras, Number(r.id))))
-}
-
-function text(value: unknown): string {
-  return value === null || value === undefined ? '' : String(value)
-}
-
-function nullableText(value: unknown): string | null {
-  return value === null || value === undefined ? null : String(value)
 }

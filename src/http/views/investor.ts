@@ -1,16 +1,14 @@
 /**
- * @module Investor records in the wire shapes of spec 2.12 and 2.13 (schemas/investor.ts says why
- * unknown text is '' and unknown numbers and dates are null). Views only rename and fill: every
+ * @module Investor records in the wire shapes of spec 2.12 and 2.13. Unknown values follow
+ * missing-values.ts: '' for plain strings, null for numbers and dates, [] for arrays. Views only rename and fill: every
  * count and order comes from the record lookups.
  */
 import type { z } from 'zod'
 import type { PageMeta } from '../../engine.js'
 import type { Breakdown, InvestorDetail } from '../../records/investor.js'
 import type { PortfolioCompany, PortfolioPage } from '../../records/portfolio.js'
-import { stageText } from './company-detail.js'
 import type { breakdownSchema, investorDetailSchema, portfolioCompanySchema, portfolioSchema } from '../schemas/investor.js'
-
-const text = (value: string | null): string => value ?? ''
+import { dateOrNull, integerOrNull, stageText, text } from './missing-values.js'
 
 /** Same key order as spec 2.12 lists them. (Copies: the record's lists are read-only, the wire type's are not.) */
 function breakdownView(b: Breakdown): z.infer<typeof breakdownSchema> {
@@ -30,14 +28,15 @@ export function investorDetailView(detail: InvestorDetail): z.infer<typeof inves
     portfolio_path: detail.portfolio_path || `/investors/${detail.id}/portfolio`,
     portfolio_size: detail.portfolio_size,
     number_of_deals: detail.number_of_deals,
-    three_year_funds_sold: detail.three_year_funds_sold,
+    three_year_funds_sold: integerOrNull(detail.three_year_funds_sold),
     funding_rounds_path: detail.funding_rounds_path || (detail.svc_slug
       ? `/fundings?investor_slugs=${encodeURIComponent(detail.svc_slug)}`
       : `/fundings?investor_ids=${detail.id}`),
-    est_most_recent_fund_date: detail.est_most_recent_fund_date,
+    est_most_recent_fund_date: dateOrNull(detail.est_most_recent_fund_date),
+    // An object, not a scalar: null when the investor has no round on record (there is nothing to describe).
     most_recent_funding: funding && {
-      funding_date: funding.funding_date,
-      amount: funding.amount,
+      funding_date: dateOrNull(funding.funding_date),
+      amount: integerOrNull(funding.amount),
       series: text(funding.series),
       company: { id: funding.company.id, company_name: text(funding.company.company_name) },
       investors: funding.investors.map((i) => ({ svc_slug: text(i.svc_slug), display_name: text(i.display_name) })),
@@ -50,9 +49,9 @@ export function investorDetailView(detail: InvestorDetail): z.infer<typeof inves
     top_industries: [...detail.top_industries],
     most_recent_filings: detail.most_recent_filings.map((f) => ({
       entity_name: text(f.entity_name),
-      total_offering: f.total_offering,
-      total_sold: f.total_sold,
-      filing_date: f.filing_date,
+      total_offering: integerOrNull(f.total_offering),
+      total_sold: integerOrNull(f.total_sold),
+      filing_date: dateOrNull(f.filing_date),
       form: text(f.form),
     })),
   }
@@ -66,9 +65,9 @@ function portfolioCompanyView(c: PortfolioCompany): z.infer<typeof portfolioComp
     // The same text the company's detail and similar-company entries show for it ("Unknown" when none).
     stage: stageText(c.stage),
     location: text(c.location),
-    last_funding_date: c.last_funding_date,
-    total_funding: c.total_funding,
-    investor_first_invested_on: c.investor_first_invested_on,
+    last_funding_date: dateOrNull(c.last_funding_date),
+    total_funding: integerOrNull(c.total_funding),
+    investor_first_invested_on: dateOrNull(c.investor_first_invested_on),
   }
 }
 
