@@ -13,6 +13,7 @@ import { seekAfter, type Boundary } from './page.js'
 import { compileFilter } from './predicates.js'
 import { ROOT_ALIAS } from './scope.js'
 import { applyOrder, sortKeys, type SortKey } from './sort.js'
+import { walkFactorFor } from './steer.js'
 
 export interface KeysOptions {
   /** Rows strictly after this boundary (sort values + primary key of the previous page's last row). */
@@ -38,6 +39,8 @@ export interface QueryPlan {
    * dialect can mark columns unindexed, there is a filter, and the first sort key has an index.
    */
   readonly canWalkSortIndex: boolean
+  /** Walk reads allowed per hit before the index-driven plan is preferred (compile/steer.ts). */
+  readonly walkFactor: number
   /** `select <sort keys as k0..kn> from <table> t0 where <filter> [and <seek>] order by ... limit n`. */
   keysQuery(db: Kysely<any>, options: KeysOptions): SelectQueryBuilder<any, any, Record<string, unknown>>
   /** `select count(*) as count from <table> t0 where <filter>`. */
@@ -65,6 +68,7 @@ export function planQuery(checked: Pick<CheckedQuery, 'dataset' | 'filter' | 'so
     keys,
     where,
     canWalkSortIndex,
+    walkFactor: walkFactorFor(checked.filter, dataset),
     keysQuery(db: Kysely<any>, options: KeysOptions) {
       let q = from(db, canWalkSortIndex && options.walkSortIndex === true).select(keys.map((k) => sql.ref(`${ROOT_ALIAS}.${k.column}`).as(k.alias)))
       if (options.after) q = q.where(seekAfter(keys, options.after))
