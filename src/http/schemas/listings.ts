@@ -28,7 +28,7 @@ export const companyListSchema = z.object({
 export const fundingSchema = z.object({
   id: numericString,
   funding_id: numericString.describe('Equal to id.'),
-  company_id: numericString,
+  company_id: z.union([numericString, z.literal('')]).describe("The company's identifier, as a string; '' when the event names no company."),
   company_name: z.string(),
   investors: z.string().describe('Investor names separated by commas.'),
   investor_slugs: z.string().describe('Investor slugs separated by commas.'),
