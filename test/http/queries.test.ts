@@ -201,8 +201,13 @@ describe('POST /queries', () => {
     })
     const streamed = await h.request('/queries', { init: { method: 'POST', body: stream, headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit })
     expect((await problem(streamed, 413)).error).toContain(`more than ${limit} bytes`)
-    // Just under the limit is fine (the engine then judges the filter).
-    const under = JSON.stringify({ dataset: 'companies', filter: { name: 'x'.repeat(limit - 100) } })
+    // Just under the limit is fine (the engine then judges the filter). Single strings are capped
+    // at maxStringLength, so the bulk is a list of 100-character names.
+    const names: string[] = []
+    const underOf = () => JSON.stringify({ dataset: 'companies', filter: { name: { in: names } } })
+    while (underOf().length < limit - 300) names.push(String(names.length).padStart(100, 'x'))
+    expect(names.length).toBeLessThanOrEqual(h.engine.limits.maxListLength)
+    const under = underOf()
     expect(new TextEncoder().encode(under).length).toBeLessThanOrEqual(limit)
     expect((await postJson(JSON.parse(under))).status).toBe(200)
   })
