@@ -23,8 +23,7 @@
  *   tracked investor of that round; null when the investor has no deals.
  * - `most_recent_filings` are the latest {@link RECENT_FILINGS_LIMIT} filings, newest first.
  */
-import type BetterSqlite3 from 'better-sqlite3'
-import { datasets, findRelation, type DatasetDef, type DatasetName } from '../catalog/index.js'
+import { columnOf, COMPANIES, FUNDINGS, INVESTORS, linkOf, preparedCache, quote, tagsOf } from './sql-names.js'
 import { DETAIL_TABLES } from '../store/schema/detail-tables.js'
 import type { VentureDb } from '../store/open.js'
 
@@ -35,32 +34,6 @@ export const RECENT_FILINGS_LIMIT = 10
 
 //// SQL names, all from the catalog (design 2: nothing outside it hard-codes a field name) ////
 
-const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`
-
-/** The quoted column of a scalar field; a missing one is a programming error caught at import. */
-export function columnOf(ds: DatasetDef, field: string): string {
-  const column = ds.fields[field]?.column
-  if (!column) throw new Error(`records: ${ds.name}.${field} is not a column in the catalog`)
-  return quote(column)
-}
-
-/** The quoted table, owner column and value column of a tags field. */
-export function tagsOf(ds: DatasetDef, field: string): { table: string; owner: string; value: string } {
-  const tags = ds.fields[field]?.tags
-  if (!tags) throw new Error(`records: ${ds.name}.${field} is not a tags field in the catalog`)
-  return { table: quote(tags.table), owner: quote(tags.ownerColumn), value: quote(tags.valueColumn) }
-}
-
-/** The quoted link table of a relation and its two key columns. */
-export function linkOf(from: DatasetName, to: DatasetName): { table: string; fromKey: string; toKey: string } {
-  const relation = findRelation(from, to)
-  if (relation?.kind !== 'link') throw new Error(`records: no link relation ${from} → ${to} in the catalog`)
-  return { table: quote(relation.table), fromKey: quote(relation.fromKey), toKey: quote(relation.toKey) }
-}
-
-export const COMPANIES = datasets.companies
-export const INVESTORS = datasets.investors
-export const FUNDINGS = datasets.fundings
 export const companyCol = (field: string): string => columnOf(COMPANIES, field)
 const investorCol = (field: string): string => columnOf(INVESTORS, field)
 const fundingCol = (field: string): string => columnOf(FUNDINGS, field)
@@ -73,19 +46,6 @@ const DEALS_LINK = linkOf('investors', 'fundings')
 export const FIRST_INVESTED_ON = quote('first_invested_on')
 
 //// Prepared statements, one set per connection ////
-
-/**
- * Statements prepared once per connection and kept: a detail lookup runs seven small statements,
- * and preparing them afresh would cost about as much as running them for a small investor.
- */
-export function preparedCache<T>(build: (sqlite: BetterSqlite3.Database) => T): (sqlite: BetterSqlite3.Database) => T {
-  const cache = new WeakMap<BetterSqlite3.Database, T>()
-  return (sqlite) => {
-    let statements = cache.get(sqlite)
-    if (!statements) cache.set(sqlite, (statements = build(sqlite)))
-    return statements
-  }
-}
 
 const I = { table: quote(INVESTORS.table), id: investorCol('investor_id') }
 const C = { table: quote(COMPANIES.table), id: companyCol('id') }

@@ -13,7 +13,8 @@
  */
 import { DETAIL_TABLES } from '../store/schema/detail-tables.js'
 import type { VentureDb } from '../store/open.js'
-import { COMPANIES, companyCol, FIRST_INVESTED_ON, INVESTORS, columnOf, PORTFOLIO_LINK, preparedCache } from './investor.js'
+import { companyCol, FIRST_INVESTED_ON, PORTFOLIO_LINK } from './investor.js'
+import { columnOf, COMPANIES, INVESTORS, preparedCache } from './sql-names.js'
 
 export interface PortfolioCompany {
   readonly id: number

@@ -20,7 +20,8 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import { dataVersionSync } from '../store/open.js'
 import { DETAIL_TABLES } from '../store/schema/detail-tables.js'
-import { columnOf, COMPANIES, COMPANY_ID, COMPANY_TABLE, prepared, tagTableOf } from './company-sql.js'
+import { COMPANY_ID, COMPANY_TABLE } from './company-sql.js'
+import { columnOf, COMPANIES, prepared, tagTableOf } from './sql-names.js'
 
 /** Spec 4.5 and section 8: at most 20. */
 export const SIMILAR_LIMIT = 20
