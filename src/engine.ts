@@ -28,11 +28,14 @@ import {
   type CanonicalFilter, type CanonicalQuery,
 } from './execute/stored-queries.js'
 import { parseQuery } from './parse/index.js'
-import { dataVersion, openDatabase, type VentureDb } from './store/open.js'
+import { dataVersion, openDatabase, type SqliteVentureDb, type VentureDb } from './store/open.js'
 
-export interface EngineOptions {
-  /** A SQLite file path (opened, and closed by `close()`), or an open database (left open). */
-  readonly database: string | VentureDb
+export interface EngineOptions<D extends VentureDb = VentureDb> {
+  /**
+   * A SQLite file path (opened, and closed by `close()`), or an open database (left open): SQLite
+   * (`openDatabase`) or PostgreSQL (`openPostgres`).
+   */
+  readonly database: string | D
   readonly limits?: Partial<Limits>
 }
 
@@ -79,7 +82,7 @@ export interface ExplainResult extends StoreResult {
   readonly count_parameters: readonly unknown[]
 }
 
-export interface Engine {
+export interface Engine<D extends VentureDb = VentureDb> {
   /** Parses, checks, stores and runs a query (POST /queries): the envelope of its page. */
   query(request: unknown): Promise<Result<QueryEnvelope>>
   /**
@@ -99,7 +102,7 @@ export interface Engine {
   close(): Promise<void>
   readonly limits: Limits
   /** The open database, for record lookups (detail endpoints) that share the engine's connection. */
-  readonly database: VentureDb
+  readonly database: D
 }
 
 interface Prepared {
@@ -108,10 +111,13 @@ interface Prepared {
   readonly queryId: string
 }
 
-export function createEngine(options: EngineOptions): Engine {
+/** A file path opens SQLite (`Engine<SqliteVentureDb>`); an open database keeps its own type. */
+export function createEngine(options: EngineOptions<never> & { readonly database: string }): Engine<SqliteVentureDb>
+export function createEngine<D extends VentureDb>(options: EngineOptions<D>): Engine<D>
+export function createEngine<D extends VentureDb>(options: EngineOptions<D>): Engine<D> {
   const limits = resolveLimits(options.limits)
   const owned = typeof options.database === 'string'
-  const vdb = typeof options.database === 'string' ? openDatabase(options.database) : options.database
+  const vdb = (typeof options.database === 'string' ? openDatabase(options.database) : options.database) as D
   const dialect = DIALECTS[vdb.dialect]
 
   const context = async (): Promise<ExecContext> => ({ db: vdb.db, dialect, dataVersion: await dataVersion(vdb), readonly: vdb.readonly })
@@ -151,7 +157,7 @@ export function createEngine(options: EngineOptions): Engine {
     })
   }
 
-  const engine: Engine = {
+  const engine: Engine<D> = {
     limits,
     database: vdb,
 

@@ -20,8 +20,10 @@ export { DIALECTS, sqliteDialect, postgresDialect, planQuery, compileFilter, typ
 export { QUERY_VERSION, LANGUAGE_VERSION, canonicalQuery, canonicalJson, queryIdOf, type CanonicalQuery, type CanonicalFilter, type ResultRecord } from './execute/index.js'
 export {
   openDatabase, dataVersion, bumpDataVersion,
-  type VentureDb, type OpenOptions,
+  type VentureDb, type SqliteVentureDb, type PostgresVentureDb, type OpenOptions,
 } from './store/open.js'
+export { openPostgres, PostgresConnectionError, type OpenPostgresOptions } from './store/open-postgres.js'
+export { copyToPostgres, tablesToCopy, type CopyOptions, type CopySummary, type CopiedTable } from './store/copy.js'
 export { Ingestor, type IngestOptions, type IngestSummary, type IngestReject } from './store/ingest.js'
 export { generateRecords, type GenerateOptions } from './store/generate/generator.js'
 export { generateInto, generateJsonl } from './store/generate/build.js'

@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { generateInto } from '../../src/store/generate/build.js'
-import { openDatabase, type VentureDb } from '../../src/store/open.js'
+import { openDatabase, type SqliteVentureDb } from '../../src/store/open.js'
 
 export const BENCH_DIR = resolve('.ventureql/bench')
 
@@ -54,11 +54,11 @@ export function benchDatabaseFile(companies: number = benchCompanies()): string 
 }
 
 /** Opens the benchmark database (migrations applied, so index definitions added since it was built exist). */
-export function openBenchDatabase(): VentureDb {
+export function openBenchDatabase(): SqliteVentureDb {
   return openDatabase(benchDatabaseFile())
 }
 
 /** Forgets cached totals and page boundaries, so "first" measurements are first. */
-export function freshCaches(vdb: VentureDb): void {
+export function freshCaches(vdb: SqliteVentureDb): void {
   vdb.sqlite.exec('delete from query_totals; delete from query_page_boundaries; delete from stored_queries')
 }

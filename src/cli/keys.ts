@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import type { Issue } from '../errors/issue.js'
 import { createApiKey, listApiKeys, PERIOD_FORMS, PLANS, revokeApiKey, SHOWN_PREFIX_LENGTH, type ApiKeyRecord, type Plan } from '../store/api-keys.js'
-import { openDatabase, type VentureDb } from '../store/open.js'
+import { openDatabase, type SqliteVentureDb } from '../store/open.js'
 
 /** Where `serve` and `demo` keep their database unless told otherwise. */
 export const DEFAULT_DATA_DIR = './.ventureql'
@@ -41,7 +41,7 @@ function databaseFile(flags: DatabaseFlags): string {
   return file
 }
 
-async function withDatabase<T>(flags: DatabaseFlags, action: (vdb: VentureDb) => T): Promise<T> {
+async function withDatabase<T>(flags: DatabaseFlags, action: (vdb: SqliteVentureDb) => T): Promise<T> {
   const vdb = openDatabase(databaseFile(flags))
   try {
     return action(vdb)

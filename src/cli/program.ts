@@ -10,6 +10,7 @@ import { registerServe } from './serve.js'
 import { registerExplain } from './explain.js'
 import { registerQuery } from './query.js'
 import { registerKeys } from './keys.js'
+import { registerCopy } from './copy.js'
 
 export function buildProgram(): Command {
   const program = new Command()
@@ -25,5 +26,6 @@ export function buildProgram(): Command {
   registerDemo(program)
   registerServe(program)
   registerKeys(program)
+  registerCopy(program)
   return program
 }

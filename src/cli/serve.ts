@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { createEngine, type Engine } from '../engine.js'
+import type { SqliteVentureDb } from '../store/open.js'
 import { createApp } from '../http/app.js'
 import { startNodeServer, type RunningServer } from '../http/node-server.js'
 import { loadOrCreateDevCertificate, readTlsPair, type TlsMaterial } from '../http/tls.js'
@@ -58,7 +59,7 @@ export interface ServeOptions {
 export interface ServeHandle {
   readonly url: string
   readonly server: RunningServer
-  readonly engine: Engine
+  readonly engine: Engine<SqliteVentureDb>
   readonly databaseFile: string
   /** The certificate served; absent with --http. */
   readonly tls: TlsMaterial | undefined
@@ -167,7 +168,7 @@ async function generateDemo(file: string, companies: number, err: (line: string)
   err(`ventureql: generated in ${((Date.now() - started) / 1000).toFixed(1)} s`)
 }
 
-function createFirstRunKeys(engine: Engine): { full: string; trial: string } {
+function createFirstRunKeys(engine: Engine<SqliteVentureDb>): { full: string; trial: string } {
   const keys: Record<string, string> = {}
   for (const spec of FIRST_RUN_KEYS) {
     const made = createApiKey(engine.database, spec)

@@ -42,9 +42,17 @@ export function resolveOptions(options: AppOptions = {}): ResolvedOptions {
   })
 }
 
+/**
+ * The HTTP handler over an engine on SQLite. Record lookups, API keys and quotas read the SQLite
+ * handle, so an engine on PostgreSQL is refused (use the engine API there; README, "PostgreSQL").
+ */
 export function createApp(engine: Engine, options: AppOptions = {}): VentureApp {
+  const database = engine.database
+  if (database.dialect !== 'sqlite') {
+    throw new Error(`createApp: the reference HTTP server runs on SQLite; use the engine API on PostgreSQL (got a ${database.dialect} engine)`)
+  }
   const routes = Object.freeze(ROUTE_MODULES.flatMap((m) => m.specs))
-  const deps: AppDeps = Object.freeze({ engine, database: engine.database, options: resolveOptions(options), routes })
+  const deps: AppDeps = Object.freeze({ engine, database, options: resolveOptions(options), routes })
   // strict: false: `/companies/` is `/companies` (design section 6).
   const app = new Hono<HttpEnv>({ strict: false })
 

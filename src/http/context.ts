@@ -8,7 +8,7 @@ import type { Hono } from 'hono'
 import type { z } from 'zod'
 import type { Engine } from '../engine.js'
 import type { ApiKeyRecord, QuotaState } from '../store/api-keys.js'
-import type { VentureDb } from '../store/open.js'
+import type { SqliteVentureDb } from '../store/open.js'
 
 export interface AppOptions {
   /**
@@ -54,7 +54,7 @@ export interface ResolvedOptions {
 /** Shared by every route: built once by `createApp`. */
 export interface AppDeps {
   readonly engine: Engine
-  readonly database: VentureDb
+  readonly database: SqliteVentureDb
   readonly options: ResolvedOptions
   /** Every mounted endpoint's spec, for the OpenAPI document (GET /openapi.json). */
   readonly routes: readonly RouteSpec[]

@@ -12,7 +12,7 @@
 import type { Statement } from 'better-sqlite3'
 import { datasets, findRelation, getField, type FieldDef } from '../catalog/index.js'
 import { DETAIL_TABLES } from '../store/schema/detail-tables.js'
-import type { VentureDb } from '../store/open.js'
+import type { SqliteVentureDb } from '../store/open.js'
 
 export interface FundingExtras {
   /** Investor names separated by ', ' ('' when the round names none). */
@@ -68,13 +68,13 @@ function buildSql(): string {
     left join "${DETAIL_TABLES.fundingExtra}" x on x.funding_id = f.${fId}`
 }
 
-const statements = new WeakMap<VentureDb, Statement>()
+const statements = new WeakMap<SqliteVentureDb, Statement>()
 
 /**
  * The extras of each funding event in `ids`, by id. Ids that are not funding events are absent
  * from the map; an event without investors or industries gets empty strings.
  */
-export function fundingExtras(vdb: VentureDb, ids: readonly number[]): ReadonlyMap<number, FundingExtras> {
+export function fundingExtras(vdb: SqliteVentureDb, ids: readonly number[]): ReadonlyMap<number, FundingExtras> {
   const out = new Map<number, FundingExtras>()
   if (ids.length === 0) return out
   let statement = statements.get(vdb)

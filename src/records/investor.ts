@@ -25,7 +25,7 @@
  */
 import { columnOf, COMPANIES, FUNDINGS, INVESTORS, linkOf, preparedCache, quote, tagsOf } from './sql-names.js'
 import { DETAIL_TABLES } from '../store/schema/detail-tables.js'
-import type { VentureDb } from '../store/open.js'
+import type { SqliteVentureDb } from '../store/open.js'
 
 /** How many industries `top_industries` lists. */
 export const TOP_INDUSTRIES_LIMIT = 10
@@ -231,7 +231,7 @@ function laterDeal(a: DealRow, b: DealRow): DealRow {
  * const detail = investorDetail(engine.database, 8)
  * detail?.deal_aggregates.quarterly[0]?.quarter // '2024-04-01'
  */
-export function investorDetail(vdb: VentureDb, id: number): InvestorDetail | undefined {
+export function investorDetail(vdb: SqliteVentureDb, id: number): InvestorDetail | undefined {
   if (!Number.isSafeInteger(id)) return undefined
   const s = statements(vdb.sqlite)
   return vdb.sqlite.transaction((): InvestorDetail | undefined => {

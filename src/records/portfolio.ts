@@ -12,7 +12,7 @@
  * 50 in ~0.5 ms, its last, page 76, in ~1.6 ms; a keyset would save about a millisecond).
  */
 import { DETAIL_TABLES } from '../store/schema/detail-tables.js'
-import type { VentureDb } from '../store/open.js'
+import type { SqliteVentureDb } from '../store/open.js'
 import { companyCol, FIRST_INVESTED_ON, PORTFOLIO_LINK } from './investor.js'
 import { columnOf, COMPANIES, INVESTORS, preparedCache } from './sql-names.js'
 
@@ -65,7 +65,7 @@ const statements = preparedCache((sqlite) => ({
  * @example
  * investorPortfolio(engine.database, 8, { page: 2, perPage: 50 })?.companies.length
  */
-export function investorPortfolio(vdb: VentureDb, id: number, paging: { page: number; perPage: number }): PortfolioPage | undefined {
+export function investorPortfolio(vdb: SqliteVentureDb, id: number, paging: { page: number; perPage: number }): PortfolioPage | undefined {
   if (!Number.isSafeInteger(id)) return undefined
   const s = statements(vdb.sqlite)
   return vdb.sqlite.transaction((): PortfolioPage | undefined => {

@@ -22,7 +22,7 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import { datasets } from '../catalog/index.js'
 import { FIRST_WORD_MARKER, MIN_EXPANDED_PREFIX, SEARCH_TABLES, type SearchTableNames } from '../store/schema/search-tables.js'
-import type { VentureDb } from '../store/open.js'
+import type { SqliteVentureDb } from '../store/open.js'
 
 export const SEARCH_OBJECT_TYPES = Object.freeze(['company', 'investor'] as const)
 export type SearchObjectType = (typeof SEARCH_OBJECT_TYPES)[number]
@@ -226,7 +226,7 @@ function candidatesOf(s: TypeStatements, words: readonly string[], termKey: stri
  * Whether the database has the search index: a database loaded before migration 006 and opened
  * read-only (no migrations run) does not. Only a yes is remembered; tables do not disappear.
  */
-export function searchIndexReady(vdb: VentureDb): boolean {
+export function searchIndexReady(vdb: SqliteVentureDb): boolean {
   if (statementCache.has(vdb.sqlite)) return true
   const tables = Object.values(SEARCH_TABLES).flatMap((t) => [t.ranks, t.fts, t.terms])
   const found = vdb.sqlite.prepare(`select count(*) from sqlite_master where type = 'table' and name in (select value from json_each(?))`)
@@ -240,7 +240,7 @@ export function searchIndexReady(vdb: VentureDb): boolean {
  * The best `limit` records matching the term, best first. A term without letters or digits
  * matches nothing. Callers validate the term's length and word count first (`searchWords`).
  */
-export function searchRecords(vdb: VentureDb, request: SearchRequest): SearchHit[] {
+export function searchRecords(vdb: SqliteVentureDb, request: SearchRequest): SearchHit[] {
   const words = searchWords(request.term).slice(0, MAX_SEARCH_WORDS)
   if (words.length === 0 || request.limit < 1) return []
   const sqlite = vdb.sqlite

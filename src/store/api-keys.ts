@@ -12,7 +12,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { fail, issue, ok, type Issue, type Result } from '../errors/issue.js'
-import type { VentureDb } from './open.js'
+import type { SqliteVentureDb } from './open.js'
 import { API_KEY_TABLES } from './schema/api-key-tables.js'
 
 export const PLANS = Object.freeze(['full', 'trial'] as const)
@@ -104,7 +104,7 @@ const toRecord = (r: KeyRow): ApiKeyRecord => Object.freeze({
 const KEY_COLUMNS = 'key_id, key_prefix, plan, quota_limit, quota_period, label, created_at, revoked_at'
 
 /** Creates a key and returns its text (shown once) with its record. */
-export function createApiKey(vdb: VentureDb, spec: NewKey, now = new Date()): Result<{ key: string; record: ApiKeyRecord }> {
+export function createApiKey(vdb: SqliteVentureDb, spec: NewKey, now = new Date()): Result<{ key: string; record: ApiKeyRecord }> {
   const issues: Issue[] = []
   if (!(PLANS as readonly string[]).includes(spec.plan)) {
     issues.push(issue({ code: 'invalid_value', path: '/plan', message: `A plan is one of ${PLANS.join(', ')}.`, allowed: [...PLANS], got: JSON.stringify(spec.plan) ?? String(spec.plan) }))
@@ -122,12 +122,12 @@ export function createApiKey(vdb: VentureDb, spec: NewKey, now = new Date()): Re
   return ok({ key, record: toRecord(row) })
 }
 
-export function listApiKeys(vdb: VentureDb): ApiKeyRecord[] {
+export function listApiKeys(vdb: SqliteVentureDb): ApiKeyRecord[] {
   return (vdb.sqlite.prepare(`select ${KEY_COLUMNS} from ${API_KEY_TABLES.keys} order by key_id`).all() as KeyRow[]).map(toRecord)
 }
 
 /** Revokes by key id, by the shown prefix, or by the key itself. Returns the records revoked. */
-export function revokeApiKey(vdb: VentureDb, which: string, now = new Date()): ApiKeyRecord[] {
+export function revokeApiKey(vdb: SqliteVentureDb, which: string, now = new Date()): ApiKeyRecord[] {
   const stamp = now.toISOString()
   const rows = (/^[0-9]+$/.test(which)
     ? vdb.sqlite.prepare(`update ${API_KEY_TABLES.keys} set revoked_at = ? where key_id = ? and revoked_at is null returning ${KEY_COLUMNS}`).all(stamp, Number(which))
@@ -138,14 +138,14 @@ export function revokeApiKey(vdb: VentureDb, which: string, now = new Date()): A
 }
 
 /** The record of a key's text, revoked or not; undefined for a key that never existed. */
-export function findApiKey(vdb: VentureDb, key: string): ApiKeyRecord | undefined {
+export function findApiKey(vdb: SqliteVentureDb, key: string): ApiKeyRecord | undefined {
   if (key.length === 0 || key.length > 200) return undefined
   const row = vdb.sqlite.prepare(`select ${KEY_COLUMNS} from ${API_KEY_TABLES.keys} where key_hash = ?`).get(hashApiKey(key)) as KeyRow | undefined
   return row ? toRecord(row) : undefined
 }
 
 /** Counts one request against the key's current period, unless the quota is used up. */
-export function consumeQuota(vdb: VentureDb, record: ApiKeyRecord, now = new Date()): QuotaState {
+export function consumeQuota(vdb: SqliteVentureDb, record: ApiKeyRecord, now = new Date()): QuotaState {
   const window = quotaWindow(record.quotaPeriod, now)
   const row = vdb.sqlite.prepare(
     `insert into ${API_KEY_TABLES.usage} (key_id, period_start, used) values (?, ?, 1)
@@ -157,7 +157,7 @@ export function consumeQuota(vdb: VentureDb, record: ApiKeyRecord, now = new Dat
 }
 
 /** The key's state in its current period without counting a request (GET /ratelimit/usage). */
-export function quotaStatus(vdb: VentureDb, record: ApiKeyRecord, now = new Date()): QuotaState {
+export function quotaStatus(vdb: SqliteVentureDb, record: ApiKeyRecord, now = new Date()): QuotaState {
   const window = quotaWindow(record.quotaPeriod, now)
   const row = vdb.sqlite.prepare(`select used from ${API_KEY_TABLES.usage} where key_id = ? and period_start = ?`).get(record.keyId, window.start) as { used: number } | undefined
   const used = row?.used ?? 0

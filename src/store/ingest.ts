@@ -15,7 +15,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { datasets, type DatasetDef, type FieldDef } from '../catalog/index.js'
-import type { VentureDb } from './open.js'
+import type { SqliteVentureDb } from './open.js'
 import { bumpDataVersionSync } from './open.js'
 import { deferIndexes, restoreDeferredIndexes } from './indexes.js'
 import { DETAIL_TABLES, TIME_SERIES_NAMES } from './schema/detail-tables.js'
@@ -139,7 +139,7 @@ export class Ingestor {
   #finished = false
   readonly #w: ReturnType<typeof prepareStatements>
 
-  constructor(vdb: VentureDb, options: IngestOptions = {}) {
+  constructor(vdb: SqliteVentureDb, options: IngestOptions = {}) {
     const sqlite = vdb.sqlite
     this.#sqlite = sqlite
     this.#batchSize = Math.max(1, options.batchSize ?? 5000)
@@ -441,7 +441,7 @@ function prepareStatements(sqlite: BetterSqlite3.Database) {
 }
 
 /** Convenience: ingests already-shaped envelopes (tests, the fixture) and finishes. */
-export function ingestAll(vdb: VentureDb, envelopes: Iterable<unknown>, options?: IngestOptions): IngestSummary {
+export function ingestAll(vdb: SqliteVentureDb, envelopes: Iterable<unknown>, options?: IngestOptions): IngestSummary {
   const ingestor = new Ingestor(vdb, options)
   let line = 0
   for (const e of envelopes) ingestor.add(e, ++line)

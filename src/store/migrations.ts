@@ -51,8 +51,13 @@ export function migrationProvider(dialect: DialectName): MigrationProvider {
   }
 }
 
-export function createMigrator(db: Kysely<any>, dialect: DialectName): Migrator {
-  return new Migrator({ db, provider: migrationProvider(dialect) })
+/**
+ * A Migrator over `MIGRATIONS`. `schema` (PostgreSQL) is where the bookkeeping tables live: Kysely
+ * otherwise takes a `kysely_migration` table in ANY schema of the database as this one's, and a
+ * database whose `search_path` names another schema would never be migrated.
+ */
+export function createMigrator(db: Kysely<any>, dialect: DialectName, schema?: string): Migrator {
+  return new Migrator({ db, provider: migrationProvider(dialect), ...(schema ? { migrationTableSchema: schema } : {}) })
 }
 
 /**

@@ -11,7 +11,8 @@ import { applyMigrationsSync } from './migrations.js'
 import { DATA_VERSION_KEY, META_TABLE, VERSIONED_CACHE_TABLES } from './schema/stored-query-tables.js'
 import { restoreDeferredIndexes } from './indexes.js'
 
-export interface VentureDb {
+/** A SQLite database: Kysely plus the raw better-sqlite3 handle that ingest and record lookups use. */
+export interface SqliteVentureDb {
   readonly db: Kysely<any>
   readonly sqlite: BetterSqlite3.Database
   readonly dialect: 'sqlite'
@@ -19,6 +20,23 @@ export interface VentureDb {
   readonly readonly: boolean
   close(): Promise<void>
 }
+
+/**
+ * A PostgreSQL database (`openPostgres`, store/open-postgres.ts): Kysely over a `pg` pool and no
+ * raw handle, so only what goes through Kysely runs there (the engine; not ingest, record lookups
+ * or the HTTP server, which use the SQLite handle).
+ */
+export interface PostgresVentureDb {
+  readonly db: Kysely<any>
+  readonly dialect: 'postgres'
+  readonly readonly: false
+  /** The schema every pooled connection's `search_path` names, when one was given. */
+  readonly schema: string | undefined
+  close(): Promise<void>
+}
+
+/** Either backend; `dialect` tells them apart. The engine takes either. */
+export type VentureDb = SqliteVentureDb | PostgresVentureDb
 
 export interface OpenOptions {
   /** Open read-only: no migrations, no pragmas that write. Default false. */
@@ -45,7 +63,7 @@ const DEFAULT_MMAP_BYTES = 1 << 30
  * console.log(await dataVersion(vdb))
  * await vdb.close()
  */
-export function openDatabase(file: string, options: OpenOptions = {}): VentureDb {
+export function openDatabase(file: string, options: OpenOptions = {}): SqliteVentureDb {
   const readonly = options.readonly ?? false
   const sqlite = new Database(file, readonly ? { readonly: true, fileMustExist: true } : {})
   sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`)
@@ -112,12 +130,32 @@ function cachingPrepare(sqlite: BetterSqlite3.Database): { close(): void; prepar
 
 /** The current data version (0 for a database that was never loaded). */
 export async function dataVersion(vdb: VentureDb): Promise<number> {
-  return dataVersionSync(vdb.sqlite)
+  if (vdb.dialect === 'sqlite') return dataVersionSync(vdb.sqlite)
+  const row = await vdb.db.selectFrom(META_TABLE).select('value').where('key', '=', DATA_VERSION_KEY).executeTakeFirst()
+  return row === undefined ? 0 : Number(row.value)
 }
 
-/** Increments the data version and returns the new value. */
+/** Increments the data version and returns the new value (and drops caches of older versions). */
 export async function bumpDataVersion(vdb: VentureDb): Promise<number> {
-  return bumpDataVersionSync(vdb.sqlite)
+  if (vdb.dialect === 'sqlite') return bumpDataVersionSync(vdb.sqlite)
+  return vdb.db.transaction().execute(async (trx) => {
+    // Locks the row (created by the migration) so two concurrent bumps cannot both read n.
+    const row = await trx.selectFrom(META_TABLE).select('value').where('key', '=', DATA_VERSION_KEY).forUpdate().executeTakeFirst()
+    const next = (row === undefined ? 0 : Number(row.value)) + 1
+    await setDataVersion(trx, next)
+    return next
+  })
+}
+
+/**
+ * Sets the data version to `version` and drops cached totals and page boundaries of other
+ * versions, through Kysely (any dialect; run it inside a transaction). `copyToPostgres` uses it to
+ * carry the source's version over.
+ */
+export async function setDataVersion(db: Kysely<any>, version: number): Promise<void> {
+  await db.insertInto(META_TABLE).values({ key: DATA_VERSION_KEY, value: String(version) })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value: String(version) })).execute()
+  for (const table of VERSIONED_CACHE_TABLES) await db.deleteFrom(table).where('data_version', '<>', version).execute()
 }
 
 /** The data-version read, prepared once per connection: every request reads it (0.075 ms to prepare). */

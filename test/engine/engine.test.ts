@@ -9,10 +9,10 @@ import { createEngine, type Engine } from '../../src/engine.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { bumpDataVersion, openDatabase, type VentureDb } from '../../src/store/open.js'
+import { bumpDataVersion, openDatabase, type SqliteVentureDb } from '../../src/store/open.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 
-let vdb: VentureDb
+let vdb: SqliteVentureDb
 let engine: Engine
 
 beforeAll(async () => {

@@ -7,13 +7,13 @@
  */
 import type { FieldDef } from '../../src/catalog/define.js'
 import { DATASET_NAMES, datasets, primaryKeyColumn, relations, type DatasetName } from '../../src/catalog/index.js'
-import { openDatabase, type VentureDb } from '../../src/store/open.js'
+import { openDatabase, type SqliteVentureDb } from '../../src/store/open.js'
 import { prng } from '../support/arbitraries.js'
 
 export type Row = Record<string, string | number | null>
 
 export interface SeedData {
-  readonly vdb: VentureDb
+  readonly vdb: SqliteVentureDb
   /** Rows per dataset, keyed by column. */
   readonly rows: Record<DatasetName, Row[]>
   /** Tag values per tags table: owner → values. */

@@ -8,9 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngine, type Engine } from '../../src/engine.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
-import type { VentureDb } from '../../src/store/open.js'
+import type { SqliteVentureDb } from '../../src/store/open.js'
 
-let vdb: VentureDb
+let vdb: SqliteVentureDb
 let engine: Engine
 beforeAll(async () => {
   vdb = await createFixtureDatabase({ companies: 300 })

@@ -14,7 +14,7 @@ import { createApp, type VentureApp } from '../../src/http/app.js'
 import type { AppOptions } from '../../src/http/context.js'
 import { createApiKey } from '../../src/store/api-keys.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
-import type { VentureDb } from '../../src/store/open.js'
+import type { SqliteVentureDb } from '../../src/store/open.js'
 
 /** The harness clock: every date phrase and quota period is computed against this instant. */
 export const HARNESS_NOW = new Date('2026-06-15T12:00:00Z')
@@ -29,7 +29,7 @@ export interface CallOptions {
 }
 
 export interface Harness {
-  readonly vdb: VentureDb
+  readonly vdb: SqliteVentureDb
   readonly engine: Engine
   readonly app: VentureApp
   readonly fullKey: string

@@ -6,7 +6,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { canonicalDomain, companyIdByDomain, storedCaseSpellings } from '../../src/records/company.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
-import type { VentureDb } from '../../src/store/open.js'
+import type { SqliteVentureDb } from '../../src/store/open.js'
 
 describe('canonicalDomain', () => {
   it.each([
@@ -41,7 +41,7 @@ describe('storedCaseSpellings', () => {
 })
 
 describe('companyIdByDomain', () => {
-  let vdb: VentureDb
+  let vdb: SqliteVentureDb
   beforeAll(async () => { vdb = await createFixtureDatabase({ companies: 120 }) })
   afterAll(async () => { await vdb.close() })
 

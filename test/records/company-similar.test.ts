@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { descriptionWords, plainText, similarCompanies } from '../../src/records/similar.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
-import type { VentureDb } from '../../src/store/open.js'
+import type { SqliteVentureDb } from '../../src/store/open.js'
 
 describe('plainText (description_plain_text)', () => {
   it.each([
@@ -28,7 +28,7 @@ describe('plainText (description_plain_text)', () => {
 })
 
 describe('similarCompanies', () => {
-  let vdb: VentureDb
+  let vdb: SqliteVentureDb
   beforeAll(async () => { vdb = await createFixtureDatabase({ companies: 300 }) })
   afterAll(async () => { await vdb.close() })
 

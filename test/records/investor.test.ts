@@ -13,7 +13,7 @@ import { investorDetail } from '../../src/records/investor.js'
 import { investorPortfolio } from '../../src/records/portfolio.js'
 import { createApiKey } from '../../src/store/api-keys.js'
 import { ingestAll } from '../../src/store/ingest.js'
-import { openDatabase, type VentureDb } from '../../src/store/open.js'
+import { openDatabase, type SqliteVentureDb } from '../../src/store/open.js'
 
 const company = (id: number, name: string, extra: Record<string, unknown>) => ({ type: 'company', record: { id, name, website: `${name.toLowerCase()}.com`, ...extra } })
 const funding = (id: number, company_id: number, date: string | null, series: string | null, investor_ids: number[], amount: number | null = 1_000_000) =>
@@ -42,7 +42,7 @@ const RECORDS = [
   funding(106, 12, '2024-04-01', 'c', [2, 1], 7_500_000),
 ]
 
-let vdb: VentureDb
+let vdb: SqliteVentureDb
 let engine: Engine
 beforeAll(() => {
   vdb = openDatabase(':memory:')

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
-import type { VentureDb } from '../../src/store/open.js'
+import type { SqliteVentureDb } from '../../src/store/open.js'
 
-let vdb: VentureDb
+let vdb: SqliteVentureDb
 beforeAll(async () => { vdb = await createFixtureDatabase({ companies: 600, seed: 5 }) })
 afterAll(async () => { await vdb.close() })
 

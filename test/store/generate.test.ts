@@ -7,14 +7,14 @@ import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { generateInto, generateJsonl } from '../../src/store/generate/build.js'
 import { generateRecords } from '../../src/store/generate/generator.js'
 import { Ingestor } from '../../src/store/ingest.js'
-import { openDatabase, dataVersion, type VentureDb } from '../../src/store/open.js'
+import { openDatabase, dataVersion, type SqliteVentureDb } from '../../src/store/open.js'
 import { importFiles } from '../../src/cli/import.js'
 import { createEngine } from '../../src/engine.js'
 import { count, databaseDigest } from './helpers.js'
 
-const open: VentureDb[] = []
+const open: SqliteVentureDb[] = []
 afterEach(async () => { for (const v of open.splice(0)) await v.close() })
-async function fixture(options?: Parameters<typeof createFixtureDatabase>[0]): Promise<VentureDb> {
+async function fixture(options?: Parameters<typeof createFixtureDatabase>[0]): Promise<SqliteVentureDb> {
   const vdb = await createFixtureDatabase(options)
   open.push(vdb)
   return vdb

@@ -3,11 +3,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { importFiles } from '../../src/cli/import.js'
-import { openDatabase, type VentureDb } from '../../src/store/open.js'
+import { openDatabase, type SqliteVentureDb } from '../../src/store/open.js'
 import { parseRecord } from '../../src/store/record-schemas.js'
 import { count } from './helpers.js'
 
-const open: VentureDb[] = []
+const open: SqliteVentureDb[] = []
 afterEach(async () => { for (const v of open.splice(0)) await v.close() })
 
 const dir = mkdtempSync(join(tmpdir(), 'vql-import-'))

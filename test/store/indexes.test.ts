@@ -8,16 +8,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
 import { deferIndexes } from '../../src/store/indexes.js'
-import { openDatabase, type VentureDb } from '../../src/store/open.js'
+import { openDatabase, type SqliteVentureDb } from '../../src/store/open.js'
 
-const open: VentureDb[] = []
+const open: SqliteVentureDb[] = []
 afterEach(async () => { for (const v of open.splice(0)) await v.close() })
 
-const indexCount = (vdb: VentureDb) =>
+const indexCount = (vdb: SqliteVentureDb) =>
   vdb.sqlite.prepare(`select count(*) from sqlite_master where type = 'index' and sql is not null and tbl_name not like 'kysely_%'`).pluck().get() as number
 
 /** Rewrites the note as if another process (`pid`) had dropped the indexes. */
-function noteFrom(vdb: VentureDb, pid: number): void {
+function noteFrom(vdb: SqliteVentureDb, pid: number): void {
   const note = JSON.parse(vdb.sqlite.prepare(`select value from meta where key = 'deferred_indexes'`).pluck().get() as string) as { pid: number }
   vdb.sqlite.prepare(`update meta set value = ? where key = 'deferred_indexes'`).run(JSON.stringify({ ...note, pid }))
 }

@@ -2,16 +2,16 @@ import { afterEach, describe, expect, test } from 'vitest'
 import { Kysely, SqliteDialect } from 'kysely'
 import Database from 'better-sqlite3'
 import { datasets, DATASET_NAMES, relations, type FieldDef } from '../../src/catalog/index.js'
-import { openDatabase, dataVersion, bumpDataVersion, type VentureDb } from '../../src/store/open.js'
+import { openDatabase, dataVersion, bumpDataVersion, type SqliteVentureDb } from '../../src/store/open.js'
 import { createMigrator, MIGRATIONS } from '../../src/store/migrations.js'
 import { DETAIL_TABLES } from '../../src/store/schema/detail-tables.js'
 import { createEngine } from '../../src/engine.js'
 import { generateInto } from '../../src/store/generate/build.js'
 
-const open: VentureDb[] = []
+const open: SqliteVentureDb[] = []
 afterEach(async () => { for (const v of open.splice(0)) await v.close() })
 
-function columnsOf(vdb: VentureDb, table: string): string[] {
+function columnsOf(vdb: SqliteVentureDb, table: string): string[] {
   return vdb.sqlite.prepare('select name from pragma_table_info(?)').pluck().all(table) as string[]
 }
 

@@ -13,16 +13,16 @@ import { importFiles } from '../../src/cli/import.js'
 import { anyWordsQuery, namePrefixQuery, searchRecords } from '../../src/records/search.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { ingestAll } from '../../src/store/ingest.js'
-import { openDatabase, type VentureDb } from '../../src/store/open.js'
+import { openDatabase, type SqliteVentureDb } from '../../src/store/open.js'
 import { refreshSearchIndex, searchIndexStatements } from '../../src/store/search-index.js'
 import { SEARCH_TABLES } from '../../src/store/schema/search-tables.js'
 import { count, tableDigest } from './helpers.js'
 
-const open: VentureDb[] = []
+const open: SqliteVentureDb[] = []
 afterEach(async () => { for (const v of open.splice(0)) await v.close() })
 const dir = mkdtempSync(join(tmpdir(), 'vql-search-index-'))
 
-function track(vdb: VentureDb): VentureDb {
+function track(vdb: SqliteVentureDb): SqliteVentureDb {
   open.push(vdb)
   return vdb
 }
@@ -30,22 +30,22 @@ function track(vdb: VentureDb): VentureDb {
 const both = ['company', 'investor'] as const
 
 /** Company ids in the importance order the index promises, computed in JS from the rows. */
-function companiesByImportance(vdb: VentureDb): number[] {
+function companiesByImportance(vdb: SqliteVentureDb): number[] {
   const rows = vdb.sqlite.prepare('select id, svc_score, total_funding from companies').all() as { id: number; svc_score: number | null; total_funding: number | null }[]
   const desc = (a: number | null, b: number | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : b - a)
   return rows.sort((a, b) => desc(a.svc_score, b.svc_score) || desc(a.total_funding, b.total_funding) || a.id - b.id).map((r) => r.id)
 }
 
-function investorsByImportance(vdb: VentureDb): number[] {
+function investorsByImportance(vdb: SqliteVentureDb): number[] {
   const rows = vdb.sqlite.prepare('select id, portfolio_size, number_of_deals from investors').all() as { id: number; portfolio_size: number | null; number_of_deals: number | null }[]
   const desc = (a: number | null, b: number | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : b - a)
   return rows.sort((a, b) => desc(a.portfolio_size, b.portfolio_size) || desc(a.number_of_deals, b.number_of_deals) || a.id - b.id).map((r) => r.id)
 }
 
-const ranked = (vdb: VentureDb, table: string, idColumn: string) =>
+const ranked = (vdb: SqliteVentureDb, table: string, idColumn: string) =>
   vdb.sqlite.prepare(`select "${idColumn}" from "${table}" order by rank`).pluck().all() as number[]
 
-function expectIndexMatchesData(vdb: VentureDb): void {
+function expectIndexMatchesData(vdb: SqliteVentureDb): void {
   expect(ranked(vdb, SEARCH_TABLES.company.ranks, SEARCH_TABLES.company.idColumn)).toEqual(companiesByImportance(vdb))
   expect(ranked(vdb, SEARCH_TABLES.investor.ranks, SEARCH_TABLES.investor.idColumn)).toEqual(investorsByImportance(vdb))
   // Every company is findable by its full name, and every investor by its slug.

@@ -9,7 +9,7 @@
  */
 import type { ResultRecord } from '../../execute/records.js'
 import { extrasOf, fundingExtras, type FundingExtras } from '../../records/funding-extras.js'
-import type { VentureDb } from '../../store/open.js'
+import type { SqliteVentureDb } from '../../store/open.js'
 import { dateOrNull, integerOrNull, nullableText, text } from './missing-values.js'
 
 export interface FundingView {
@@ -57,7 +57,7 @@ export function fundingView(record: ResultRecord, extras: FundingExtras): Fundin
 }
 
 /** A page of funding events, with their extras looked up in one statement. */
-export function fundingViews(vdb: VentureDb, records: readonly ResultRecord[]): FundingView[] {
+export function fundingViews(vdb: SqliteVentureDb, records: readonly ResultRecord[]): FundingView[] {
   const extras = fundingExtras(vdb, records.map((r) => Number(r.id)))
   return records.map((r) => fundingView(r, extrasOf(extras, Number(r.id))))
 }

@@ -5,7 +5,7 @@
 import { createWriteStream } from 'node:fs'
 import { once } from 'node:events'
 import { Ingestor, type IngestOptions, type IngestSummary } from '../ingest.js'
-import type { VentureDb } from '../open.js'
+import type { SqliteVentureDb } from '../open.js'
 import { parseRecord } from '../record-schemas.js'
 import { generateRecords, type GenerateOptions } from './generator.js'
 
@@ -18,7 +18,7 @@ export interface Progress {
 }
 
 /** Generates into an open database and finishes the ingest (derived data, indexes, ANALYZE). */
-export function generateInto(vdb: VentureDb, options: GenerateOptions & { onProgress?: (p: Progress) => void; ingest?: IngestOptions }): IngestSummary {
+export function generateInto(vdb: SqliteVentureDb, options: GenerateOptions & { onProgress?: (p: Progress) => void; ingest?: IngestOptions }): IngestSummary {
   const ingestor = new Ingestor(vdb, options.ingest)
   const total = Math.max(0, Math.floor(options.companies))
   const every = Math.max(1, Math.min(10_000, Math.floor(total / 100)))

@@ -5,7 +5,7 @@
  * occurs, tag values repeat, most nullable fields have NULLs, investors with 0, 1 and many
  * portfolio companies).
  */
-import { openDatabase, type VentureDb } from '../open.js'
+import { openDatabase, type SqliteVentureDb } from '../open.js'
 import { generateInto } from './build.js'
 
 export interface FixtureOptions {
@@ -17,7 +17,7 @@ export interface FixtureOptions {
   readonly file?: string
 }
 
-export async function createFixtureDatabase(options: FixtureOptions = {}): Promise<VentureDb> {
+export async function createFixtureDatabase(options: FixtureOptions = {}): Promise<SqliteVentureDb> {
   const vdb = openDatabase(options.file ?? ':memory:')
   try {
     generateInto(vdb, { companies: options.companies ?? 400, seed: options.seed ?? 1 })

@@ -6,7 +6,7 @@
  */
 import { sql, type Compilable, type CreateTableBuilder, type Kysely } from 'kysely'
 import { datasets, DATASET_NAMES, primaryKeyColumn, relations, type FieldDef } from '../../catalog/index.js'
-import { columnType, idType, type DialectName } from './column-types.js'
+import { columnType, idType, textType, type DialectName } from './column-types.js'
 
 /** Extra columns of link tables that are not part of any relation's join (spec 2.13). */
 const LINK_TABLE_EXTRA_COLUMNS: Record<string, readonly (readonly [string, string])[]> = {
@@ -48,7 +48,7 @@ export function datasetTableStatements(db: Kysely<any>, dialect: DialectName): C
       if (f.tags) {
         out.push(db.schema.createTable(f.tags.table).ifNotExists()
           .addColumn(f.tags.ownerColumn, sql.raw(idType(dialect)), (c) => c.notNull())
-          .addColumn(f.tags.valueColumn, 'text', (c) => c.notNull())
+          .addColumn(f.tags.valueColumn, sql.raw(textType(dialect)), (c) => c.notNull())
           .addPrimaryKeyConstraint(`${f.tags.table}_pk`, [f.tags.ownerColumn, f.tags.valueColumn] as never)
           .$call((t) => withoutRowid(t, dialect)))
         // value → owner: has_any / has_all probes start from the value.

@@ -1,0 +1,125 @@
+/**
+ * @module Opening a PostgreSQL database for the engine (design section 2, the scale-out path):
+ * Kysely's `PostgresDialect` over a `pg` pool, the migrations applied through Kysely's Migrator.
+ *
+ * - `schema`: created if missing and put first (alone) on every pooled connection's `search_path`
+ *   (the `-c search_path=...` startup option), so the engine's unqualified table names resolve
+ *   there and several databases (e.g. test files) can share one PostgreSQL database.
+ * - Statements are unnamed (pg's default): a named prepared statement switches to a generic plan
+ *   after five runs, which cost 5-7 ms -> 42 ms on the design's example query (design section 8).
+ * - bigint (`int8`) columns and `count(*)` come back as JS numbers when they are safe integers (pg
+ *   returns them as strings by default); only on the pool this module creates, never globally.
+ *
+ * What runs here is what goes through Kysely: the engine's query/list/page/store/count/explain.
+ * Ingest, record lookups and the HTTP server use the SQLite handle; load data with
+ * `copyToPostgres` (store/copy.ts) or `ventureql copy`.
+ */
+import pg from 'pg'
+import { Kysely, PostgresDialect, sql } from 'kysely'
+import { createMigrator } from './migrations.js'
+import type { PostgresVentureDb } from './open.js'
+
+export interface OpenPostgresOptions {
+  /** `postgres://user@host:port/database`; ignored when `pool` is given. Default: the PG* environment variables. */
+  readonly connectionString?: string
+  /** An existing pool (left open by `close()`). Its connections must already use `schema` if one is given. */
+  readonly pool?: pg.Pool
+  /** A schema to create if missing and to use for every table (letters, digits, `_`; not starting with a digit). */
+  readonly schema?: string
+  /** Apply pending migrations (default true). */
+  readonly migrate?: boolean
+  /** Most connections the created pool opens (default 10). */
+  readonly maxConnections?: number
+}
+
+const INT8_OID = 20
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/
+
+/** int8 as a number when it is a safe integer, else the exact digits (a string, as pg gives them). */
+function parseInt8(text: string): number | string {
+  const n = Number(text)
+  return Number.isSafeInteger(n) ? n : text
+}
+
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8_OID && format !== 'binary') return parseInt8
+    return pg.types.getTypeParser(oid, format as 'text')
+  },
+} as unknown as pg.CustomTypesConfig
+
+/** The error of an unreachable or refusing server, with what to do about it. */
+export class PostgresConnectionError extends Error {
+  override readonly name = 'PostgresConnectionError'
+}
+
+function describeTarget(options: OpenPostgresOptions): string {
+  if (options.pool) return 'the given pool'
+  if (!options.connectionString) return 'the server named by the PG* environment variables'
+  try {
+    const url = new URL(options.connectionString)
+    return `${url.hostname}:${url.port || '5432'}${url.pathname}`
+  } catch {
+    return 'the server of the connection string'
+  }
+}
+
+/**
+ * Opens a PostgreSQL database for `createEngine({ database })`.
+ *
+ * @example
+ * const pgdb = await openPostgres({ connectionString: 'postgres://postgres@127.0.0.1/ventureql', schema: 'vq' })
+ * const engine = createEngine({ database: pgdb })
+ * ...
+ * await engine.close(); await pgdb.close()
+ */
+export async function openPostgres(options: OpenPostgresOptions = {}): Promise<PostgresVentureDb> {
+  const schema = options.schema
+  if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
+    throw new Error(`openPostgres: schema "${schema}" is not a plain identifier (letters, digits and _, not starting with a digit, at most 63)`)
+  }
+  const owned = !options.pool
+  const pool = options.pool ?? new pg.Pool({
+    ...(options.connectionString ? { connectionString: options.connectionString } : {}),
+    max: options.maxConnections ?? 10,
+    types,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  })
+  // An idle client's error (the server went away) must not crash the process; the next query fails instead.
+  if (owned) pool.on('error', () => undefined)
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) })
+  try {
+    try {
+      await sql`select 1`.execute(db)
+    } catch (error) {
+      throw new PostgresConnectionError(
+        `cannot reach PostgreSQL at ${describeTarget(options)}: ${(error as Error).message || String(error)}` +
+        ' (is the server running? e.g. `pg_ctlcluster 15 main start`; check host, port, user and database)',
+        { cause: error },
+      )
+    }
+    if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db)
+    if (options.migrate ?? true) {
+      const current = (await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+      if (!current) throw new Error('openPostgres: no schema to create tables in (search_path names none that exists)')
+      const { error } = await createMigrator(db, 'postgres', current).migrateToLatest()
+      if (error) throw error
+    }
+  } catch (error) {
+    await db.destroy().catch(() => undefined)
+    throw error
+  }
+  let closed = false
+  return Object.freeze({
+    db,
+    dialect: 'postgres' as const,
+    readonly: false as const,
+    schema,
+    async close() {
+      if (closed) return
+      closed = true
+      // Kysely's destroy ends the pool; a pool the caller gave is theirs to end.
+      if (owned) await db.destroy()
+    },
+  })
+}
