@@ -21,7 +21,8 @@ const writes = new WeakMap<object, Map<CacheTable, number>>()
 
 /** Records `rows` writes to `table` and trims it when a multiple of TRIM_EVERY is crossed. */
 export async function noteCacheWrites(ctx: ExecContext, table: CacheTable, rows: number, limits: Readonly<Record<CacheTable, number>> = CACHE_LIMITS): Promise<void> {
-  // rowid order is SQLite's; PostgreSQL would need a timestamp column (not executed there yet).
+  // rowid order is SQLite's; PostgreSQL would need an insertion-order column: not trimmed there
+  // yet (README, "PostgreSQL"), so its caches grow until the next data version.
   if (ctx.dialect.name !== 'sqlite') return
   let counts = writes.get(ctx.db)
   if (!counts) writes.set(ctx.db, (counts = new Map()))

@@ -1,6 +1,6 @@
 /**
- * @module PostgreSQL hooks of the compiler (see `../dialect.ts`). Compile-only for now: the
- * golden tests pin this SQL so that the PostgreSQL backend starts from green SQL.
+ * @module PostgreSQL hooks of the compiler (see `../dialect.ts`). The golden tests pin this SQL;
+ * test/postgres/differential.test.ts runs it on a real server against the SQLite engine.
  */
 import { type Expression, DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely'
 import type { ListElementKind, SqlDialect } from '../dialect.js'
