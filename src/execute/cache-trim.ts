@@ -3,9 +3,11 @@
  * (GET /companies, GET /fundings with any parameters) caches its total and the boundaries of the
  * pages walked, so without a bound the caches grow with the number of distinct requests ever made.
  * After every `TRIM_EVERY` writes to a cache table, its oldest rows beyond `MAX_ROWS` are deleted
- * (oldest by insertion: rowid order). An evicted total or boundary is simply computed again.
+ * (oldest by insertion: rowid order on SQLite, the `insert_seq` identity column on PostgreSQL,
+ * migration 008). An evicted total or boundary is simply computed again.
  */
 import { sql } from 'kysely'
+import { CACHE_ORDER_COLUMN } from '../store/schema/stored-query-tables.js'
 import type { ExecContext } from './context.js'
 
 export const CACHE_LIMITS = Object.freeze({
@@ -21,9 +23,6 @@ const writes = new WeakMap<object, Map<CacheTable, number>>()
 
 /** Records `rows` writes to `table` and trims it when a multiple of TRIM_EVERY is crossed. */
 export async function noteCacheWrites(ctx: ExecContext, table: CacheTable, rows: number, limits: Readonly<Record<CacheTable, number>> = CACHE_LIMITS): Promise<void> {
-  // rowid order is SQLite's; PostgreSQL would need an insertion-order column: not trimmed there
-  // yet (README, "PostgreSQL"), so its caches grow until the next data version.
-  if (ctx.dialect.name !== 'sqlite') return
   let counts = writes.get(ctx.db)
   if (!counts) writes.set(ctx.db, (counts = new Map()))
   const before = counts.get(table) ?? 0
@@ -33,7 +32,11 @@ export async function noteCacheWrites(ctx: ExecContext, table: CacheTable, rows:
   await trimCache(ctx, table, limits[table])
 }
 
-/** Deletes the oldest rows of `table` beyond the newest `keep`. */
+/**
+ * Deletes the oldest rows of `table` beyond the newest `keep` (by insertion order; ids lost to
+ * deleted rows or rolled-back inserts make it keep fewer, never more).
+ */
 export async function trimCache(ctx: ExecContext, table: CacheTable, keep: number): Promise<void> {
-  await sql`delete from ${sql.table(table)} where rowid <= (select max(rowid) from ${sql.table(table)}) - ${keep}`.execute(ctx.db)
+  const order = ctx.dialect.name === 'sqlite' ? sql.raw('rowid') : sql.ref(CACHE_ORDER_COLUMN)
+  await sql`delete from ${sql.table(table)} where ${order} <= (select max(${order}) from ${sql.table(table)}) - ${keep}`.execute(ctx.db)
 }

@@ -12,8 +12,8 @@
  * How: one transaction on the target that first empties the copied tables and the caches (the
  * target then equals the source, and no cached total of other data survives under the copied data
  * version), then multi-row INSERTs of as many rows as fit PostgreSQL's 65,535 bind parameters
- * (capped at `batchRows`), then commit, then ANALYZE of the copied tables so the planner has
- * statistics from the start.
+ * (capped at `batchRows`), then commit, then VACUUM (ANALYZE) of the copied tables so the planner
+ * has statistics from the start and index-only scans need not visit the heap.
  */
 import type { CreateTableNode, Kysely } from 'kysely'
 import { sql } from 'kysely'
@@ -100,7 +100,10 @@ export async function copyToPostgres(source: SqliteVentureDb, target: PostgresVe
     }
     await setDataVersion(trx, version)
   })
-  for (const { table } of copied) await sql`analyze ${sql.table(table)}`.execute(target.db)
+  // VACUUM sets the visibility map, without which every index-only scan (counts, sort-index walks)
+  // reads the heap too: 100k companies, `{}` count 10.7 -> 7.9 ms, the design filter's 7.9 -> 5.8 ms.
+  // Outside the transaction: VACUUM cannot run in one.
+  for (const { table } of copied) await sql`vacuum (analyze) ${sql.table(table)}`.execute(target.db)
 
   return Object.freeze({
     tables: Object.freeze(copied),

@@ -9,10 +9,11 @@ import { Migrator, type Compilable, type Kysely, type Migration, type MigrationP
 import type BetterSqlite3 from 'better-sqlite3'
 import { datasetTableStatements } from './schema/dataset-tables.js'
 import { detailTableStatements } from './schema/detail-tables.js'
-import { storedQueryStatements } from './schema/stored-query-tables.js'
+import { cacheOrderStatements, storedQueryStatements } from './schema/stored-query-tables.js'
 import { compositeIndexStatements } from './schema/composite-indexes.js'
 import { apiKeyStatements } from './schema/api-key-tables.js'
 import { searchIndexStatements } from './search-index.js'
+import { postgresSortIndexStatements } from './schema/postgres-sort-indexes.js'
 import type { DialectName } from './schema/column-types.js'
 
 export interface StoreMigration {
@@ -28,6 +29,8 @@ export const MIGRATIONS: readonly StoreMigration[] = Object.freeze([
   { name: '004-composite-indexes', statements: compositeIndexStatements },
   { name: '005-api-keys', statements: apiKeyStatements },
   { name: '006-search-index', statements: searchIndexStatements },
+  { name: '007-postgres-sort-indexes', statements: postgresSortIndexStatements },
+  { name: '008-postgres-cache-order', statements: cacheOrderStatements },
 ])
 
 const MIGRATION_TABLE = 'kysely_migration'

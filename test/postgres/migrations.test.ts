@@ -12,6 +12,8 @@ import { createMigrator, MIGRATIONS } from '../../src/store/migrations.js'
 import { bumpDataVersion, dataVersion, openDatabase } from '../../src/store/open.js'
 import { openPostgres } from '../../src/store/open-postgres.js'
 import { SEARCH_TABLES } from '../../src/store/schema/search-tables.js'
+import { postgresSortIndexes, postgresSortIndexStatements } from '../../src/store/schema/postgres-sort-indexes.js'
+import { CACHE_ORDER_COLUMN, cacheOrderStatements, VERSIONED_CACHE_TABLES } from '../../src/store/schema/stored-query-tables.js'
 import { testSchema, type TestSchema } from './support.js'
 
 let schema: TestSchema
@@ -40,12 +42,27 @@ describe('migrations on PostgreSQL', () => {
       expect(pgTables.sort()).toEqual(expected.sort())
       for (const table of expected) {
         const sqliteColumns = (sqlite.sqlite.prepare('select name from pragma_table_info(?)').pluck().all(table) as string[])
-        expect(await columns(pgdb, table), table).toEqual(sqliteColumns)
+        // PostgreSQL has no rowid: its cache tables get an insertion-order column (migration 008).
+        const extra = (VERSIONED_CACHE_TABLES as readonly string[]).includes(table) ? [CACHE_ORDER_COLUMN] : []
+        expect(await columns(pgdb, table), table).toEqual([...sqliteColumns, ...extra])
       }
       expect(tablesToCopy().length).toBeGreaterThan(15)
     } finally {
       await sqlite.close()
     }
+  })
+
+  it('007: a descending index for every indexed sortable field and composite index, in the order the engine sorts', async () => {
+    const pgdb = await schema.open()
+    const { rows } = await sql<{ indexname: string; indexdef: string }>`select indexname, indexdef from pg_indexes where schemaname = ${schema.name} and indexname like '%_desc'`.execute(pgdb.db)
+    const defs = new Map(rows.map((r) => [r.indexname, r.indexdef]))
+    expect(defs.size).toBe(postgresSortIndexes().length)
+    expect(defs.get('companies_svc_score_desc')).toMatch(/\(svc_score DESC NULLS LAST, id\)$/)
+    expect(defs.get('companies_by_country_stage_employees_svc_score_desc')).toMatch(/\(country, stage, employees, svc_score DESC NULLS LAST, id\)$/)
+    // SQLite gets nothing from 007 and 008.
+    const cold = pgdb.db
+    expect(postgresSortIndexStatements(cold, 'sqlite')).toEqual([])
+    expect(cacheOrderStatements(cold, 'sqlite')).toEqual([])
   })
 
   it('are recorded once: reopening and migrating again apply nothing', async () => {

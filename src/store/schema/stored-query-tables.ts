@@ -38,3 +38,22 @@ export function storedQueryStatements(db: Kysely<any>, dialect: DialectName): Co
       .addPrimaryKeyConstraint('query_page_boundaries_pk', ['query_id', 'per_page', 'data_version', 'page'] as never),
   ]
 }
+
+/**
+ * The insertion-order column of the cache tables on PostgreSQL, which has no rowid: the oldest rows
+ * are trimmed by it (execute/cache-trim.ts). SQLite trims by rowid and gets no column.
+ */
+export const CACHE_ORDER_COLUMN = 'insert_seq'
+
+/**
+ * Migration 008 (PostgreSQL only): `insert_seq bigint generated always as identity` on each cache
+ * table, filled for rows already there, with an index so a trim is a range delete.
+ */
+export function cacheOrderStatements(db: Kysely<any>, dialect: DialectName): Compilable[] {
+  if (dialect !== 'postgres') return []
+  return VERSIONED_CACHE_TABLES.flatMap((table) => {
+    const add = sql`alter table ${sql.table(table)} add column if not exists ${sql.id(CACHE_ORDER_COLUMN)} bigint generated always as identity`
+    const index = sql`create index if not exists ${sql.id(`${table}_by_${CACHE_ORDER_COLUMN}`)} on ${sql.table(table)} (${sql.id(CACHE_ORDER_COLUMN)})`
+    return [add, index].map((s) => ({ compile: () => s.compile(db) }))
+  })
+}
