@@ -51,8 +51,30 @@ function leadingRange(keys: readonly SortKey[], boundary: Boundary): Expression<
   return key.nullable ? eb.or([atOrAfter, eb(column, 'is', null)]) : atOrAfter
 }
 
-/** The seek over keys i.., or undefined when no row can be after the boundary on them. */
-function seekFrom(keys: readonly SortKey[], boundary: Boundary, i: number): Expression<SqlBool> | undefined {
+/**
+ * The seek split in two for a backend that takes no OR into an ordered index scan (PostgreSQL,
+ * `SqlDialect.splitNullableSeek`): when the first key is nullable and the boundary's first value is
+ * not NULL, the rows after the boundary are the non-NULL rows after it, which sort first, then
+ * every row whose first key is NULL. `nonNull` leads with `k1 <= b1` (desc) or `k1 >= b1` (asc), an
+ * index condition; `nullTail` is `k1 IS NULL`, also one. Together they select exactly the rows of
+ * `seekAfter`, with no overlap. Undefined when the plain seek is already an index range.
+ */
+export function seekSplit(keys: readonly SortKey[], boundary: Boundary): { nonNull: Expression<SqlBool>; nullTail: Expression<SqlBool> } | undefined {
+  if (boundary.length !== keys.length) throw new Error(`compile: boundary has ${boundary.length} values for ${keys.length} sort keys`)
+  const key = keys[0]
+  const b = boundary[0] ?? null
+  if (!key || !key.nullable || b === null || keys.length === 1) return undefined
+  const column = sql.ref(`${ROOT_ALIAS}.${key.column}`)
+  const atOrAfter = eb(column, key.direction === 'asc' ? '>=' : '<=', bindable(b))
+  const seek = seekFrom(keys, boundary, 0, false) ?? sql<SqlBool>`1 = 0`
+  return { nonNull: eb.and([atOrAfter, seek]), nullTail: eb(column, 'is', null) }
+}
+
+/**
+ * The seek over keys i.., or undefined when no row can be after the boundary on them. With
+ * `nullsAfter` false, key i's NULL rows are left out (they are `seekSplit`'s other branch).
+ */
+function seekFrom(keys: readonly SortKey[], boundary: Boundary, i: number, nullsAfter = true): Expression<SqlBool> | undefined {
   const key = keys[i]
   if (!key) return undefined
   const column = sql.ref(`${ROOT_ALIAS}.${key.column}`)
@@ -64,6 +86,6 @@ function seekFrom(keys: readonly SortKey[], boundary: Boundary, i: number): Expr
   }
   const value = bindable(b)
   const strictly = eb(column, key.direction === 'asc' ? '>' : '<', value)
-  const after = key.nullable ? eb.or([strictly, eb(column, 'is', null)]) : strictly
+  const after = key.nullable && nullsAfter ? eb.or([strictly, eb(column, 'is', null)]) : strictly
   return next ? eb.or([after, eb.and([eb(column, '=', value), next])]) : after
 }

@@ -9,11 +9,14 @@ import type { DatasetDef, FieldDef } from '../catalog/define.js'
 import { primaryKeyColumn } from '../catalog/index.js'
 import type { CheckedQuery } from '../check/checked.js'
 import type { SqlDialect } from './dialect.js'
-import { seekAfter, type Boundary } from './page.js'
+import { seekAfter, seekSplit, type Boundary } from './page.js'
 import { compileFilter } from './predicates.js'
 import { ROOT_ALIAS } from './scope.js'
 import { applyOrder, sortKeys, type SortKey } from './sort.js'
 import { walkFactorFor } from './steer.js'
+
+/** The relation name of a split seek's merged branches (`seekSplit`). */
+const SEEK_ALIAS = 'seek'
 
 export interface KeysOptions {
   /** Rows strictly after this boundary (sort values + primary key of the previous page's last row). */
@@ -70,7 +73,20 @@ export function planQuery(checked: Pick<CheckedQuery, 'dataset' | 'filter' | 'so
     canWalkSortIndex,
     walkFactor: walkFactorFor(checked.filter, dataset),
     keysQuery(db: Kysely<any>, options: KeysOptions) {
-      let q = from(db, canWalkSortIndex && options.walkSortIndex === true).select(keys.map((k) => sql.ref(`${ROOT_ALIAS}.${k.column}`).as(k.alias)))
+      const walk = canWalkSortIndex && options.walkSortIndex === true
+      const select = () => from(db, walk).select(keys.map((k) => sql.ref(`${ROOT_ALIAS}.${k.column}`).as(k.alias)))
+      const split = options.after && dialect.splitNullableSeek ? seekSplit(keys, options.after) : undefined
+      if (split) {
+        // Each branch is an index range in the sort order, limited; the merge reads only their heads.
+        const n = options.limit + (options.offset ?? 0)
+        const branch = (w: Expression<SqlBool>) => applyOrder(select().where(w), keys, dialect).limit(n)
+        const merged = sql`(${branch(split.nonNull)} union all ${branch(split.nullTail)})`.as(SEEK_ALIAS)
+        let u = db.selectFrom(merged).select(keys.map((k) => sql.ref(`${SEEK_ALIAS}.${k.alias}`).as(k.alias)))
+        u = applyOrder(u, keys, dialect, SEEK_ALIAS).limit(options.limit)
+        if (options.offset) u = u.offset(options.offset)
+        return u as SelectQueryBuilder<any, any, Record<string, unknown>>
+      }
+      let q = select()
       if (options.after) q = q.where(seekAfter(keys, options.after))
       q = applyOrder(q, keys, dialect).limit(options.limit)
       if (options.offset) q = q.offset(options.offset)

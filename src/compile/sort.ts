@@ -35,10 +35,11 @@ export function sortKeys(query: Pick<CheckedQuery, 'dataset' | 'sort'>): readonl
   return Object.freeze(keys.map((k, i) => Object.freeze({ ...k, alias: `k${i}` })))
 }
 
-export function applyOrder<Q extends SelectQueryBuilder<any, any, any>>(query: Q, keys: readonly SortKey[], dialect: SqlDialect): Q {
+/** ORDER BY the keys, as columns of the root table, or (with `from`) as their aliases in relation `from`. */
+export function applyOrder<Q extends SelectQueryBuilder<any, any, any>>(query: Q, keys: readonly SortKey[], dialect: SqlDialect, from?: string): Q {
   let q = query
   for (const key of keys) {
-    const ref = sql.ref(`${ROOT_ALIAS}.${key.column}`)
+    const ref = sql.ref(from ? `${from}.${key.alias}` : `${ROOT_ALIAS}.${key.column}`)
     q = q.orderBy(ref, (ob) => {
       const directed = key.direction === 'asc' ? ob.asc() : ob.desc()
       return key.nullable && !dialect.nullsLastByDefault[key.direction] ? directed.nullsLast() : directed
