@@ -4,7 +4,7 @@
  * compiler calls hooks and never asks which backend it is compiling for, so a third backend is one
  * more file, not a hunt for `if (dialect === ...)`.
  */
-import type { Expression, Kysely, RawBuilder } from 'kysely'
+import type { Expression, Kysely, RawBuilder, SqlBool } from 'kysely'
 import type { FieldTypeKind } from '../catalog/field-types.js'
 import type { DialectName } from '../store/schema/column-types.js'
 
@@ -14,11 +14,12 @@ export type ListElementKind = Exclude<FieldTypeKind, 'tags'> | 'tags'
 export interface SqlDialect {
   readonly name: DialectName
   /**
-   * A parenthesised subquery yielding the elements of `json` (a JSON array, bound as ONE parameter)
-   * as rows of one column whose type compares correctly with a column of `kind`. One parameter
-   * whatever the list length, so there is no bind-variable ceiling (SQLite's is 32,766; pg's 65,535).
+   * `column IN <the elements of json>`: `json` is a JSON array without NULLs, bound as ONE
+   * parameter, its elements compared as values of the column's `kind`. One parameter whatever the
+   * list length, so there is no bind-variable ceiling (SQLite's is 32,766; pg's 65,535). The result
+   * is that of SQL's `IN` over a list without NULLs: NULL when the column is, else true or false.
    */
-  jsonList(json: string, kind: ListElementKind): RawBuilder<unknown>
+  inList(column: Expression<unknown>, json: string, kind: ListElementKind): RawBuilder<SqlBool>
   /**
    * The column folded to lower case for the literal text operators, ASCII letters only, so that
    * both backends fold exactly the same characters (see `text.ts`).

@@ -111,7 +111,7 @@ export function rowsByIdsQuery(db: Kysely<any>, dialect: SqlDialect, dataset: Da
   return db
     .selectFrom(`${dataset.table} as ${ROOT_ALIAS}`)
     .select(columns.map((c) => sql.ref(`${ROOT_ALIAS}.${c}`).as(c)))
-    .where(sql<SqlBool>`${pk} in ${dialect.jsonList(JSON.stringify(ids), 'integer')}`)
+    .where(dialect.inList(pk, JSON.stringify(ids), 'integer'))
 }
 
 /** The values of one tags field for a page's ids, one query per field: `(owner, value)` rows. */
@@ -123,7 +123,7 @@ export function tagsByIdsQuery(db: Kysely<any>, dialect: SqlDialect, field: Fiel
   return db
     .selectFrom(t.table)
     .select([owner.as('owner'), value.as('value')])
-    .where(sql<SqlBool>`${owner} in ${dialect.jsonList(JSON.stringify(ids), 'integer')}`)
+    .where(dialect.inList(owner, JSON.stringify(ids), 'integer'))
     .orderBy(owner)
     .orderBy(value)
 }

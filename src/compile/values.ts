@@ -32,5 +32,5 @@ export function valueIn(column: Expression<unknown>, values: readonly Scalar[], 
   const list = distinctValues(values).map(bindable)
   if (list.length === 0) return compiled(sql<SqlBool>`1 = 0`, true)
   if (list.length === 1) return compiled(eb(column, '=', list[0]), !nullable)
-  return compiled(sql<SqlBool>`${column} in ${ctx.dialect.jsonList(JSON.stringify(list), kind)}`, !nullable)
+  return compiled(ctx.dialect.inList(column, JSON.stringify(list), kind), !nullable)
 }

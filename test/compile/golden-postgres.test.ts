@@ -25,14 +25,14 @@ describe('golden SQL, PostgreSQL', () => {
 
   it('casts list elements to the column type', () => {
     expect(whereSql('postgres', 'companies', c('employees', 'in', [1, 2], '/f'))).toEqual({
-      sql: '"t0"."employees" in (select jsonb_array_elements_text($1::jsonb)::bigint)',
+      sql: '"t0"."employees" = any(array(select jsonb_array_elements_text($1::jsonb)::bigint))',
       parameters: ['[1,2]'],
     })
   })
 
   it('binds a list as one JSON parameter', () => {
     expect(whereSql('postgres', 'companies', c('stage', 'in', ['a', 'b', 'c'], '/f'))).toEqual({
-      sql: '"t0"."stage" in (select jsonb_array_elements_text($1::jsonb))',
+      sql: '"t0"."stage" = any(array(select jsonb_array_elements_text($1::jsonb)))',
       parameters: ['["a","b","c"]'],
     })
   })

@@ -2,11 +2,11 @@
  * @module PostgreSQL hooks of the compiler (see `../dialect.ts`). The golden tests pin this SQL;
  * test/postgres/differential.test.ts runs it on a real server against the SQLite engine.
  */
-import { type Expression, DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely'
+import { type Expression, type SqlBool, DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely'
 import type { ListElementKind, SqlDialect } from '../dialect.js'
 
 /**
- * `jsonb_array_elements_text` yields text; each column type gets its cast so that `col IN (...)`
+ * `jsonb_array_elements_text` yields text; each column type gets its cast so that a list membership
  * compares values, not text (`10` and `10.0` are equal numbers). Booleans are stored as 0/1 integers.
  */
 const LIST_CAST: Record<ListElementKind, string | undefined> = {
@@ -25,11 +25,16 @@ const ASCII_LOWER = 'abcdefghijklmnopqrstuvwxyz'
 
 export const postgresDialect: SqlDialect = Object.freeze({
   name: 'postgres' as const,
-  jsonList: (json: string, kind: ListElementKind) => {
+  // `= any(array(...))`, not `in (select ...)`: the IN subquery is planned as a (hash) semi join,
+  // so an index on (country, stage, employees) takes only country and employees as index
+  // conditions and filters stage afterwards; an array is an index condition like a list of
+  // constants (the design section 8 filter's count on 100k companies, SQL only: 4.9 -> 0.27 ms).
+  // Same result as IN over a list without NULLs: NULL when the column is, else true or false.
+  inList: (column: Expression<unknown>, json: string, kind: ListElementKind) => {
     const cast = LIST_CAST[kind]
     return cast
-      ? sql`(select jsonb_array_elements_text(${json}::jsonb)::${sql.raw(cast)})`
-      : sql`(select jsonb_array_elements_text(${json}::jsonb))`
+      ? sql<SqlBool>`${column} = any(array(select jsonb_array_elements_text(${json}::jsonb)::${sql.raw(cast)}))`
+      : sql<SqlBool>`${column} = any(array(select jsonb_array_elements_text(${json}::jsonb)))`
   },
   // lower() and ILIKE follow the database locale and fold non-ASCII letters too; translate() folds
   // exactly A-Z, the same letters SQLite's LIKE folds, so both backends return the same rows.

@@ -1,14 +1,14 @@
 /**
  * @module SQLite hooks of the compiler (see `../dialect.ts`).
  */
-import { type Expression, DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql } from 'kysely'
+import { type Expression, type SqlBool, DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql } from 'kysely'
 import type { SqlDialect } from '../dialect.js'
 
 export const sqliteDialect: SqlDialect = Object.freeze({
   name: 'sqlite' as const,
   // json_each yields numbers as integer/real and strings as text, which compare with the column's
   // own storage class without casts; booleans were bound as 0/1 before they became JSON.
-  jsonList: (json: string) => sql`(select value from json_each(${json}))`,
+  inList: (column: Expression<unknown>, json: string) => sql<SqlBool>`${column} in (select value from json_each(${json}))`,
   // SQLite's LIKE already ignores the case of ASCII letters, and only of those, which is exactly
   // the folding PostgreSQL is made to do; so the column needs no function (and keeps its affinity).
   foldCase: (column: Expression<unknown>) => column,
