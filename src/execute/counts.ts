@@ -3,22 +3,19 @@
  * query's total is computed once per data version and kept in `query_totals`; an ingest bumps the
  * data version, which retires every cached total at once without a purge.
  */
-import type { Kysely } from 'kysely'
 import type { DatasetDef } from '../catalog/define.js'
 import type { QueryPlan } from '../compile/plan.js'
+import { rememberedRowCounts } from '../store/row-counts.js'
 import { noteCacheWrites } from './cache-trim.js'
 import type { ExecContext } from './context.js'
 
-/** Row counts of dataset tables per database and data version (plan steering's denominator). */
-const tableRows = new WeakMap<Kysely<any>, Map<string, number>>()
-
 /**
  * The number of records in a dataset's table, counted once per data version (an ingest is the only
- * thing that changes it). Plan steering divides the query's total by it (`compile/steer.ts`).
+ * thing that changes it; `copy`, which keeps the source's version, forgets the counts). Plan steering
+ * divides the query's total by it (`compile/steer.ts`), and a match-all total is it (`countRows`).
  */
 export async function datasetRows(ctx: ExecContext, dataset: DatasetDef): Promise<number> {
-  let cache = tableRows.get(ctx.db)
-  if (!cache) tableRows.set(ctx.db, (cache = new Map()))
+  const cache = rememberedRowCounts(ctx.db)
   const key = `${ctx.dataVersion}\u0000${dataset.table}`
   const known = cache.get(key)
   if (known !== undefined) return known
@@ -28,7 +25,14 @@ export async function datasetRows(ctx: ExecContext, dataset: DatasetDef): Promis
   return rows
 }
 
+/**
+ * How many records the plan's filter selects. A match-all plan (no WHERE) counts exactly what
+ * `datasetRows` counts, the dataset's whole table, so it takes that number, counted once per data
+ * version: on PostgreSQL `count(*)` of 100,000 companies is an index-only scan of every entry
+ * (~8 ms), where SQLite counts a b-tree's pages.
+ */
 export async function countRows(ctx: ExecContext, plan: QueryPlan): Promise<number> {
+  if (plan.where === undefined) return datasetRows(ctx, plan.dataset)
   const row = await plan.countQuery(ctx.db).executeTakeFirstOrThrow()
   // PostgreSQL's count(*) is bigint, which drivers return as a string.
   return Number(row.count)

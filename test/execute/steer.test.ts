@@ -10,7 +10,7 @@ import type { FilterNode } from '../../src/ast/nodes.js'
 import type { DatasetName } from '../../src/catalog/index.js'
 import { planQuery, postgresDialect, prefersSortWalk, sqliteDialect, UNINDEXABLE_WALK_FACTOR, WALK_FACTOR, type Boundary } from '../../src/compile/index.js'
 import type { ExecContext } from '../../src/execute/index.js'
-import { datasetRows, fetchKeys } from '../../src/execute/index.js'
+import { countRows, datasetRows, fetchKeys } from '../../src/execute/index.js'
 import { checked } from '../compile/helpers.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 
@@ -92,6 +92,21 @@ describe('walking the sort index', () => {
     expect(await fetchKeys(ctx, plan, { limit: 5, matches: all.length })).toEqual(all.slice(0, 5))
     expect(await fetchKeys(ctx, plan, { limit: 5, matches: 1 })).toEqual(all.slice(0, 5))
     expect(await datasetRows(ctx, q.dataset)).toBe(600)
+  })
+
+  it('a match-all count is the dataset row count, the same number its count query gives', async () => {
+    for (const dataset of ['companies', 'investors', 'fundings'] as const) {
+      const plan = planQuery(checked(dataset), sqliteDialect)
+      expect(plan.where).toBeUndefined()
+      const counted = Number((await plan.countQuery(ctx.db).executeTakeFirstOrThrow()).count)
+      expect(await countRows(ctx, plan)).toBe(counted)
+      expect(await datasetRows(ctx, plan.dataset)).toBe(counted)
+    }
+    // A filter still runs its own count.
+    const usa = planQuery(checked('companies', c('country', 'eq', 'USA', p)), sqliteDialect)
+    const row = await usa.countQuery(ctx.db).executeTakeFirstOrThrow()
+    expect(await countRows(ctx, usa)).toBe(Number(row.count))
+    expect(Number(row.count)).toBeLessThan(600)
   })
 })
 
