@@ -83,7 +83,8 @@ export async function openPostgres(options: OpenPostgresOptions = {}): Promise<P
     ...(options.connectionString ? { connectionString: options.connectionString } : {}),
     max: options.maxConnections ?? 10,
     types,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    // Quoted like `create schema` below: unquoted, the server folds the name to lower case.
+    ...(schema ? { options: `-c search_path="${schema}"` } : {}),
   })
   // An idle client's error (the server went away) must not crash the process; the next query fails instead.
   if (owned) pool.on('error', () => undefined)
@@ -106,7 +107,8 @@ export async function openPostgres(options: OpenPostgresOptions = {}): Promise<P
       if (error) throw error
     }
   } catch (error) {
-    await db.destroy().catch(() => undefined)
+    // Kysely's destroy ends the pool: only ours (a pool the caller gave is theirs to end).
+    if (owned) await db.destroy().catch(() => undefined)
     throw error
   }
   let closed = false
