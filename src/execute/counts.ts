@@ -11,7 +11,7 @@ import type { ExecContext } from './context.js'
 
 /**
  * The number of records in a dataset's table, counted once per data version (an ingest is the only
- * thing that changes it; `copy`, which keeps the source's version, forgets the counts). Plan steering
+ * thing that changes it; `copy` sets a newer version too, so another process sees new rows). Plan steering
  * divides the query's total by it (`compile/steer.ts`), and a match-all total is it (`countRows`).
  */
 export async function datasetRows(ctx: ExecContext, dataset: DatasetDef): Promise<number> {

@@ -1,8 +1,8 @@
 /**
  * @module Row counts of dataset tables remembered per database handle and data version
- * (`execute/counts.ts` fills it: plan steering's denominator and the match-all total). Kept here so
- * the store can forget them when it replaces a database's rows without a new data version (`copy`
- * carries the source's version over).
+ * (`execute/counts.ts` fills it: plan steering's denominator and the match-all total). Only sound
+ * because every change of rows gets a new data version (ingest bumps it; `copy` sets a newer one):
+ * another process's change is seen through the version alone. Kept here so `copy` can free them.
  */
 import type { Kysely } from 'kysely'
 
