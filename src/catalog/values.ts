@@ -91,9 +91,18 @@ export const parseInteger: ValueParser<number> = (value) => {
   return n
 }
 
+/**
+ * A NUL character or a UTF-16 surrogate without its pair. Neither is text every backend can hold:
+ * PostgreSQL refuses both (`invalid byte sequence for encoding "UTF8": 0x00`, `unsupported Unicode
+ * escape sequence` in jsonb), so a filter with one would be a driver fault there and a silent
+ * non-match on SQLite. Refused as a value instead, the same on both.
+ */
+const UNSTORABLE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+const NOT_STORABLE_TEXT = invalid('type', 'which contains a NUL character or an unpaired UTF-16 surrogate')
+
 /** Text as given (not trimmed: it is compared and stored as sent); a finite number becomes its decimal text. */
 export const parseString: ValueParser<string> = (value) => {
-  if (typeof value === 'string') return value
+  if (typeof value === 'string') return UNSTORABLE_TEXT.test(value) ? NOT_STORABLE_TEXT : value
   if (typeof value === 'number' && Number.isFinite(value)) return String(value)
   return NOT_OF_TYPE
 }

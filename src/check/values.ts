@@ -10,7 +10,7 @@ import type { ConditionNode } from '../ast/nodes.js'
 import type { FieldDef } from '../catalog/define.js'
 import type { EnumType, FieldType } from '../catalog/field-types.js'
 import { OPERATORS } from '../catalog/operators.js'
-import { enumParser, isInvalid, parseValue, type FieldValue } from '../catalog/values.js'
+import { enumParser, isInvalid, parseString, parseValue, type FieldValue } from '../catalog/values.js'
 import { childPath } from '../errors/issue.js'
 
 export type Converted = FieldValue
@@ -101,9 +101,16 @@ export function convertOperand(node: ConditionNode, field: FieldDef): ConvertedO
     case 'boolean':
       if (typeof value !== 'boolean') problems.push({ kind: 'shape', path: node.path, value, expected: 'true or false' })
       return { value, problems }
-    case 'text':
-      if (typeof value !== 'string') problems.push({ kind: 'shape', path: node.path, value, expected: 'a non-empty text (string)' })
+    case 'text': {
+      if (typeof value !== 'string') {
+        problems.push({ kind: 'shape', path: node.path, value, expected: 'a non-empty text (string)' })
+        return { value, problems }
+      }
+      // The same text rule as every string value (catalog/values.ts): no NUL, no unpaired surrogate.
+      const text = parseString(value)
+      if (isInvalid(text)) problems.push({ kind: text.kind, path: node.path, value, expected: 'a non-empty text (string)', ...(text.reason ? { reason: text.reason } : {}) })
       return { value, problems }
+    }
   }
 }
 

@@ -2,6 +2,21 @@ import { describe, expect, test } from 'vitest'
 import { companies, expectIssues, expectValid, fundings } from '../harness.js'
 
 describe('values-fit-field-type', () => {
+  test('text with a NUL character or an unpaired surrogate is refused, in every string operand', () => {
+    const reason = 'which contains a NUL character or an unpaired UTF-16 surrogate'
+    for (const filter of [
+      { name: 'a\u0000b' },
+      { name: { contains: 'x\u0000' } },
+      { name: { in: ['ok', '\ud800'] } },
+      { industries: { has_any: ['\udc00x'] } },
+    ]) {
+      const [issue] = expectIssues(companies(filter), [{ code: 'invalid_value' }])
+      expect(issue?.message).toContain(reason)
+    }
+    // A well-formed pair (an emoji) and other control characters are text.
+    expectValid(companies({ name: { in: ['ok\u{1F600}', 'tab\there'] } }))
+  })
+
   test('a non-numeric string on an integer field', () => {
     const [issue] = expectIssues(companies({ employees: { gte: 'fifty' } }), [{
       code: 'invalid_value',
