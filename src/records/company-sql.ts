@@ -4,7 +4,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { findRelation, primaryKeyColumn } from '../catalog/index.js'
-import { COMPANIES, prepared } from './sql-names.js'
+import { COMPANIES, prepared } from '../store/sql-names.js'
 
 export const COMPANY_TABLE = `"${COMPANIES.table}"`
 export const COMPANY_ID = `"${primaryKeyColumn(COMPANIES)}"`

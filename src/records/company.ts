@@ -8,7 +8,7 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import { DETAIL_TABLES, TIME_SERIES_NAMES, type TimeSeriesName } from '../store/schema/detail-tables.js'
 import { COMPANY_ID, COMPANY_TABLE, FUNDING_INVESTORS } from './company-sql.js'
-import { columnOf, COMPANIES, FUNDINGS, INVESTORS, prepared, tagTableOf } from './sql-names.js'
+import { columnOf, COMPANIES, FUNDINGS, INVESTORS, prepared, tagTableOf } from '../store/sql-names.js'
 import { latestStories, STORY_LIMIT, type StoryRow } from './stories.js'
 
 /** The scalar fields of spec 2.3, by their catalog names, in the spec's order. */

@@ -5,7 +5,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { DETAIL_TABLES } from '../store/schema/detail-tables.js'
-import { prepared } from './sql-names.js'
+import { prepared } from '../store/sql-names.js'
 
 /** Names compare without regard to case or runs of white space ("jamie  SMITH" is "Jamie Smith"). */
 export function normalisePersonName(name: string): string {

@@ -23,7 +23,7 @@
  *   tracked investor of that round; null when the investor has no deals.
  * - `most_recent_filings` are the latest {@link RECENT_FILINGS_LIMIT} filings, newest first.
  */
-import { columnOf, COMPANIES, FUNDINGS, INVESTORS, linkOf, preparedCache, quote, tagsOf } from './sql-names.js'
+import { columnOf, COMPANIES, FUNDINGS, INVESTORS, linkOf, preparedCache, quote, tagsOf } from '../store/sql-names.js'
 import { DETAIL_TABLES } from '../store/schema/detail-tables.js'
 import type { SqliteVentureDb } from '../store/open.js'
 

@@ -3,7 +3,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { DETAIL_TABLES } from '../store/schema/detail-tables.js'
-import { prepared } from './sql-names.js'
+import { prepared } from '../store/sql-names.js'
 
 export interface PersonRow {
   readonly name: string

@@ -14,7 +14,7 @@
 import { DETAIL_TABLES } from '../store/schema/detail-tables.js'
 import type { SqliteVentureDb } from '../store/open.js'
 import { companyCol, FIRST_INVESTED_ON, PORTFOLIO_LINK } from './investor.js'
-import { columnOf, COMPANIES, INVESTORS, preparedCache } from './sql-names.js'
+import { columnOf, COMPANIES, INVESTORS, preparedCache } from '../store/sql-names.js'
 
 export interface PortfolioCompany {
   readonly id: number

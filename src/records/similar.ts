@@ -21,7 +21,7 @@ import type BetterSqlite3 from 'better-sqlite3'
 import { dataVersionSync } from '../store/open.js'
 import { DETAIL_TABLES } from '../store/schema/detail-tables.js'
 import { COMPANY_ID, COMPANY_TABLE } from './company-sql.js'
-import { columnOf, COMPANIES, prepared, tagTableOf } from './sql-names.js'
+import { columnOf, COMPANIES, prepared, tagTableOf } from '../store/sql-names.js'
 
 /** Spec 4.5 and section 8: at most 20. */
 export const SIMILAR_LIMIT = 20

@@ -3,7 +3,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { DETAIL_TABLES } from '../store/schema/detail-tables.js'
-import { prepared } from './sql-names.js'
+import { prepared } from '../store/sql-names.js'
 
 export function companyTechStack(sqlite: BetterSqlite3.Database, companyId: number): string[] {
   return prepared(sqlite, `select title from ${DETAIL_TABLES.techStack} where company_id = ? order by title`).pluck().all(companyId) as string[]

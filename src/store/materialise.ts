@@ -7,20 +7,9 @@
  * both accept (UPDATE ... FROM, window functions, NULLS LAST).
  */
 import type BetterSqlite3 from 'better-sqlite3'
-import { datasets, relations, type DatasetDef } from '../catalog/index.js'
+import { datasets } from '../catalog/index.js'
+import { columnOf, linkOf } from './sql-names.js'
 import { DETAIL_TABLES } from './schema/detail-tables.js'
-
-function col(ds: DatasetDef, name: string): string {
-  const f = ds.fields[name]
-  if (!f?.column) throw new Error(`store: materialise needs ${ds.name}.${name}, which the catalog does not define as a column`)
-  return `"${f.column}"`
-}
-
-function linkTable(from: 'investors' | 'fundings', to: 'companies' | 'investors') {
-  const r = relations.find((x) => x.from === from && x.to === to)
-  if (!r || r.kind !== 'link') throw new Error(`store: no link relation ${from} → ${to} in the catalog`)
-  return { table: `"${r.table}"`, fromKey: `"${r.fromKey}"`, toKey: `"${r.toKey}"` }
-}
 
 /** The date three years before an ISO date (for three_year_funds_*). */
 function threeYearsBefore(isoDate: string): string {
@@ -32,14 +21,14 @@ export function materialise(sqlite: BetterSqlite3.Database, onStep?: (step: stri
   const C = datasets.companies
   const I = datasets.investors
   const F = datasets.fundings
-  const c = (n: string) => col(C, n)
-  const i = (n: string) => col(I, n)
-  const f = (n: string) => col(F, n)
+  const c = (n: string) => columnOf(C, n)
+  const i = (n: string) => columnOf(I, n)
+  const f = (n: string) => columnOf(F, n)
   const companies = `"${C.table}"`
   const investors = `"${I.table}"`
   const fundings = `"${F.table}"`
-  const fi = linkTable('fundings', 'investors')
-  const inv = linkTable('investors', 'companies')
+  const fi = linkOf('fundings', 'investors')
+  const inv = linkOf('investors', 'companies')
   const firstInvested = '"first_invested_on"'
   const t = DETAIL_TABLES
   const industries = I.fields.industries!.tags!

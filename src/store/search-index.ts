@@ -10,17 +10,13 @@
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import type { Compilable, Kysely } from 'kysely'
-import { datasets, relations, type DatasetDef } from '../catalog/index.js'
+import { datasets, relations } from '../catalog/index.js'
+import { columnOf } from './sql-names.js'
 import type { DialectName } from './schema/column-types.js'
 import {
   FIRST_WORD_MARKER_CODE_POINT, MIN_EXPANDED_PREFIX, rawStatement, SEARCH_TABLES, searchTableDdl, type SearchTableNames,
 } from './schema/search-tables.js'
 
-function column(ds: DatasetDef, name: string): string {
-  const f = ds.fields[name]
-  if (!f?.column) throw new Error(`store: the search index needs ${ds.name}.${name}, which the catalog does not define as a column`)
-  return `"${f.column}"`
-}
 
 /**
  * Characters stripped from the start of a name before the first-word marker is put in front, so
@@ -67,9 +63,9 @@ export function searchIndexBuildSql(): string[] {
   const C = datasets.companies
   const I = datasets.investors
   const F = datasets.fundings
-  const c = (n: string) => column(C, n)
-  const i = (n: string) => column(I, n)
-  const f = (n: string) => column(F, n)
+  const c = (n: string) => columnOf(C, n)
+  const i = (n: string) => columnOf(I, n)
+  const f = (n: string) => columnOf(F, n)
   const sc = SEARCH_TABLES.company
   const si = SEARCH_TABLES.investor
   const link = relations.find((r) => r.from === 'fundings' && r.to === 'investors')

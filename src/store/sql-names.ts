@@ -1,5 +1,6 @@
 /**
- * @module What every record lookup shares: SQL names resolved through the catalog when a module
+ * @module What the hand-written SQL shares (the record lookups of src/records, `materialise`, the
+ * search index build): SQL names resolved through the catalog when a module
  * loads (a renamed field fails at import, not with a query on a column that no longer exists) and
  * statements prepared once per connection. Values are only ever bound parameters; identifiers only
  * come from here (design section 2: nothing outside the catalog hard-codes a field name).
@@ -17,14 +18,14 @@ export const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`
 /** The quoted column of a scalar field; a missing one is a programming error caught at import. */
 export function columnOf(ds: DatasetDef, field: string): string {
   const column = ds.fields[field]?.column
-  if (!column) throw new Error(`records: ${ds.name}.${field} is not a column in the catalog`)
+  if (!column) throw new Error(`sql-names: ${ds.name}.${field} is not a column in the catalog`)
   return quote(column)
 }
 
 /** The tag storage of a multi-valued field, as the catalog declares it (unquoted names). */
 export function tagTableOf(ds: DatasetDef, field: string): NonNullable<FieldDef['tags']> {
   const tags = ds.fields[field]?.tags
-  if (!tags) throw new Error(`records: ${ds.name}.${field} is not a tags field in the catalog`)
+  if (!tags) throw new Error(`sql-names: ${ds.name}.${field} is not a tags field in the catalog`)
   return tags
 }
 
@@ -37,7 +38,7 @@ export function tagsOf(ds: DatasetDef, field: string): { table: string; owner: s
 /** The quoted link table of a relation and its two key columns. */
 export function linkOf(from: DatasetName, to: DatasetName): { table: string; fromKey: string; toKey: string } {
   const relation = findRelation(from, to)
-  if (relation?.kind !== 'link') throw new Error(`records: no link relation ${from} → ${to} in the catalog`)
+  if (relation?.kind !== 'link') throw new Error(`sql-names: no link relation ${from} → ${to} in the catalog`)
   return { table: quote(relation.table), fromKey: quote(relation.fromKey), toKey: quote(relation.toKey) }
 }
 
