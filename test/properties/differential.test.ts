@@ -7,9 +7,10 @@
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { DATASET_NAMES, datasets, operatorsFor, type DatasetName } from '../../src/catalog/index.js'
+import { DATASET_NAMES, type DatasetName } from '../../src/catalog/index.js'
 import { referenceRows } from '../../src/reference/index.js'
 import { ALL_ROWS, checked, numRuns, openPropertyContext, resultIds, type PropertyContext } from '../support/property-context.js'
+import { forEveryFieldOperator } from '../support/arbitraries.js'
 
 let ctx: PropertyContext
 beforeAll(async () => {
@@ -51,28 +52,17 @@ test('every operator on every field, alone: the compiled SQL selects the referen
   // them. It runs the SQL that explain shows (the first page's keys query, whose last column is the
   // primary key) and the count query, so the walk stays fast; the property above covers the
   // engine's own paging and record mapping.
-  let pairs = 0
-  for (const dataset of DATASET_NAMES) {
-    for (const field of Object.values(datasets[dataset].fields)) {
-      for (const operator of operatorsFor(field.type.kind)) {
-        pairs++
-        await fc.assert(
-          fc.asyncProperty(ctx.arbs.condition(dataset, field.name, operator), async (filter) => {
-            const request = { dataset, filter, per_page: ALL_ROWS }
-            const query = checked(request)
-            const expected = referenceRows(query.filter, query.dataset, query.sort, ctx.snapshot)
-            const explained = await ctx.engine.explain(request)
-            if (!explained.ok) throw new Error(`explain rejected a valid request: ${JSON.stringify(explained.issues)}`)
-            const { sql, parameters, count_sql, count_parameters } = explained.value
-            const keys = ctx.vdb.sqlite.prepare(sql).raw().all(...(parameters as unknown[])) as unknown[][]
-            expect(keys.map((row) => Number(row[row.length - 1])), `${sql}\n${JSON.stringify(parameters)}`).toEqual(expected)
-            const count = ctx.vdb.sqlite.prepare(count_sql).raw().get(...(count_parameters as unknown[])) as unknown[]
-            expect(Number(count[0])).toBe(expected.length)
-          }),
-          { numRuns: numRuns(1, 'FC_PAIR_RUNS') },
-        )
-      }
-    }
-  }
+  const pairs = await forEveryFieldOperator(ctx.arbs, numRuns(1, 'FC_PAIR_RUNS'), async (dataset, filter) => {
+    const request = { dataset, filter, per_page: ALL_ROWS }
+    const query = checked(request)
+    const expected = referenceRows(query.filter, query.dataset, query.sort, ctx.snapshot)
+    const explained = await ctx.engine.explain(request)
+    if (!explained.ok) throw new Error(`explain rejected a valid request: ${JSON.stringify(explained.issues)}`)
+    const { sql, parameters, count_sql, count_parameters } = explained.value
+    const keys = ctx.vdb.sqlite.prepare(sql).raw().all(...(parameters as unknown[])) as unknown[][]
+    expect(keys.map((row) => Number(row[row.length - 1])), `${sql}\n${JSON.stringify(parameters)}`).toEqual(expected)
+    const count = ctx.vdb.sqlite.prepare(count_sql).raw().get(...(count_parameters as unknown[])) as unknown[]
+    expect(Number(count[0])).toBe(expected.length)
+  })
   expect(pairs).toBeGreaterThan(300)
 })

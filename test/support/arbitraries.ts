@@ -45,6 +45,28 @@ export interface FilterArbitraries {
   condition(dataset: DatasetName, field: string, operator: OperatorName): fc.Arbitrary<FilterJson>
 }
 
+/**
+ * Runs `check` on generated conditions for every (dataset, field, operator) pair the catalog allows,
+ * `runs` cases each: nested generators reach a given pair only by chance, this walk reaches all of
+ * them. Returns how many pairs it walked, so a caller can assert the walk was not empty.
+ */
+export async function forEveryFieldOperator(
+  arbs: FilterArbitraries,
+  runs: number,
+  check: (dataset: DatasetName, filter: FilterJson) => Promise<void>,
+): Promise<number> {
+  let pairs = 0
+  for (const dataset of DATASET_NAMES) {
+    for (const field of Object.values(datasets[dataset].fields) as FieldDef[]) {
+      for (const operator of operatorsFor(field.type.kind)) {
+        pairs++
+        await fc.assert(fc.asyncProperty(arbs.condition(dataset, field.name, operator), (filter) => check(dataset, filter)), { numRuns: runs })
+      }
+    }
+  }
+  return pairs
+}
+
 /** Values used when a field holds no value at all in the snapshot. */
 function fallbackValues(field: FieldDef): Scalar[] {
   switch (field.type.kind) {
