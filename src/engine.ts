@@ -1,34 +1,42 @@
 /**
- * @module The engine: the whole pipeline on one screen. Every method takes user input as
- * `unknown`, returns a `Result`, and never throws for anything a user can send; a thrown error
- * means a bug or a broken database.
+ * @module The engine: the public face of the query pipeline (`execute/pipeline.ts`) and the record
+ * lookups (`execute/operations.ts`), run where they never hold the caller's event loop.
  *
- *   request ─ parse ─ check ─ canonical form + id ─ store ─ compile ─ page (cursor) + total ─ envelope
+ *   createEngine ─ backend ─┬─ pool: worker threads, a connection each (a SQLite file; the default)
+ *                           └─ inline: the caller's connection (in-memory SQLite, an open handle, PostgreSQL)
+ *
+ * Every method takes user input as `unknown`, returns a `Result`, and never throws for anything a
+ * user can send; a thrown error means a bug or a broken database. Every call has a time budget
+ * (`timeoutMs`, per engine and per call) and can be cancelled with an `AbortSignal`; over budget the
+ * statement is stopped and the call answers the issue `query_timeout`.
  *
  * @example
- * const engine = createEngine({ database: 'ventureql.db' })
+ * const engine = createEngine({ database: 'ventureql.db', timeoutMs: 5_000 })
  * const r = await engine.query({ dataset: 'investors', filter: { portfolio_size: { gte: 10 } } })
  * if (r.ok) console.log(r.value.meta.total_record_count, r.value.query_id)
  * else console.error(formatIssues(r.issues))
  * await engine.close()
  */
-import type { QueryNode } from './ast/nodes.js'
-import type { CheckedQuery } from './check/checked.js'
-import { checkQuery } from './check/index.js'
 import { resolveLimits, type Limits } from './check/limits.js'
-import { DIALECTS } from './compile/index.js'
-import { planQuery, type QueryPlan } from './compile/plan.js'
-import { fail, issue, ok, type Issue, type Result } from './errors/issue.js'
-import type { ExecContext } from './execute/context.js'
-import { cachedTotal } from './execute/counts.js'
-import { pageByCursor } from './execute/cursor.js'
-import type { ResultRecord } from './execute/records.js'
+import { fail, type Result } from './errors/issue.js'
 import {
-  canonicalQuery, loadStoredQuery, queryIdOf, QUERY_VERSION, storeQuery,
-  type CanonicalFilter, type CanonicalQuery,
-} from './execute/stored-queries.js'
-import { parseQuery } from './parse/index.js'
-import { dataVersion, openDatabase, type SqliteVentureDb, type VentureDb } from './store/open.js'
+  inlineBackend, QueryCancelledError, QueryTimeoutError,
+  type Backend, type CallOptions,
+} from './execute/backend.js'
+import { createOperations, LIGHT_OPERATIONS, type Authorization, type OperationArgs, type OperationName, type OperationResult, type Operations } from './execute/operations.js'
+import type { ExplainResult, ListPage, QueryEnvelope, StoreOptions, StoreResult } from './execute/pipeline.js'
+import { createWatchdog, makeInterruptible } from './execute/pool/interrupt.js'
+import { createWorkerPool, defaultPoolSize } from './execute/pool/pool.js'
+import type { SearchRequest } from './records/search.js'
+import { openDatabase, type SqliteVentureDb, type VentureDb } from './store/open.js'
+
+export type { ExplainResult, ListPage, PageMeta, QueryEnvelope, StoreOptions, StoreResult } from './execute/pipeline.js'
+export type { CallOptions } from './execute/backend.js'
+export { EngineClosedError, QueryCancelledError, QueryTimeoutError } from './execute/backend.js'
+export type { Authorization } from './execute/operations.js'
+
+/** The default time budget of one call: generous for analytics, and still a bound. */
+export const DEFAULT_TIMEOUT_MS = 30_000
 
 export interface EngineOptions<D extends VentureDb = VentureDb> {
   /**
@@ -37,78 +45,73 @@ export interface EngineOptions<D extends VentureDb = VentureDb> {
    */
   readonly database: string | D
   readonly limits?: Partial<Limits>
-}
-
-/** Paging meta (spec 2.1). */
-export interface PageMeta {
-  readonly total_record_count: number
-  readonly total_pages: number
-  readonly current_page: number
-  readonly per_page: number
-}
-
-/** The query result envelope (spec 2.14). */
-export interface QueryEnvelope {
-  readonly query: {
-    readonly query_id: string
-    readonly dataset: string
-    readonly filter: CanonicalFilter
-    readonly sort: CanonicalQuery['sort']
-    readonly query_version: number
-  }
-  readonly results: readonly ResultRecord[]
-  readonly meta: PageMeta
-  readonly query_id: string
-}
-
-/** A page of a query that is run but not stored (the listing endpoints GET /companies, GET /fundings). */
-export interface ListPage {
-  readonly dataset: string
-  readonly results: readonly ResultRecord[]
-  readonly meta: PageMeta
-}
-
-export interface StoreResult {
-  readonly query_id: string
-  readonly query_version: number
-  readonly canonical: CanonicalQuery
-}
-
-export interface ExplainResult extends StoreResult {
-  /** The first page's keys query (later pages add a keyset seek; see grammar-docs, "Paging"). */
-  readonly sql: string
-  readonly parameters: readonly unknown[]
-  readonly count_sql: string
-  readonly count_parameters: readonly unknown[]
+  /** Milliseconds one call may take (queueing included) before it is stopped: 30,000 by default; 0: no budget. */
+  readonly timeoutMs?: number
+  /**
+   * Worker threads that run queries on a SQLite file, each with its own connection; one more is
+   * kept for light lookups. Default: the number of cores for a file path, 0 for an open handle.
+   * 0 runs every statement on the caller's thread (an in-memory database always does).
+   */
+  readonly workers?: number
 }
 
 export interface Engine<D extends VentureDb = VentureDb> {
   /** Parses, checks, stores and runs a query (POST /queries): the envelope of its page. */
-  query(request: unknown): Promise<Result<QueryEnvelope>>
+  query(request: unknown, options?: CallOptions & StoreOptions): Promise<Result<QueryEnvelope>>
   /**
    * Parses, checks and runs a query without storing it: listing endpoints build a request per call
    * and have no use for an id. Page boundaries and totals are still cached under the query's
    * content-addressed id, so walking the pages of a listing is a keyset seek too.
    */
-  list(request: unknown): Promise<Result<ListPage>>
+  list(request: unknown, options?: CallOptions): Promise<Result<ListPage>>
   /** Parses, checks and stores a query without running it. */
-  store(request: unknown): Promise<Result<StoreResult>>
+  store(request: unknown, options?: CallOptions & StoreOptions): Promise<Result<StoreResult>>
   /** A page of a stored query (GET /queries/:id). */
-  page(queryId: unknown, paging?: { page?: unknown; per_page?: unknown }): Promise<Result<QueryEnvelope>>
+  page(queryId: unknown, paging?: { page?: unknown; per_page?: unknown }, options?: CallOptions): Promise<Result<QueryEnvelope>>
   /** The canonical form, id and SQL of a query, without storing or running it. */
-  explain(request: unknown): Promise<Result<ExplainResult>>
+  explain(request: unknown, options?: CallOptions): Promise<Result<ExplainResult>>
   /** The number of records a query selects. */
-  count(request: unknown): Promise<Result<number>>
+  count(request: unknown, options?: CallOptions): Promise<Result<number>>
+  /** Record lookups of the detail endpoints, on the same threads as queries (SQLite only). */
+  readonly records: EngineRecords
+  /** API keys and quotas as the reference server checks them (SQLite only). */
+  readonly access: EngineAccess
+  /** Refuses new calls, lets running ones end, stops the workers and closes a database it opened. */
   close(): Promise<void>
   readonly limits: Limits
-  /** The open database, for record lookups (detail endpoints) that share the engine's connection. */
+  /**
+   * The caller's own connection: the one queries run on inline, or, with workers, the one that
+   * applied the migrations (for administration: creating keys, imports). Statements on it run on
+   * the caller's thread.
+   */
   readonly database: D
+  /** Where queries run: `pool` with this many worker threads, or `inline`; whether budgets interrupt statements. */
+  readonly execution: { readonly kind: 'pool' | 'inline'; readonly workers: number; readonly interruptible: boolean; readonly timeoutMs: number }
 }
 
-interface Prepared {
-  readonly checked: CheckedQuery
-  readonly canonical: CanonicalQuery
-  readonly queryId: string
+/**
+ * Record lookups (spec 4.2-4.13). They throw `QueryTimeoutError` / `QueryCancelledError` over
+ * budget or when cancelled; sub-resources of a company answer `undefined` when it does not exist.
+ */
+export interface EngineRecords {
+  companyDetail(id: number, options?: CallOptions): Promise<OperationResult<'companyDetail'>>
+  companyByDomain(domain: string, options?: CallOptions): Promise<OperationResult<'companyByDomain'>>
+  companyExists(id: number, options?: CallOptions): Promise<boolean>
+  companyStories(id: number, options?: CallOptions): Promise<OperationResult<'companyStories'>>
+  similarCompanies(id: number, options?: CallOptions): Promise<OperationResult<'similarCompanies'>>
+  companyPeople(id: number, options?: CallOptions): Promise<OperationResult<'companyPeople'>>
+  companyTechStack(id: number, options?: CallOptions): Promise<OperationResult<'companyTechStack'>>
+  contactEmail(companyId: number, fullName: string, options?: CallOptions): Promise<string | null>
+  investorDetail(id: number, options?: CallOptions): Promise<OperationResult<'investorDetail'>>
+  investorPortfolio(id: number, paging: { page: number; perPage: number }, options?: CallOptions): Promise<OperationResult<'investorPortfolio'>>
+  /** `undefined` when the database has no search index. */
+  search(request: SearchRequest, options?: CallOptions): Promise<OperationResult<'search'>>
+  fundingExtras(ids: readonly number[], options?: CallOptions): Promise<OperationResult<'fundingExtras'>>
+}
+
+export interface EngineAccess {
+  /** Looks the key up by its hash and counts one request against its quota (unless `count` is false). */
+  authorize(key: string, now: Date, count: boolean, options?: CallOptions): Promise<Authorization>
 }
 
 /** A file path opens SQLite (`Engine<SqliteVentureDb>`); an open database keeps its own type. */
@@ -116,145 +119,84 @@ export function createEngine(options: EngineOptions<never> & { readonly database
 export function createEngine<D extends VentureDb>(options: EngineOptions<D>): Engine<D>
 export function createEngine<D extends VentureDb>(options: EngineOptions<D>): Engine<D> {
   const limits = resolveLimits(options.limits)
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  if (!(timeoutMs >= 0)) throw new RangeError(`createEngine: timeoutMs must be 0 (no budget) or a positive number of milliseconds, got ${String(timeoutMs)}`)
   const owned = typeof options.database === 'string'
   const vdb = (typeof options.database === 'string' ? openDatabase(options.database) : options.database) as D
-  const dialect = DIALECTS[vdb.dialect]
+  const backend = chooseBackend(vdb, limits, options.workers, owned)
 
-  const context = async (): Promise<ExecContext> => ({ db: vdb.db, dialect, dataVersion: await dataVersion(vdb), readonly: vdb.readonly })
-
-  function prepare(request: unknown): Result<Prepared> {
-    const parsed = parseQuery(request, limits)
-    if (!parsed.ok) return parsed
-    const checked = checkQuery(parsed.value, limits)
-    if (!checked.ok) return checked
-    const canonical = canonicalQuery(checked.value)
-    return ok({ checked: checked.value, canonical, queryId: queryIdOf(canonical) })
+  async function run<K extends OperationName>(op: K, args: OperationArgs<K>, call: CallOptions | undefined): Promise<OperationResult<K>> {
+    return backend.call(op, args, {
+      timeoutMs: call?.timeoutMs ?? timeoutMs,
+      signal: call?.signal,
+      light: LIGHT_OPERATIONS.has(op),
+    }) as Promise<OperationResult<K>>
   }
 
-  /**
-   * The structural limits for re-checking a stored query. Its canonical form spells `ne`, `nin` and
-   * `has_none` as `not(...)`, one level and one node more than the request that was accepted, so
-   * the same limits would refuse a query they once admitted and every page request would fail.
-   */
-  const recheckLimits: Limits = Object.freeze({ ...limits, maxDepth: limits.maxDepth + 1, maxNodes: limits.maxNodes * 2 })
-
-  /** Parses and checks a stored canonical query under the current catalog. */
-  function recheck(canonical: CanonicalQuery): Result<CheckedQuery> {
-    const parsed = parseQuery({ dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort }, recheckLimits)
-    return parsed.ok ? checkQuery(parsed.value as QueryNode, recheckLimits) : parsed
+  /** The Result-returning methods answer a budget or a cancellation as their issue. */
+  async function result<K extends 'query' | 'list' | 'store' | 'page' | 'explain' | 'count'>(op: K, args: OperationArgs<K>, call: CallOptions | undefined): Promise<OperationResult<K>> {
+    try {
+      return await run(op, args, call)
+    } catch (error) {
+      if (error instanceof QueryTimeoutError || error instanceof QueryCancelledError) return fail([error.issue]) as OperationResult<K>
+      throw error
+    }
   }
 
-  async function envelope(plan: QueryPlan, canonical: CanonicalQuery, queryId: string, version: number, page: number, perPage: number): Promise<QueryEnvelope> {
-    const ctx = await context()
-    const total = await cachedTotal(ctx, plan, queryId)
-    // Past the last page there is nothing to seek to: answer without walking.
-    const fetched = (page - 1) * perPage >= total ? { records: [] } : await pageByCursor(ctx, plan, { queryId, page, perPage, matches: total })
-    return Object.freeze({
-      query: Object.freeze({ query_id: queryId, dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort, query_version: version }),
-      results: Object.freeze([...fetched.records]),
-      meta: Object.freeze({ total_record_count: total, total_pages: Math.ceil(total / perPage), current_page: page, per_page: perPage }),
-      query_id: queryId,
-    })
-  }
+  const storeOptions = (o: StoreOptions | undefined): StoreOptions => (o?.owner === undefined ? {} : { owner: o.owner })
 
   const engine: Engine<D> = {
     limits,
     database: vdb,
-
-    async list(request) {
-      const prepared = prepare(request)
-      if (!prepared.ok) return prepared
-      const { checked, canonical, queryId } = prepared.value
-      const plan = planQuery(checked, dialect)
-      const { results, meta } = await envelope(plan, canonical, queryId, QUERY_VERSION, checked.page, checked.perPage)
-      return ok(Object.freeze({ dataset: canonical.dataset, results, meta }))
-    },
-
-    async query(request) {
-      const prepared = prepare(request)
-      if (!prepared.ok) return prepared
-      const { checked, canonical } = prepared.value
-      // A read-only database cannot remember the query: it runs under its id all the same, and
-      // page() finds it only if it was stored before the file became read-only.
-      const stored = vdb.readonly
-        ? { query_id: prepared.value.queryId, query_version: QUERY_VERSION }
-        : await storeQuery(vdb.db, canonical)
-      const plan = planQuery(checked, dialect)
-      return ok(await envelope(plan, canonical, stored.query_id, stored.query_version, checked.page, checked.perPage))
-    },
-
-    async store(request) {
-      const prepared = prepare(request)
-      if (!prepared.ok) return prepared
-      return ok(await storeQuery(vdb.db, prepared.value.canonical))
-    },
-
-    async page(queryId, rawPaging = {}) {
-      const paging = { page: fromDigits(rawPaging.page), per_page: fromDigits(rawPaging.per_page) }
-      const issues = pagingIssues(queryId, paging, limits)
-      if (issues.length > 0) return fail(issues)
-      const loaded = await loadStoredQuery(vdb.db, queryId as string, recheck)
-      if (!loaded.ok) return loaded
-      const { checked, canonical, query_version } = loaded.value
-      const page = (paging.page as number | undefined) ?? 1
-      const perPage = (paging.per_page as number | undefined) ?? limits.defaultPerPage
-      return ok(await envelope(planQuery(checked, dialect), canonical, loaded.value.query_id, query_version, page, perPage))
-    },
-
-    async explain(request) {
-      const prepared = prepare(request)
-      if (!prepared.ok) return prepared
-      const { checked, canonical, queryId } = prepared.value
-      const plan = planQuery(checked, dialect)
-      const keys = plan.keysQuery(vdb.db, { limit: checked.perPage }).compile()
-      const count = plan.countQuery(vdb.db).compile()
-      return ok(Object.freeze({
-        canonical, query_id: queryId, query_version: QUERY_VERSION,
-        sql: keys.sql, parameters: Object.freeze([...keys.parameters]),
-        count_sql: count.sql, count_parameters: Object.freeze([...count.parameters]),
-      }))
-    },
-
-    async count(request) {
-      const prepared = prepare(request)
-      if (!prepared.ok) return prepared
-      const { checked, queryId } = prepared.value
-      // Cached by id like a stored query's total; the query itself is not stored.
-      return ok(await cachedTotal(await context(), planQuery(checked, dialect), queryId))
-    },
-
+    execution: Object.freeze({ kind: backend.kind, workers: backend.workers, interruptible: backend.interruptible, timeoutMs }),
+    query: (request, o) => result('query', [request, storeOptions(o)], o),
+    list: (request, o) => result('list', [request], o),
+    store: (request, o) => result('store', [request, storeOptions(o)], o),
+    page: (queryId, paging = {}, o) => result('page', [queryId, paging], o),
+    explain: (request, o) => result('explain', [request], o),
+    count: (request, o) => result('count', [request], o),
+    records: Object.freeze<EngineRecords>({
+      companyDetail: (id, o) => run('companyDetail', [id], o),
+      companyByDomain: (domain, o) => run('companyByDomain', [domain], o),
+      companyExists: (id, o) => run('companyExists', [id], o),
+      companyStories: (id, o) => run('companyStories', [id], o),
+      similarCompanies: (id, o) => run('similarCompanies', [id], o),
+      companyPeople: (id, o) => run('companyPeople', [id], o),
+      companyTechStack: (id, o) => run('companyTechStack', [id], o),
+      contactEmail: (companyId, fullName, o) => run('contactEmail', [companyId, fullName], o),
+      investorDetail: (id, o) => run('investorDetail', [id], o),
+      investorPortfolio: (id, paging, o) => run('investorPortfolio', [id, paging], o),
+      search: (request, o) => run('search', [request], o),
+      fundingExtras: (ids, o) => run('fundingExtras', [ids], o),
+    }),
+    access: Object.freeze<EngineAccess>({
+      authorize: (key, now, count, o) => run('authorize', [key, now.getTime(), count], o),
+    }),
     async close() {
+      await backend.close()
       if (owned) await vdb.close()
     },
   }
   return Object.freeze(engine)
 }
 
-/** Page numbers arrive from URLs as digit strings; `query()` accepts those too (parse converts them). */
-function fromDigits(value: unknown): unknown {
-  return typeof value === 'string' && /^[0-9]{1,15}$/.test(value) ? Number(value) : value
-}
-
-/** `page()`'s own arguments come from a URL, not through parse: validate them here. */
-function pagingIssues(queryId: unknown, paging: { page?: unknown; per_page?: unknown }, limits: Limits): Issue[] {
-  const issues: Issue[] = []
-  if (typeof queryId !== 'string' || queryId.length === 0 || queryId.length > 200) {
-    issues.push(issue({ code: 'unknown_query', path: '', message: 'A query id is a non-empty string, as returned by a stored query.', got: JSON.stringify(queryId) ?? String(queryId) }))
+/**
+ * A SQLite file gets the pool unless told `workers: 0`; an open handle runs inline unless told a
+ * number of workers; an in-memory database and PostgreSQL always run inline (workers cannot share
+ * the one, and the other's driver never blocks).
+ */
+function chooseBackend(vdb: VentureDb, limits: Limits, workers: number | undefined, owned: boolean): Backend<Operations> {
+  if (workers !== undefined && !(Number.isInteger(workers) && workers >= 0)) {
+    throw new RangeError(`createEngine: workers must be a whole number (0 runs queries on the caller's thread), got ${String(workers)}`)
   }
-  const positive = (key: 'page' | 'per_page', max: number) => {
-    const v = paging[key]
-    if (v === undefined) return
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > max) {
-      issues.push(issue({
-        code: key === 'per_page' && typeof v === 'number' && Number.isInteger(v) && v > max ? 'limit_exceeded' : 'invalid_page',
-        path: `/${key}`,
-        message: `\`${key}\` must be an integer from 1 to ${max}.`,
-        expected: `an integer from 1 to ${max}`,
-        got: JSON.stringify(v) ?? String(v),
-      }))
-    }
+  if (vdb.dialect === 'sqlite') {
+    const file = vdb.sqlite.name
+    const onDisk = file !== ':memory:' && file !== '' && !vdb.sqlite.memory
+    const size = workers ?? (owned ? defaultPoolSize() : 0)
+    if (onDisk && size > 0) return createWorkerPool({ file, size, readonly: vdb.readonly, limits })
+    // Inline on SQLite: the caller's thread runs each statement; the watchdog interrupts it at the deadline.
+    const interruptible = makeInterruptible(vdb.sqlite)
+    return inlineBackend(createOperations(vdb, limits), { interruptible, watchdog: interruptible ? createWatchdog() : undefined })
   }
-  positive('page', Number.MAX_SAFE_INTEGER)
-  positive('per_page', limits.maxPerPage)
-  return issues
+  return inlineBackend(createOperations(vdb, limits))
 }

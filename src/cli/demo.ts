@@ -45,7 +45,7 @@ export function registerDemo(program: Command): void {
         }
         process.stderr.write(`demo: done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`)
       }
-      const engine = createEngine({ database: file })
+      const engine = createEngine({ database: file, workers: 0 })
       try {
         const explained = await engine.explain(DEMO_REQUEST)
         const result = await engine.query(DEMO_REQUEST)

@@ -42,7 +42,8 @@ export function readRequest(source: string, maxBytes = resolveLimits().maxBodyBy
 export async function withEngine<T>(database: string, action: (engine: Engine) => Promise<T>): Promise<T> {
   // Opening would create an empty database and answer every query with nothing: say so instead.
   if (database !== ':memory:' && !existsSync(database)) throw new Error(`database file not found: ${database}`)
-  const engine = createEngine({ database })
+  // One query and exit: worker threads would only add their start-up.
+  const engine = createEngine({ database, workers: 0 })
   try {
     return await action(engine)
   } finally {

@@ -28,6 +28,9 @@ export const ISSUE_CODES = {
   // Stored queries (execute stage)
   unknown_query: 'No stored query has this id.',
   query_outdated: 'The stored query was validated under an older language or catalog version and no longer checks.',
+  // Running a query (execute stage)
+  query_timeout: 'The query ran past its time budget (or waited that long for a free worker) and was stopped; narrow it or retry later.',
+  query_cancelled: 'The caller cancelled the query (its AbortSignal fired, or the HTTP client went away) and it was stopped.',
 } as const
 
 export type IssueCode = keyof typeof ISSUE_CODES

@@ -4,7 +4,10 @@
  * runtimes call `fetch` directly). It holds no query logic: routes turn parameters into engine
  * requests or record lookups, and views shape rows into the spec's wire format.
  *
- *   request ─ auth (403) ─ quota (429, X-Quota-*) ─ route ─ engine / records ─ view ─ JSON
+ *   request ─ auth + quota (403, 429, X-Quota-*) ─ route ─ engine / records ─ view ─ JSON
+ *
+ * Every database call goes through the engine, which runs it off the event loop (a worker thread
+ * per connection) within a time budget; a call over budget is a 503 with `Retry-After`.
  *
  * @example
  * import { createEngine } from 'ventureql'
@@ -15,11 +18,10 @@
 import { randomUUID } from 'node:crypto'
 import { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
-import type { Engine } from '../engine.js'
+import { EngineClosedError, QueryCancelledError, QueryTimeoutError, type Engine } from '../engine.js'
 import { authMiddleware, requestKey } from './auth.js'
 import type { AppDeps, AppOptions, HttpEnv, ResolvedOptions, RouteSpec } from './context.js'
-import { PROBLEM_CONTENT_TYPE, problemResponse } from './problem.js'
-import { quotaMiddleware } from './quota.js'
+import { issuesResponse, PROBLEM_CONTENT_TYPE, problemResponse } from './problem.js'
 import { ROUTE_MODULES } from './routes/index.js'
 
 export interface VentureApp {
@@ -47,17 +49,15 @@ export function resolveOptions(options: AppOptions = {}): ResolvedOptions {
  * handle, so an engine on PostgreSQL is refused (use the engine API there; README, "PostgreSQL").
  */
 export function createApp(engine: Engine, options: AppOptions = {}): VentureApp {
-  const database = engine.database
-  if (database.dialect !== 'sqlite') {
-    throw new Error(`createApp: the reference HTTP server runs on SQLite; use the engine API on PostgreSQL (got a ${database.dialect} engine)`)
+  if (engine.database.dialect !== 'sqlite') {
+    throw new Error(`createApp: the reference HTTP server runs on SQLite; use the engine API on PostgreSQL (got a ${engine.database.dialect} engine)`)
   }
   const routes = Object.freeze(ROUTE_MODULES.flatMap((m) => m.specs))
-  const deps: AppDeps = Object.freeze({ engine, database, options: resolveOptions(options), routes })
+  const deps: AppDeps = Object.freeze({ engine, options: resolveOptions(options), routes })
   // strict: false: `/companies/` is `/companies` (design section 6).
   const app = new Hono<HttpEnv>({ strict: false })
 
   app.use('*', authMiddleware(deps))
-  app.use('*', quotaMiddleware(deps))
   for (const module of ROUTE_MODULES) module.register(app, deps)
 
   app.notFound((c) => problemResponse(404, { detail: `No endpoint answers ${c.req.method} ${c.req.path}.` }))
@@ -103,8 +103,9 @@ function errorResponse(error: unknown, where: { method: string; path: string }, 
     const status = error.status
     return problemResponse(status, { detail: error.message || (status === 413 ? 'The request body is too large.' : 'The request could not be processed.') })
   }
+  if (error instanceof QueryTimeoutError || error instanceof QueryCancelledError) return issuesResponse([error.issue], 503)
   const code = (error as { code?: unknown } | null)?.code
-  if ((typeof code === 'string' && UNAVAILABLE_CODES.test(code)) || isClosedDatabase(error)) {
+  if ((typeof code === 'string' && UNAVAILABLE_CODES.test(code)) || isClosedDatabase(error) || error instanceof EngineClosedError) {
     return problemResponse(503, { detail: 'The database is busy or unavailable; retry shortly.', headers: { 'Retry-After': '1' } })
   }
   const errorId = randomUUID()

@@ -6,9 +6,9 @@
  */
 import type { Hono } from 'hono'
 import type { z } from 'zod'
-import type { Engine } from '../engine.js'
+import type { Context } from 'hono'
+import type { CallOptions, Engine } from '../engine.js'
 import type { ApiKeyRecord, QuotaState } from '../store/api-keys.js'
-import type { SqliteVentureDb } from '../store/open.js'
 
 export interface AppOptions {
   /**
@@ -53,8 +53,8 @@ export interface ResolvedOptions {
 
 /** Shared by every route: built once by `createApp`. */
 export interface AppDeps {
+  /** Queries, record lookups and key checks: all database work goes through it (off the event loop). */
   readonly engine: Engine
-  readonly database: SqliteVentureDb
   readonly options: ResolvedOptions
   /** Every mounted endpoint's spec, for the OpenAPI document (GET /openapi.json). */
   readonly routes: readonly RouteSpec[]
@@ -93,6 +93,14 @@ export interface RouteSpec {
 export interface RouteModule {
   readonly specs: readonly RouteSpec[]
   register(app: HttpApp, deps: AppDeps): void
+}
+
+/**
+ * Per-call options of a request's engine calls: its signal, so a query stops when the client goes
+ * away (the Node bridge aborts it); the budget is the engine's.
+ */
+export function callOptions(c: Context<HttpEnv>): CallOptions {
+  return { signal: c.req.raw.signal }
 }
 
 /** The absolute base for URLs in responses: the configured one, else the request's origin. */

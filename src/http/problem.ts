@@ -42,11 +42,23 @@ export function problemResponse(status: number, fields: ProblemFields): Response
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...fields.headers } })
 }
 
-/** A 400 (or `status`) for issues from the engine or the parameter parser. */
+/** Seconds a client is told to wait after a query ran out of its time budget. */
+export const QUERY_TIMEOUT_RETRY_AFTER_SECONDS = 5
+
+/** Issue codes that are the server's state, not the request's fault: 503 with Retry-After. */
+const UNAVAILABLE_ISSUES: ReadonlySet<string> = new Set(['query_timeout', 'query_cancelled'])
+
+/**
+ * A 400 (or `status`) for issues from the engine or the parameter parser; 503 with Retry-After when
+ * the engine stopped the query (its time budget ran out, or it was cancelled).
+ */
 export function issuesResponse(issues: readonly Issue[], status = 400): Response {
-  const problem = toProblem(issues, status)
-  return new Response(JSON.stringify({ ...problem, title: TITLES[status] ?? problem.title }), {
-    status, headers: { 'content-type': PROBLEM_CONTENT_TYPE },
+  const unavailable = issues.some((i) => UNAVAILABLE_ISSUES.has(i.code))
+  const code = unavailable ? 503 : status
+  const problem = toProblem(issues, code)
+  return new Response(JSON.stringify({ ...problem, title: TITLES[code] ?? problem.title }), {
+    status: code,
+    headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...(unavailable ? { 'Retry-After': String(QUERY_TIMEOUT_RETRY_AFTER_SECONDS) } : {}) },
   })
 }
 

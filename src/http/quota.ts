@@ -2,12 +2,10 @@
  * @module Quotas (spec section 8): every authenticated response carries X-Quota-Limit,
  * X-Quota-Remaining and X-Quota-Reset (unix seconds, start of the next period); a request over the
  * quota is 429 with a JSON body and Retry-After. GET /ratelimit/usage reads the counter without
- * counting (spec 4.16). Counting is one atomic statement (store/api-keys.ts), so concurrent requests
- * never overspend.
+ * counting (spec 4.16). Counting is one atomic statement (store/api-keys.ts), run with the key
+ * check in one engine call (auth.ts), so concurrent requests never overspend.
  */
-import type { MiddlewareHandler } from 'hono'
-import { consumeQuota, quotaStatus, type QuotaState } from '../store/api-keys.js'
-import type { AppDeps, HttpEnv } from './context.js'
+import type { QuotaState } from '../store/api-keys.js'
 import { problemResponse } from './problem.js'
 
 /** Paths whose calls do not count against the quota. */
@@ -21,23 +19,12 @@ export function quotaHeaders(state: QuotaState): Record<string, string> {
   }
 }
 
-export function quotaMiddleware(deps: AppDeps): MiddlewareHandler<HttpEnv> {
-  return async (c, next) => {
-    const key = c.get('apiKey')
-    if (!key) return next() // a public path
-    const now = deps.options.clock()
-    const path = c.req.path.replace(/\/+$/, '') || '/'
-    const state = UNCOUNTED_PATHS.has(path) ? quotaStatus(deps.database, key, now) : consumeQuota(deps.database, key, now)
-    if (!state.allowed && !UNCOUNTED_PATHS.has(path)) {
-      const retryAfter = Math.max(1, state.reset - Math.floor(now.getTime() / 1000))
-      return problemResponse(429, {
-        detail: `The quota of ${state.limit} requests for this period is used up; it resets at ${new Date(state.reset * 1000).toISOString()}.`,
-        extra: { quota_reset: state.reset },
-        headers: { ...quotaHeaders(state), 'Retry-After': String(retryAfter) },
-      })
-    }
-    c.set('quota', state)
-    await next()
-    for (const [name, value] of Object.entries(quotaHeaders(state))) c.res.headers.set(name, value)
-  }
+/** 429 with Retry-After (seconds until the period resets) and the quota headers. */
+export function quotaExceeded(state: QuotaState, now: Date): Response {
+  const retryAfter = Math.max(1, state.reset - Math.floor(now.getTime() / 1000))
+  return problemResponse(429, {
+    detail: `The quota of ${state.limit} requests for this period is used up; it resets at ${new Date(state.reset * 1000).toISOString()}.`,
+    extra: { quota_reset: state.reset },
+    headers: { ...quotaHeaders(state), 'Retry-After': String(retryAfter) },
+  })
 }

@@ -11,14 +11,7 @@
 import type { Context } from 'hono'
 import { previewValue } from '../../errors/format.js'
 import { fail, issue, ok, type Issue, type Result } from '../../errors/issue.js'
-import { companyDetail, companyIdByDomain } from '../../records/company.js'
-import { companyExists } from '../../records/company-sql.js'
-import { contactEmail } from '../../records/contact.js'
-import { companyPeople } from '../../records/people.js'
-import { similarCompanies } from '../../records/similar.js'
-import { latestStories } from '../../records/stories.js'
-import { companyTechStack } from '../../records/tech-stack.js'
-import type { AppDeps, HttpEnv, RouteModule, RouteSpec } from '../context.js'
+import { callOptions, type AppDeps, type HttpEnv, type RouteModule, type RouteSpec } from '../context.js'
 import { QueryParams } from '../params.js'
 import { issuesResponse, problemResponse } from '../problem.js'
 import {
@@ -78,31 +71,31 @@ const specs: readonly RouteSpec[] = Object.freeze([
 export const companyDetailRoutes: RouteModule = {
   specs,
   register(app, deps) {
-    const sqlite = deps.database.sqlite
+    const records = deps.engine.records
     const contacts = contactLookup(deps)
 
-    app.get('/companies/:id', (c) => withCompany(c, 'id', (id) => {
-      const record = companyDetail(sqlite, id)
+    app.get('/companies/:id', (c) => withCompany(c, 'id', async (id) => {
+      const record = await records.companyDetail(id, callOptions(c))
       return record ? c.json(toCompanyDetail(record)) : unknownCompany(id)
     }))
 
-    app.get('/domains/:domain/companies', (c) => {
+    app.get('/domains/:domain/companies', async (c) => {
       const domain = c.req.param('domain')
-      const id = companyIdByDomain(sqlite, domain)
-      const record = id === undefined ? undefined : companyDetail(sqlite, id)
+      const record = await records.companyByDomain(domain, callOptions(c))
       if (!record) return problemResponse(404, { detail: `No company has the domain ${previewValue(domain)}.` })
       return c.json(toCompanyDetail(record))
     })
 
-    app.get('/companies/:id/stories', (c) => withExistingCompany(c, deps, 'id', (id) => c.json(latestStories(sqlite, id).map(toStory))))
-    app.get('/companies/:id/similar', (c) => withExistingCompany(c, deps, 'id', (id) => c.json(similarCompanies(sqlite, id).map(toSimilarCompany))))
-    app.get('/companies/:id/people', (c) => withExistingCompany(c, deps, 'id', (id) => c.json(companyPeople(sqlite, id).map(toPerson))))
-    app.get('/companies/:company_id/tech_stack', (c) => withExistingCompany(c, deps, 'company_id', (id) => c.json(companyTechStack(sqlite, id).map((title) => toTechItem(id, title)))))
+    // Each lookup answers undefined when the company does not exist: one call per request.
+    app.get('/companies/:id/stories', (c) => withCompany(c, 'id', async (id) => orUnknown(id, await records.companyStories(id, callOptions(c)), (s) => c.json(s.map(toStory)))))
+    app.get('/companies/:id/similar', (c) => withCompany(c, 'id', async (id) => orUnknown(id, await records.similarCompanies(id, callOptions(c)), (s) => c.json(s.map(toSimilarCompany)))))
+    app.get('/companies/:id/people', (c) => withCompany(c, 'id', async (id) => orUnknown(id, await records.companyPeople(id, callOptions(c)), (p) => c.json(p.map(toPerson)))))
+    app.get('/companies/:company_id/tech_stack', (c) => withCompany(c, 'company_id', async (id) => orUnknown(id, await records.companyTechStack(id, callOptions(c)), (t) => c.json(t.map((title) => toTechItem(id, title))))))
 
     app.get('/companies/:company_id/contact', (c) => withCompany(c, 'company_id', async (id) => {
       const name = fullNameOf(QueryParams.of(c.req.raw))
       if (!name.ok) return issuesResponse(name.issues)
-      if (!companyExists(sqlite, id)) return unknownCompany(id)
+      if (!(await records.companyExists(id, callOptions(c)))) return unknownCompany(id)
       const lookup = contacts.tryLookup(id, name.value)
       if (!lookup) {
         return problemResponse(400, {
@@ -124,9 +117,9 @@ function withCompany(c: Context<HttpEnv>, param: 'id' | 'company_id', handler: H
   return id.ok ? handler(id.value) : issuesResponse(id.issues, 404)
 }
 
-/** As `withCompany`, and 404 when no company has the id (the sub-resource does not exist). */
-function withExistingCompany(c: Context<HttpEnv>, deps: AppDeps, param: 'id' | 'company_id', handler: Handler): Response | Promise<Response> {
-  return withCompany(c, param, (id) => (companyExists(deps.database.sqlite, id) ? handler(id) : unknownCompany(id)))
+/** The sub-resource's response, or 404 when no company has the id (the lookup answered undefined). */
+function orUnknown<T>(id: number, found: T | undefined, respond: (found: T) => Response): Response {
+  return found === undefined ? unknownCompany(id) : respond(found)
 }
 
 function unknownCompany(id: number): Response {
@@ -176,7 +169,7 @@ export function fullNameOf(params: QueryParams): Result<string> {
 function contactLookup(deps: AppDeps) {
   const limit = Math.max(1, Math.floor(deps.options.contactConcurrency))
   const resolve = deps.options.contactResolver
-    ?? ((companyId: number, fullName: string) => Promise.resolve(contactEmail(deps.database.sqlite, companyId, fullName)))
+    ?? ((companyId: number, fullName: string) => deps.engine.records.contactEmail(companyId, fullName))
   let running = 0
   return {
     limit,

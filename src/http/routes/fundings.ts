@@ -4,9 +4,9 @@
  * funding event of spec 2.10, its investors and industries looked up for the whole page at once.
  * Paging and the trial rule are `paging.ts`'s, with a default page of `defaultPerPage` (50).
  */
-import type { RouteModule } from '../context.js'
+import { callOptions, type RouteModule } from '../context.js'
 import { fundingListSchema, listQuerySchema } from '../schemas/listings.js'
-import { fundingViews } from '../views/funding.js'
+import { fundingIds, fundingViews } from '../views/funding.js'
 import { runListing } from './listing.js'
 
 export const fundingRoutes: RouteModule = {
@@ -27,7 +27,7 @@ export const fundingRoutes: RouteModule = {
     app.get('/fundings', (c) => runListing(c, deps, {
       endpoint: 'fundings',
       defaultPerPage: deps.options.defaultPerPage,
-      render: (results) => ({ fundings: fundingViews(deps.database, results) }),
+      render: async (results, c) => ({ fundings: fundingViews(await deps.engine.records.fundingExtras(fundingIds(results), callOptions(c)), results) }),
     }))
   },
 }

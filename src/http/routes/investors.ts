@@ -6,9 +6,7 @@
 import type { Context } from 'hono'
 import { previewValue } from '../../errors/format.js'
 import type { Issue } from '../../errors/issue.js'
-import { investorDetail } from '../../records/investor.js'
-import { investorPortfolio } from '../../records/portfolio.js'
-import type { AppDeps, HttpEnv, RouteModule } from '../context.js'
+import { callOptions, type AppDeps, type HttpEnv, type RouteModule } from '../context.js'
 import { readPaging } from '../paging.js'
 import { QueryParams } from '../params.js'
 import { issuesResponse, notFound } from '../problem.js'
@@ -27,16 +25,16 @@ const noInvestor = (c: Context<HttpEnv>): Response =>
   notFound(`No investor has id ${previewValue(c.req.param('id') ?? '', 40)}; ids are the object_id of GET /search results or the investor_id of investor query results.`)
 
 function detail(deps: AppDeps) {
-  return (c: Context<HttpEnv>): Response => {
+  return async (c: Context<HttpEnv>): Promise<Response> => {
     const id = investorIdOf(c)
-    const record = id === undefined ? undefined : investorDetail(deps.database, id)
+    const record = id === undefined ? undefined : await deps.engine.records.investorDetail(id, callOptions(c))
     if (!record) return noInvestor(c)
     return c.json(investorDetailView(record))
   }
 }
 
 function portfolio(deps: AppDeps) {
-  return (c: Context<HttpEnv>): Response => {
+  return async (c: Context<HttpEnv>): Promise<Response> => {
     const id = investorIdOf(c)
     if (id === undefined) return noInvestor(c)
 
@@ -51,7 +49,7 @@ function portfolio(deps: AppDeps) {
     }, deps.options.defaultPerPage)
     if (!paging.ok) return paging.response
 
-    const found = investorPortfolio(deps.database, id, paging)
+    const found = await deps.engine.records.investorPortfolio(id, { page: paging.page, perPage: paging.perPage }, callOptions(c))
     if (!found) return noInvestor(c)
     return c.json(portfolioView(found, paging))
   }

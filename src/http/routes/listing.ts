@@ -8,7 +8,7 @@ import type { Context } from 'hono'
 import type { PageMeta } from '../../engine.js'
 import type { ResultRecord } from '../../execute/records.js'
 import { issuesInParameterTerms, listRequest, parseListParams, type ListEndpoint } from '../../parse/list-params.js'
-import type { AppDeps, HttpEnv } from '../context.js'
+import { callOptions, type AppDeps, type HttpEnv } from '../context.js'
 import { readPaging } from '../paging.js'
 import { QueryParams } from '../params.js'
 import { issuesResponse } from '../problem.js'
@@ -17,7 +17,7 @@ export interface ListingRoute {
   readonly endpoint: ListEndpoint
   readonly defaultPerPage: number
   /** The page's items under the endpoint's key (`companies`, `fundings`). */
-  readonly render: (results: readonly ResultRecord[]) => Record<string, unknown>
+  readonly render: (results: readonly ResultRecord[], c: Context<HttpEnv>) => Record<string, unknown> | Promise<Record<string, unknown>>
 }
 
 export async function runListing(c: Context<HttpEnv>, deps: AppDeps, route: ListingRoute): Promise<Response> {
@@ -31,8 +31,8 @@ export async function runListing(c: Context<HttpEnv>, deps: AppDeps, route: List
   const paging = readPaging(deps, c.get('apiKey'), { page: page.value, per_page: perPage.value }, route.defaultPerPage)
   if (!paging.ok) return paging.response
 
-  const listed = await deps.engine.list(listRequest(parsed.value, paging.page, paging.perPage))
+  const listed = await deps.engine.list(listRequest(parsed.value, paging.page, paging.perPage), callOptions(c))
   if (!listed.ok) return issuesResponse(issuesInParameterTerms(parsed.value, listed.issues))
   const meta: PageMeta = listed.value.meta
-  return c.json({ meta, ...route.render(listed.value.results) })
+  return c.json({ meta, ...(await route.render(listed.value.results, c)) })
 }

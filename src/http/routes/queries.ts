@@ -24,17 +24,17 @@
  */
 import type { Context } from 'hono'
 import type { DatasetName } from '../../catalog/define.js'
-import type { QueryEnvelope } from '../../engine.js'
+import type { CallOptions, QueryEnvelope } from '../../engine.js'
 import type { ResultRecord } from '../../execute/records.js'
 import { previewValue } from '../../errors/format.js'
 import { childPath, issue, type Issue } from '../../errors/issue.js'
-import type { AppDeps, HttpEnv, RouteModule } from '../context.js'
+import { callOptions, type AppDeps, type HttpEnv, type RouteModule } from '../context.js'
 import { readPaging } from '../paging.js'
 import { QueryParams } from '../params.js'
 import { issuesResponse } from '../problem.js'
 import { pagingParams } from '../schemas/common.js'
 import { queryEnvelopeSchema, queryRequestSchema } from '../schemas/queries.js'
-import { fundingViews } from '../views/funding.js'
+import { fundingIds, fundingViews } from '../views/funding.js'
 import { z } from 'zod'
 
 //// reading the body ////
@@ -191,15 +191,16 @@ async function readQueryRequest(request: Request, maxBytes: number): Promise<Rea
  * shown as spec 2.10 shows it (`funding_id`, `investors`, `investor_slugs`, `industry` added, one
  * batched lookup per page), the same view as GET /fundings.
  */
-type ResultsView = (records: readonly ResultRecord[], deps: AppDeps) => readonly ResultRecord[]
+type ResultsView = (records: readonly ResultRecord[], deps: AppDeps, call: CallOptions) => Promise<readonly ResultRecord[]>
 const RESULTS_VIEWS: Partial<Record<DatasetName, ResultsView>> = {
   // A FundingView is an interface (no index signature); the spread makes it a plain record.
-  fundings: (records, deps) => fundingViews(deps.database, records).map((view) => ({ ...view })),
+  fundings: async (records, deps, call) =>
+    fundingViews(await deps.engine.records.fundingExtras(fundingIds(records), call), records).map((view) => ({ ...view })),
 }
 
-function withViews(envelope: QueryEnvelope, deps: AppDeps): QueryEnvelope {
+async function withViews(envelope: QueryEnvelope, deps: AppDeps, call: CallOptions): Promise<QueryEnvelope> {
   const view = RESULTS_VIEWS[envelope.query.dataset as DatasetName]
-  return view ? { ...envelope, results: view(envelope.results, deps) } : envelope
+  return view ? { ...envelope, results: await view(envelope.results, deps, call) } : envelope
 }
 
 //// routes ////
@@ -223,9 +224,9 @@ async function postQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> 
     if (!paging.ok) return paging.response
     request = { ...rest, page: paging.page, per_page: paging.perPage }
   }
-  const result = await deps.engine.query(request)
+  const result = await deps.engine.query(request, { ...callOptions(c), owner: String(c.get('apiKey').keyId) })
   if (!result.ok) return issuesResponse(result.issues)
-  return c.json(withViews(result.value, deps))
+  return c.json(await withViews(result.value, deps, callOptions(c)))
 }
 
 async function getQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
@@ -236,9 +237,9 @@ async function getQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
   if (duplicates.length > 0 || !page.ok || !perPage.ok) return issuesResponse(duplicates)
   const paging = readPaging(deps, c.get('apiKey'), { page: page.value, per_page: perPage.value }, deps.engine.limits.defaultPerPage)
   if (!paging.ok) return paging.response
-  const result = await deps.engine.page(c.req.param('query_id'), { page: paging.page, per_page: paging.perPage })
+  const result = await deps.engine.page(c.req.param('query_id'), { page: paging.page, per_page: paging.perPage }, callOptions(c))
   if (!result.ok) return pageFailure(result.issues)
-  return c.json(withViews(result.value, deps))
+  return c.json(await withViews(result.value, deps, callOptions(c)))
 }
 
 export const queryRoutes: RouteModule = {

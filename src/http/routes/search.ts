@@ -13,9 +13,9 @@ import type { Context } from 'hono'
 import { previewValue } from '../../errors/format.js'
 import { issue, type Issue } from '../../errors/issue.js'
 import {
-  MAX_SEARCH_WORDS, SEARCH_OBJECT_TYPES, searchIndexReady, searchRecords, searchWords, type SearchObjectType,
+  MAX_SEARCH_WORDS, SEARCH_OBJECT_TYPES, searchWords, type SearchObjectType,
 } from '../../records/search.js'
-import type { AppDeps, HttpEnv, RouteModule } from '../context.js'
+import { callOptions, type AppDeps, type HttpEnv, type RouteModule } from '../context.js'
 import { QueryParams } from '../params.js'
 import { issuesResponse, problemResponse } from '../problem.js'
 import {
@@ -155,16 +155,16 @@ export const searchRoutes: RouteModule = {
     authenticated: true,
   }],
   register(app, deps) {
-    app.get('/search', (c) => {
+    app.get('/search', async (c) => {
       const read = readParams(c, deps)
       if (!read.ok) return read.response
-      if (!searchIndexReady(deps.database)) {
+      const hits = await deps.engine.records.search({ term: read.value.term, objectTypes: read.value.objectTypes, limit: read.value.perPage }, callOptions(c))
+      if (hits === undefined) {
         // Not the client's fault and not a bug: the database predates the index and was opened read-only.
         return problemResponse(503, {
           detail: 'Search is unavailable: this database has no search index yet. Opening it once with migrations (not read-only) builds it.',
         })
       }
-      const hits = searchRecords(deps.database, { term: read.value.term, objectTypes: read.value.objectTypes, limit: read.value.perPage })
       return c.json(hits.map(searchResultView))
     })
   },

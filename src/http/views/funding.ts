@@ -8,8 +8,7 @@
  * and `created_on` show null when unknown (an undisclosed amount is not 0, and '' is not a date).
  */
 import type { ResultRecord } from '../../execute/records.js'
-import { extrasOf, fundingExtras, type FundingExtras } from '../../records/funding-extras.js'
-import type { SqliteVentureDb } from '../../store/open.js'
+import { extrasOf, type FundingExtras } from '../../records/funding-extras.js'
 import { dateOrNull, integerOrNull, nullableText, text } from './missing-values.js'
 
 export interface FundingView {
@@ -56,8 +55,10 @@ export function fundingView(record: ResultRecord, extras: FundingExtras): Fundin
   }
 }
 
-/** A page of funding events, with their extras looked up in one statement. */
-export function fundingViews(vdb: SqliteVentureDb, records: readonly ResultRecord[]): FundingView[] {
-  const extras = fundingExtras(vdb, records.map((r) => Number(r.id)))
+/** A page of funding events, with their extras (`engine.records.fundingExtras`, one statement for the page). */
+export function fundingViews(extras: ReadonlyMap<number, FundingExtras>, records: readonly ResultRecord[]): FundingView[] {
   return records.map((r) => fundingView(r, extrasOf(extras, Number(r.id))))
 }
+
+/** The ids of a page of funding events, for `engine.records.fundingExtras`. */
+export const fundingIds = (records: readonly ResultRecord[]): number[] => records.map((r) => Number(r.id))

@@ -1,0 +1,152 @@
+/**
+ * @module Where operations run (`operations.ts`): a backend takes an operation by name with its
+ * arguments and a time budget, and answers a promise. Two kinds, same answers:
+ *
+ * - `pool` (`pool/pool.ts`): a SQLite file, in worker threads with a connection each. The caller's
+ *   event loop only posts messages; budgets interrupt the statement.
+ * - `inline` (here): the caller's own connection: an in-memory SQLite database, an open handle
+ *   given to the engine, or PostgreSQL (whose driver is asynchronous anyway). A SQLite statement
+ *   then runs on the caller's thread; a watchdog thread interrupts it at its deadline.
+ *
+ * Over budget, a call fails with `QueryTimeoutError`; cancelled by the caller's `AbortSignal`, with
+ * `QueryCancelledError`. Both carry the issue (`query_timeout`, `query_cancelled`) the engine's
+ * Result-returning methods answer with.
+ */
+import { issue, type Issue } from '../errors/issue.js'
+import type { Operations } from './operations.js'
+import type { Interruptible, Watchdog } from './pool/interrupt.js'
+
+export interface CallOptions {
+  /**
+   * Milliseconds the call may take, waiting for a free worker included. Default: the engine's
+   * `timeoutMs`. 0 or Infinity: no budget.
+   */
+  readonly timeoutMs?: number
+  /** Stops the call when aborted (for example when the HTTP client went away). */
+  readonly signal?: AbortSignal | undefined
+}
+
+/** A call as a backend receives it: the budget resolved against the engine's default. */
+export interface BackendCall {
+  readonly timeoutMs: number
+  readonly signal?: AbortSignal | undefined
+  /** May use the pool's reserved worker: an index lookup of a bounded number of rows. */
+  readonly light: boolean
+}
+
+export interface Backend<Ops extends OperationTable = Operations> {
+  readonly kind: 'pool' | 'inline'
+  /** Threads that run operations (0 inline). */
+  readonly workers: number
+  /** Whether a statement over its budget is interrupted (true) or only abandoned (false). */
+  readonly interruptible: boolean
+  call<K extends keyof Ops & string>(op: K, args: Parameters<Ops[K]>, call: BackendCall): Promise<Awaited<ReturnType<Ops[K]>>>
+  /** Refuses new calls, lets running ones end (each has its budget), then releases threads. */
+  close(): Promise<void>
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type OperationTable = Record<string, (...args: any[]) => unknown>
+
+/** A call that ran past its time budget; it has been stopped. */
+export class QueryTimeoutError extends Error {
+  override readonly name = 'QueryTimeoutError'
+  readonly issue: Issue
+  constructor(readonly budgetMs: number, readonly waited: 'queued' | 'running') {
+    const what = waited === 'queued'
+      ? `waited ${budgetMs} ms for a free worker (every worker was busy with other queries) and was not started`
+      : `ran past its time budget of ${budgetMs} ms and was stopped`
+    const message = `The query ${what}. Narrow it: add a selective condition (an id, a slug, a domain, a country or stage), `
+      + 'use fewer `foreign` or `or` branches, or ask for an earlier page; or retry later, or with a larger budget (`timeoutMs`).'
+    super(message)
+    this.issue = issue({ code: 'query_timeout', path: '', message, expected: `at most ${budgetMs} ms`, got: waited === 'queued' ? 'still queued at the deadline' : 'still running at the deadline' })
+  }
+}
+
+/** A call whose caller aborted it (its `AbortSignal`); it has been stopped. */
+export class QueryCancelledError extends Error {
+  override readonly name = 'QueryCancelledError'
+  readonly issue: Issue
+  constructor() {
+    const message = 'The query was cancelled by its caller before it finished.'
+    super(message)
+    this.issue = issue({ code: 'query_cancelled', path: '', message })
+  }
+}
+
+/** A call made after `close()`. */
+export class EngineClosedError extends Error {
+  override readonly name = 'EngineClosedError'
+  readonly code = 'ENGINE_CLOSED'
+  constructor() {
+    super('The engine is closed: no more queries run on it.')
+  }
+}
+
+/** Whether a budget is set: 0 and Infinity mean none. */
+export const hasBudget = (ms: number): boolean => Number.isFinite(ms) && ms > 0
+
+/** SQLite's answer to an interrupted statement. */
+export const isInterrupted = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === 'SQLITE_INTERRUPT'
+
+export interface InlineOptions {
+  /** The connection, when it can be interrupted, and the watchdog that does it: SQLite only. */
+  readonly interruptible?: Interruptible | undefined
+  readonly watchdog?: Watchdog | undefined
+  readonly close?: () => Promise<void>
+}
+
+/**
+ * Runs operations on the caller's connection. SQLite statements block the caller's thread for
+ * their duration (use the pool for a file); the watchdog interrupts them at the deadline.
+ * PostgreSQL calls are asynchronous: the budget stops waiting for them at the deadline.
+ */
+export function inlineBackend<Ops extends OperationTable>(ops: Ops, options: InlineOptions = {}): Backend<Ops> {
+  const { interruptible, watchdog } = options
+  let nextToken = 1
+  let closed = false
+  return Object.freeze({
+    kind: 'inline' as const,
+    workers: 0,
+    interruptible: interruptible !== undefined && watchdog !== undefined,
+    async call<K extends keyof Ops & string>(op: K, args: Parameters<Ops[K]>, call: BackendCall): Promise<Awaited<ReturnType<Ops[K]>>> {
+      if (closed) throw new EngineClosedError()
+      if (call.signal?.aborted) throw new QueryCancelledError()
+      const budget = hasBudget(call.timeoutMs) ? call.timeoutMs : undefined
+      const token = nextToken++
+      const guarded = budget !== undefined && interruptible && watchdog
+      if (guarded) {
+        interruptible.arm(token)
+        watchdog.arm(interruptible.slot, token, budget)
+      }
+      const started = performance.now()
+      try {
+        const running = Promise.resolve(ops[op]!(...args)) as Promise<Awaited<ReturnType<Ops[K]>>>
+        return await (budget === undefined ? running : withDeadline(running, budget, call.signal))
+      } catch (error) {
+        if (isInterrupted(error)) throw new QueryTimeoutError(budget ?? Math.round(performance.now() - started), 'running')
+        throw error
+      } finally {
+        if (guarded) watchdog.disarm(token)
+      }
+    },
+    async close() {
+      closed = true
+      await watchdog?.close()
+      await options.close?.()
+    },
+  })
+}
+
+/** Settles with `running`, or fails at the deadline or on abort (the asynchronous driver's case). */
+function withDeadline<T>(running: Promise<T>, ms: number, signal: AbortSignal | undefined): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new QueryTimeoutError(ms, 'running')), ms)
+    const onAbort = () => reject(new QueryCancelledError())
+    signal?.addEventListener('abort', onAbort, { once: true })
+    running.then(resolve, reject).finally(() => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+    })
+  })
+}

@@ -1,0 +1,109 @@
+/**
+ * @module Everything that reads or writes the database on behalf of a caller, as one table of named
+ * operations over one connection: the query pipeline, the record lookups of the detail endpoints,
+ * and the API-key check with its quota count. Arguments and results are plain data (structured-
+ * clone safe), so the same table runs in the caller's thread (`backend.ts`, inline) or in a worker
+ * thread of the pool (`pool/worker.ts`) and answers the same.
+ *
+ * One operation is one message to a worker: a page of a query issues 3-8 statements, and the
+ * record assembly of similar companies or an investor's aggregates is JavaScript work that would
+ * otherwise run on the caller's event loop. Design section 9 put only SQL in the workers; moving
+ * whole operations there costs one round trip per call instead of one per statement and takes that
+ * JavaScript off the loop too.
+ *
+ * Lookups of a company's sub-resources answer `undefined` when the company does not exist, so the
+ * HTTP layer needs one call per request instead of an existence check first.
+ */
+import type { Limits } from '../check/limits.js'
+import { companyDetail, companyIdByDomain } from '../records/company.js'
+import { companyExists } from '../records/company-sql.js'
+import { contactEmail } from '../records/contact.js'
+import { fundingExtras } from '../records/funding-extras.js'
+import { investorDetail } from '../records/investor.js'
+import { companyPeople } from '../records/people.js'
+import { investorPortfolio } from '../records/portfolio.js'
+import { searchIndexReady, searchRecords, type SearchRequest } from '../records/search.js'
+import { similarCompanies } from '../records/similar.js'
+import { latestStories } from '../records/stories.js'
+import { companyTechStack } from '../records/tech-stack.js'
+import { consumeQuota, findApiKey, quotaStatus, type ApiKeyRecord, type QuotaState } from '../store/api-keys.js'
+import type { SqliteVentureDb, VentureDb } from '../store/open.js'
+import { createPipeline } from './pipeline.js'
+
+/** The outcome of presenting an API key (`authorize`). */
+export type Authorization =
+  | { readonly ok: true; readonly key: ApiKeyRecord; readonly quota: QuotaState }
+  | { readonly ok: false; readonly reason: 'unknown' | 'revoked' }
+
+/**
+ * The operations on one connection. The query pipeline runs on either backend; record lookups and
+ * API keys are still written for SQLite's handle, and on PostgreSQL they say so (createApp refuses
+ * a PostgreSQL engine for that reason).
+ */
+export function createOperations(database: VentureDb, limits: Limits) {
+  const pipeline = createPipeline(database, limits)
+  const sqliteOnly = (): SqliteVentureDb => {
+    if (database.dialect !== 'sqlite') throw new Error('record lookups and API keys run on SQLite only; on PostgreSQL use the query methods')
+    return database
+  }
+  const ifCompany = <T>(id: number, lookup: (sqlite: SqliteVentureDb['sqlite']) => T): T | undefined => {
+    const { sqlite } = sqliteOnly()
+    return companyExists(sqlite, id) ? lookup(sqlite) : undefined
+  }
+  return {
+    query: pipeline.query,
+    list: pipeline.list,
+    store: pipeline.store,
+    page: pipeline.page,
+    explain: pipeline.explain,
+    count: pipeline.count,
+
+    companyDetail: (id: number) => companyDetail(sqliteOnly().sqlite, id),
+    companyByDomain: (domain: string) => {
+      const { sqlite } = sqliteOnly()
+      const id = companyIdByDomain(sqlite, domain)
+      return id === undefined ? undefined : companyDetail(sqlite, id)
+    },
+    companyExists: (id: number) => companyExists(sqliteOnly().sqlite, id),
+    companyStories: (id: number) => ifCompany(id, (sqlite) => latestStories(sqlite, id)),
+    similarCompanies: (id: number) => ifCompany(id, (sqlite) => similarCompanies(sqlite, id)),
+    companyPeople: (id: number) => ifCompany(id, (sqlite) => companyPeople(sqlite, id)),
+    companyTechStack: (id: number) => ifCompany(id, (sqlite) => companyTechStack(sqlite, id)),
+    contactEmail: (companyId: number, fullName: string) => contactEmail(sqliteOnly().sqlite, companyId, fullName),
+    investorDetail: (id: number) => investorDetail(sqliteOnly(), id),
+    investorPortfolio: (id: number, paging: { page: number; perPage: number }) => investorPortfolio(sqliteOnly(), id, paging),
+    /** `undefined` when the database has no search index (a pre-006 file opened read-only). */
+    search: (request: SearchRequest) => {
+      const vdb = sqliteOnly()
+      return searchIndexReady(vdb) ? searchRecords(vdb, request) : undefined
+    },
+    fundingExtras: (ids: readonly number[]) => fundingExtras(sqliteOnly(), ids),
+
+    /**
+     * The key's record and its quota state: counted (one atomic statement, exact across
+     * connections and processes) unless `count` is false (GET /ratelimit/usage).
+     */
+    authorize: (key: string, nowMs: number, count: boolean): Authorization => {
+      const vdb = sqliteOnly()
+      const record = findApiKey(vdb, key)
+      if (!record) return { ok: false, reason: 'unknown' }
+      if (record.revokedAt !== null) return { ok: false, reason: 'revoked' }
+      const now = new Date(nowMs)
+      return { ok: true, key: record, quota: count ? consumeQuota(vdb, record, now) : quotaStatus(vdb, record, now) }
+    },
+  }
+}
+
+export type Operations = ReturnType<typeof createOperations>
+export type OperationName = keyof Operations
+export type OperationArgs<K extends OperationName> = Parameters<Operations[K]>
+export type OperationResult<K extends OperationName> = Awaited<ReturnType<Operations[K]>>
+
+/**
+ * Operations that are index lookups of a bounded number of rows: they may use the pool's reserved
+ * worker, so a key check or a detail lookup never waits behind slow counts (`pool/pool.ts`).
+ */
+export const LIGHT_OPERATIONS: ReadonlySet<OperationName> = new Set<OperationName>([
+  'authorize', 'companyDetail', 'companyByDomain', 'companyExists', 'companyStories', 'companyPeople',
+  'companyTechStack', 'contactEmail',
+])

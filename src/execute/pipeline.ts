@@ -1,0 +1,227 @@
+/**
+ * @module The query pipeline on one connection: the whole path of a structured query on one
+ * screen. Every method takes user input as `unknown`, returns a `Result`, and never throws for
+ * anything a user can send; a thrown error means a bug or a broken database.
+ *
+ *   request ─ parse ─ check ─ canonical form + id ─ store ─ compile ─ page (cursor) + total ─ envelope
+ *
+ * It runs wherever the connection lives: in the caller's thread for PostgreSQL and in-memory
+ * SQLite, in each worker thread of the pool for a SQLite file (`execute/pool/`). `createEngine`
+ * (src/engine.ts) is the public face that picks where.
+ */
+import type { QueryNode } from '../ast/nodes.js'
+import type { CheckedQuery } from '../check/checked.js'
+import { checkQuery } from '../check/index.js'
+import type { Limits } from '../check/limits.js'
+import { DIALECTS } from '../compile/index.js'
+import { planQuery, type QueryPlan } from '../compile/plan.js'
+import { fail, issue, ok, type Issue, type Result } from '../errors/issue.js'
+import { parseQuery } from '../parse/index.js'
+import { dataVersion, type VentureDb } from '../store/open.js'
+import type { ExecContext } from './context.js'
+import { cachedTotal } from './counts.js'
+import { pageByCursor } from './cursor.js'
+import type { ResultRecord } from './records.js'
+import {
+  canonicalQuery, loadStoredQuery, queryIdOf, QUERY_VERSION, storeQuery,
+  type CanonicalFilter, type CanonicalQuery,
+} from './stored-queries.js'
+
+/** Paging meta (spec 2.1). */
+export interface PageMeta {
+  readonly total_record_count: number
+  readonly total_pages: number
+  readonly current_page: number
+  readonly per_page: number
+}
+
+/** The query result envelope (spec 2.14). */
+export interface QueryEnvelope {
+  readonly query: {
+    readonly query_id: string
+    readonly dataset: string
+    readonly filter: CanonicalFilter
+    readonly sort: CanonicalQuery['sort']
+    readonly query_version: number
+  }
+  readonly results: readonly ResultRecord[]
+  readonly meta: PageMeta
+  readonly query_id: string
+}
+
+/** A page of a query that is run but not stored (the listing endpoints GET /companies, GET /fundings). */
+export interface ListPage {
+  readonly dataset: string
+  readonly results: readonly ResultRecord[]
+  readonly meta: PageMeta
+}
+
+export interface StoreResult {
+  readonly query_id: string
+  readonly query_version: number
+  readonly canonical: CanonicalQuery
+}
+
+export interface ExplainResult extends StoreResult {
+  /** The first page's keys query (later pages add a keyset seek; see grammar-docs, "Paging"). */
+  readonly sql: string
+  readonly parameters: readonly unknown[]
+  readonly count_sql: string
+  readonly count_parameters: readonly unknown[]
+}
+
+/** What storing a query may say about who stored it (the HTTP layer passes the API key's id). */
+export interface StoreOptions {
+  /** An opaque name of whoever stores the query: storage bounds are kept per owner. */
+  readonly owner?: string | undefined
+}
+
+/** The engine's query methods on one connection (see `Engine` in src/engine.ts for their contracts). */
+export interface Pipeline {
+  query(request: unknown, options?: StoreOptions): Promise<Result<QueryEnvelope>>
+  list(request: unknown): Promise<Result<ListPage>>
+  store(request: unknown, options?: StoreOptions): Promise<Result<StoreResult>>
+  page(queryId: unknown, paging?: { page?: unknown; per_page?: unknown }): Promise<Result<QueryEnvelope>>
+  explain(request: unknown): Promise<Result<ExplainResult>>
+  count(request: unknown): Promise<Result<number>>
+}
+
+interface Prepared {
+  readonly checked: CheckedQuery
+  readonly canonical: CanonicalQuery
+  readonly queryId: string
+}
+
+export function createPipeline(vdb: VentureDb, limits: Limits): Pipeline {
+  const dialect = DIALECTS[vdb.dialect]
+  const context = async (): Promise<ExecContext> => ({ db: vdb.db, dialect, dataVersion: await dataVersion(vdb), readonly: vdb.readonly })
+
+  function prepare(request: unknown): Result<Prepared> {
+    const parsed = parseQuery(request, limits)
+    if (!parsed.ok) return parsed
+    const checked = checkQuery(parsed.value, limits)
+    if (!checked.ok) return checked
+    const canonical = canonicalQuery(checked.value)
+    return ok({ checked: checked.value, canonical, queryId: queryIdOf(canonical) })
+  }
+
+  /**
+   * The structural limits for re-checking a stored query. Its canonical form spells `ne`, `nin` and
+   * `has_none` as `not(...)`, one level and one node more than the request that was accepted, so
+   * the same limits would refuse a query they once admitted and every page request would fail.
+   */
+  const recheckLimits: Limits = Object.freeze({ ...limits, maxDepth: limits.maxDepth + 1, maxNodes: limits.maxNodes * 2 })
+
+  /** Parses and checks a stored canonical query under the current catalog. */
+  function recheck(canonical: CanonicalQuery): Result<CheckedQuery> {
+    const parsed = parseQuery({ dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort }, recheckLimits)
+    return parsed.ok ? checkQuery(parsed.value as QueryNode, recheckLimits) : parsed
+  }
+
+  async function envelope(plan: QueryPlan, canonical: CanonicalQuery, queryId: string, version: number, page: number, perPage: number): Promise<QueryEnvelope> {
+    const ctx = await context()
+    const total = await cachedTotal(ctx, plan, queryId)
+    // Past the last page there is nothing to seek to: answer without walking.
+    const fetched = (page - 1) * perPage >= total ? { records: [] } : await pageByCursor(ctx, plan, { queryId, page, perPage, matches: total })
+    return Object.freeze({
+      query: Object.freeze({ query_id: queryId, dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort, query_version: version }),
+      results: Object.freeze([...fetched.records]),
+      meta: Object.freeze({ total_record_count: total, total_pages: Math.ceil(total / perPage), current_page: page, per_page: perPage }),
+      query_id: queryId,
+    })
+  }
+
+  const pipeline: Pipeline = {
+    async list(request) {
+      const prepared = prepare(request)
+      if (!prepared.ok) return prepared
+      const { checked, canonical, queryId } = prepared.value
+      const plan = planQuery(checked, dialect)
+      const { results, meta } = await envelope(plan, canonical, queryId, QUERY_VERSION, checked.page, checked.perPage)
+      return ok(Object.freeze({ dataset: canonical.dataset, results, meta }))
+    },
+
+    async query(request, _options = {}) {
+      const prepared = prepare(request)
+      if (!prepared.ok) return prepared
+      const { checked, canonical } = prepared.value
+      // A read-only database cannot remember the query: it runs under its id all the same, and
+      // page() finds it only if it was stored before the file became read-only.
+      const stored = vdb.readonly
+        ? { query_id: prepared.value.queryId, query_version: QUERY_VERSION }
+        : await storeQuery(vdb.db, canonical /* owner: wired with the storage bounds */)
+      const plan = planQuery(checked, dialect)
+      return ok(await envelope(plan, canonical, stored.query_id, stored.query_version, checked.page, checked.perPage))
+    },
+
+    async store(request, _options = {}) {
+      const prepared = prepare(request)
+      if (!prepared.ok) return prepared
+      return ok(await storeQuery(vdb.db, prepared.value.canonical))
+    },
+
+    async page(queryId, rawPaging = {}) {
+      const paging = { page: fromDigits(rawPaging.page), per_page: fromDigits(rawPaging.per_page) }
+      const issues = pagingIssues(queryId, paging, limits)
+      if (issues.length > 0) return fail(issues)
+      const loaded = await loadStoredQuery(vdb.db, queryId as string, recheck)
+      if (!loaded.ok) return loaded
+      const { checked, canonical, query_version } = loaded.value
+      const page = (paging.page as number | undefined) ?? 1
+      const perPage = (paging.per_page as number | undefined) ?? limits.defaultPerPage
+      return ok(await envelope(planQuery(checked, dialect), canonical, loaded.value.query_id, query_version, page, perPage))
+    },
+
+    async explain(request) {
+      const prepared = prepare(request)
+      if (!prepared.ok) return prepared
+      const { checked, canonical, queryId } = prepared.value
+      const plan = planQuery(checked, dialect)
+      const keys = plan.keysQuery(vdb.db, { limit: checked.perPage }).compile()
+      const count = plan.countQuery(vdb.db).compile()
+      return ok(Object.freeze({
+        canonical, query_id: queryId, query_version: QUERY_VERSION,
+        sql: keys.sql, parameters: Object.freeze([...keys.parameters]),
+        count_sql: count.sql, count_parameters: Object.freeze([...count.parameters]),
+      }))
+    },
+
+    async count(request) {
+      const prepared = prepare(request)
+      if (!prepared.ok) return prepared
+      const { checked, queryId } = prepared.value
+      // Cached by id like a stored query's total; the query itself is not stored.
+      return ok(await cachedTotal(await context(), planQuery(checked, dialect), queryId))
+    },
+  }
+  return Object.freeze(pipeline)
+}
+
+/** Page numbers arrive from URLs as digit strings; `query()` accepts those too (parse converts them). */
+function fromDigits(value: unknown): unknown {
+  return typeof value === 'string' && /^[0-9]{1,15}$/.test(value) ? Number(value) : value
+}
+
+/** `page()`'s own arguments come from a URL, not through parse: validate them here. */
+function pagingIssues(queryId: unknown, paging: { page?: unknown; per_page?: unknown }, limits: Limits): Issue[] {
+  const issues: Issue[] = []
+  if (typeof queryId !== 'string' || queryId.length === 0 || queryId.length > 200) {
+    issues.push(issue({ code: 'unknown_query', path: '', message: 'A query id is a non-empty string, as returned by a stored query.', got: JSON.stringify(queryId) ?? String(queryId) }))
+  }
+  const positive = (key: 'page' | 'per_page', max: number) => {
+    const v = paging[key]
+    if (v === undefined) return
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > max) {
+      issues.push(issue({
+        code: key === 'per_page' && typeof v === 'number' && Number.isInteger(v) && v > max ? 'limit_exceeded' : 'invalid_page',
+        path: `/${key}`,
+        message: `\`${key}\` must be an integer from 1 to ${max}.`,
+        expected: `an integer from 1 to ${max}`,
+        got: JSON.stringify(v) ?? String(v),
+      }))
+    }
+  }
+  positive('page', Number.MAX_SAFE_INTEGER)
+  positive('per_page', limits.maxPerPage)
+  return issues
+}

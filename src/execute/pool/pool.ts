@@ -1,0 +1,304 @@
+/**
+ * @module The worker pool: operations on a SQLite file run in worker threads, each with its own
+ * connection (WAL: readers never wait for the writer), so the caller's event loop only posts
+ * messages and never waits for SQLite.
+ *
+ * - `size` workers run any operation; `reserve` more take only light ones (`LIGHT_OPERATIONS`: key
+ *   checks, detail lookups by id), so cheap requests keep flowing while every general worker is
+ *   busy with slow counts.
+ * - A worker runs one call at a time; calls wait in one FIFO queue. A call's budget counts from
+ *   when it is queued (or, while the pool is still starting, from when its first worker is ready:
+ *   starting threads is not the query's cost): a call still queued at its deadline fails unrun.
+ * - Over budget (or aborted), the caller is answered at once. The statement is interrupted through
+ *   the `vql_interrupt` extension (`interrupt.ts`); a worker that does not answer within a grace
+ *   period (JavaScript work, or no extension) is terminated and replaced, so a runaway call never
+ *   holds a worker for good.
+ * - Writes (quota counts, stored queries, caches) go through each worker's connection: SQLite's
+ *   write lock serialises them, and the quota count is one atomic statement, exact across workers
+ *   and processes.
+ * - A worker that dies is replaced; its call fails with the error.
+ */
+import { availableParallelism } from 'node:os'
+import { Worker } from 'node:worker_threads'
+import type { Limits } from '../../check/limits.js'
+import {
+  EngineClosedError, hasBudget, isInterrupted, QueryCancelledError, QueryTimeoutError,
+  type Backend, type BackendCall,
+} from '../backend.js'
+import type { OperationArgs, OperationName, OperationResult, Operations } from '../operations.js'
+import { createInterrupter, interruptExtension, type Interrupter } from './interrupt.js'
+import { serializeError, type FromWorker, type SerializedError, type ToWorker, type WorkerSetup } from './protocol.js'
+import { workerScript } from './script.js'
+
+export interface PoolOptions {
+  /** The SQLite file (migrations already applied by the caller's own connection). */
+  readonly file: string
+  /** Workers that run any operation. Default: the number of cores. */
+  readonly size?: number
+  /** Extra workers that run only light operations. Default 1. */
+  readonly reserve?: number
+  readonly readonly?: boolean
+  readonly limits: Limits
+  /** How long a write waits for another connection's write lock before failing (SQLITE_BUSY: 503). */
+  readonly busyTimeoutMs?: number
+  readonly mmapBytes?: number
+  /** Milliseconds a worker gets to answer after its call was interrupted before it is terminated. */
+  readonly graceMs?: number
+}
+
+/** Workers for the default pool: one per core the process may use. */
+export const defaultPoolSize = (): number => Math.max(1, availableParallelism())
+
+interface PendingCall {
+  readonly op: OperationName
+  readonly args: readonly unknown[]
+  readonly light: boolean
+  readonly token: number
+  readonly budgetMs: number
+  readonly resolve: (value: unknown) => void
+  readonly reject: (error: unknown) => void
+  settled: boolean
+  worker?: PoolWorker
+  timer?: ReturnType<typeof setTimeout>
+  onAbort?: () => void
+  signal?: AbortSignal | undefined
+}
+
+interface PoolWorker {
+  readonly thread: Worker
+  /** Takes only light operations. */
+  readonly reserved: boolean
+  state: 'starting' | 'idle' | 'busy' | 'gone'
+  slot: number | undefined
+  call: PendingCall | undefined
+  /** Set when its call was given up on: terminate unless it answers by then. */
+  graceTimer?: ReturnType<typeof setTimeout>
+}
+
+const DEFAULT_GRACE_MS = 1_000
+/** After a worker failed to start, wait this long before starting another (a missing file stays missing). */
+const RESPAWN_DELAY_MS = 1_000
+
+export function createWorkerPool(options: PoolOptions): Backend<Operations> & { readonly size: number; readonly reserve: number } {
+  const size = Math.max(1, Math.floor(options.size ?? defaultPoolSize()))
+  const reserve = Math.max(0, Math.floor(options.reserve ?? 1))
+  const graceMs = options.graceMs ?? DEFAULT_GRACE_MS
+  const extension = interruptExtension()
+  const interrupter: Interrupter | undefined = createInterrupter(extension)
+  const setup: WorkerSetup = {
+    file: options.file,
+    readonly: options.readonly ?? false,
+    limits: options.limits,
+    busyTimeoutMs: options.busyTimeoutMs,
+    mmapBytes: options.mmapBytes,
+    extension,
+  }
+  const workers = new Set<PoolWorker>()
+  const queue: PendingCall[] = []
+  let nextToken = 1
+  let closing = false
+  let startupError: SerializedError | undefined
+  /** Until a first worker is ready, budgets wait (calls queued meanwhile start their clocks then). */
+  let warm = false
+  let respawnTimer: ReturnType<typeof setTimeout> | undefined
+  const drained: (() => void)[] = []
+
+  function spawn(reserved: boolean): void {
+    const script = workerScript()
+    const thread = new Worker(script.filename, { ...script.options, workerData: { ...script.workerData, setup } })
+    const worker: PoolWorker = { thread, reserved, state: 'starting', slot: undefined, call: undefined }
+    workers.add(worker)
+    thread.on('message', (message: FromWorker) => onMessage(worker, message))
+    // Before 'ready' an error is a failed start (bad file, missing build): back off before the next.
+    thread.on('error', (error) => (worker.state === 'starting' ? failedStart(worker, serializeError(error)) : retire(worker, error)))
+    thread.on('exit', (code) => {
+      const error = new Error(`a query worker exited (code ${code})`)
+      if (worker.state === 'starting') failedStart(worker, serializeError(error))
+      else retire(worker, error)
+    })
+  }
+
+  /** A worker that could not start: every queued call would fail the same way, so they fail now. */
+  function failedStart(worker: PoolWorker, error: SerializedError): void {
+    startupError = error
+    for (const call of queue.splice(0)) settle(call, () => call.reject(revive(error)))
+    retire(worker, undefined, true)
+  }
+
+  function onMessage(worker: PoolWorker, message: FromWorker): void {
+    if (message.type === 'ready') {
+      worker.slot = message.slot
+      worker.state = 'idle'
+      startupError = undefined
+      if (!warm) {
+        warm = true
+        for (const call of queue) startClock(call)
+      }
+      dispatch()
+      return
+    }
+    if (message.type === 'failed') return failedStart(worker, message.error)
+    const call = worker.call
+    worker.call = undefined
+    if (worker.graceTimer) clearTimeout(worker.graceTimer)
+    worker.graceTimer = undefined
+    if (worker.state === 'busy') worker.state = 'idle'
+    if (call && !call.settled) {
+      settle(call, () => {
+        if (message.ok) call.resolve(message.value)
+        else if (isInterrupted(message.error)) call.reject(new QueryTimeoutError(call.budgetMs, 'running'))
+        else call.reject(revive(message.error))
+      })
+    }
+    dispatch()
+  }
+
+  /** A worker that ended (or is being ended): its call fails, and a replacement starts. */
+  function retire(worker: PoolWorker, error: unknown, startupFailed = false): void {
+    if (worker.state === 'gone') return
+    worker.state = 'gone'
+    workers.delete(worker)
+    if (worker.graceTimer) clearTimeout(worker.graceTimer)
+    const call = worker.call
+    worker.call = undefined
+    if (call && !call.settled) settle(call, () => call.reject(error ?? new Error('a query worker stopped')))
+    void worker.thread.terminate()
+    if (closing) return dispatch()
+    if (startupFailed) {
+      respawnTimer ??= setTimeout(() => {
+        respawnTimer = undefined
+        refill()
+      }, RESPAWN_DELAY_MS)
+      respawnTimer.unref()
+    } else refill()
+    dispatch()
+  }
+
+  /** Starts workers until the general and reserved counts are complete again. */
+  function refill(): void {
+    if (closing) return
+    let general = 0
+    let reserved = 0
+    for (const w of workers) w.reserved ? reserved++ : general++
+    for (; general < size; general++) spawn(false)
+    for (; reserved < reserve; reserved++) spawn(true)
+  }
+
+  /** Gives queued calls to idle workers, oldest call first; light calls use reserved workers first. */
+  function dispatch(): void {
+    for (let i = 0; i < queue.length;) {
+      const call = queue[i]!
+      const worker = idleWorkerFor(call)
+      if (!worker) {
+        i++
+        continue
+      }
+      queue.splice(i, 1)
+      run(worker, call)
+    }
+    if (closing && queue.length === 0 && [...workers].every((w) => w.call === undefined)) for (const done of drained.splice(0)) done()
+  }
+
+  function idleWorkerFor(call: PendingCall): PoolWorker | undefined {
+    let general: PoolWorker | undefined
+    for (const w of workers) {
+      if (w.state !== 'idle') continue
+      if (w.reserved) {
+        if (call.light) return w
+      } else general ??= w
+    }
+    return general
+  }
+
+  function run(worker: PoolWorker, call: PendingCall): void {
+    worker.state = 'busy'
+    worker.call = call
+    call.worker = worker
+    const message: ToWorker = { type: 'call', token: call.token, op: call.op, args: call.args }
+    worker.thread.postMessage(message)
+  }
+
+  function startClock(call: PendingCall): void {
+    if (!hasBudget(call.budgetMs) || call.timer) return
+    call.timer = setTimeout(() => giveUp(call, new QueryTimeoutError(call.budgetMs, call.worker ? 'running' : 'queued')), call.budgetMs)
+  }
+
+  /** Answers the caller once; clears the call's timer and abort listener. */
+  function settle(call: PendingCall, answer: () => void): void {
+    if (call.settled) return
+    call.settled = true
+    if (call.timer) clearTimeout(call.timer)
+    if (call.onAbort) call.signal?.removeEventListener('abort', call.onAbort)
+    answer()
+  }
+
+  /** Gives up on a call (deadline or abort): answer now, stop its statement, reclaim its worker. */
+  function giveUp(call: PendingCall, error: Error): void {
+    if (call.settled) return
+    const worker = call.worker
+    settle(call, () => call.reject(error))
+    if (!worker) {
+      const at = queue.indexOf(call)
+      if (at >= 0) queue.splice(at, 1)
+      return
+    }
+    if (worker.call !== call) return
+    const interrupted = worker.slot !== undefined && interrupter?.interrupt(worker.slot, call.token)
+    if (!interrupted) return retire(worker, undefined)
+    // The statement stops at its next row; JavaScript work (similar companies' scoring) does not,
+    // so a worker that stays silent is ended.
+    worker.graceTimer = setTimeout(() => retire(worker, undefined), graceMs)
+    worker.graceTimer.unref()
+  }
+
+  refill()
+
+  return Object.freeze({
+    kind: 'pool' as const,
+    workers: size + reserve,
+    size,
+    reserve,
+    interruptible: interrupter !== undefined,
+    call<K extends OperationName>(op: K, args: OperationArgs<K>, options: BackendCall): Promise<OperationResult<K>> {
+      if (closing) return Promise.reject(new EngineClosedError())
+      if (options.signal?.aborted) return Promise.reject(new QueryCancelledError())
+      if (startupError) return Promise.reject(revive(startupError))
+      return new Promise<OperationResult<K>>((resolve, reject) => {
+        const call: PendingCall = {
+          op, args, light: options.light, token: nextToken++, budgetMs: options.timeoutMs,
+          resolve: resolve as (value: unknown) => void, reject, settled: false, signal: options.signal,
+        }
+        if (warm) startClock(call)
+        if (options.signal) {
+          call.onAbort = () => giveUp(call, new QueryCancelledError())
+          options.signal.addEventListener('abort', call.onAbort, { once: true })
+        }
+        queue.push(call)
+        dispatch()
+      })
+    },
+    async close() {
+      if (closing) return
+      closing = true
+      if (respawnTimer) clearTimeout(respawnTimer)
+      for (const call of queue.splice(0)) settle(call, () => call.reject(new EngineClosedError()))
+      // Running calls end by themselves (each has its budget).
+      if ([...workers].some((w) => w.call !== undefined)) await new Promise<void>((done) => drained.push(done))
+      await Promise.all([...workers].map(async (w) => {
+        w.state = 'gone'
+        await w.thread.terminate()
+      }))
+      workers.clear()
+      interrupter?.close()
+    },
+  })
+}
+
+/** An error from a worker, rebuilt on this side with its name and code (SQLITE_BUSY and the like decide 503s). */
+function revive(serialized: SerializedError): Error {
+  const error = new Error(serialized.message)
+  error.name = serialized.name
+  if (serialized.code !== undefined) (error as Error & { code?: string }).code = serialized.code
+  if (serialized.stack) error.stack = serialized.stack
+  return error
+}

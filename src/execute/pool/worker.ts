@@ -1,0 +1,42 @@
+/**
+ * @module A pool worker: its own connection to the SQLite file, the operations table over it, and
+ * one call at a time. Before each call it arms its slot with the call's token, so the pool can
+ * interrupt exactly that call (`interrupt.ts`).
+ */
+import { parentPort, workerData } from 'node:worker_threads'
+import { openDatabase } from '../../store/open.js'
+import { createOperations, type Operations } from '../operations.js'
+import { makeInterruptible } from './interrupt.js'
+import { serializeError, type FromWorker, type ToWorker, type WorkerSetup } from './protocol.js'
+
+const port = parentPort
+if (!port) throw new Error('execute/pool/worker.ts runs as a worker thread of the pool')
+const setup = (workerData as { setup: WorkerSetup }).setup
+const post = (message: FromWorker) => port.postMessage(message)
+
+try {
+  const vdb = openDatabase(setup.file, {
+    readonly: setup.readonly,
+    migrate: false,
+    ...(setup.busyTimeoutMs !== undefined ? { busyTimeoutMs: setup.busyTimeoutMs } : {}),
+    ...(setup.mmapBytes !== undefined ? { mmapBytes: setup.mmapBytes } : {}),
+  })
+  const interruptible = makeInterruptible(vdb.sqlite, setup.extension)
+  const ops = createOperations(vdb, setup.limits)
+  port.on('message', (message: ToWorker) => void run(ops, message, interruptible?.arm))
+  post({ type: 'ready', slot: interruptible?.slot })
+} catch (error) {
+  post({ type: 'failed', error: serializeError(error) })
+  port.close()
+}
+
+async function run(ops: Operations, message: ToWorker, arm: ((token: number) => void) | undefined): Promise<void> {
+  try {
+    arm?.(message.token)
+    const operation = ops[message.op] as (...args: readonly unknown[]) => unknown
+    const value = await operation(...message.args)
+    post({ type: 'result', token: message.token, ok: true, value })
+  } catch (error) {
+    post({ type: 'result', token: message.token, ok: false, error: serializeError(error) })
+  }
+}
