@@ -23,9 +23,9 @@ import { Worker } from 'node:worker_threads'
 import type { Limits } from '../../check/limits.js'
 import {
   EngineClosedError, hasBudget, isInterrupted, QueryCancelledError, QueryTimeoutError,
-  type Backend, type BackendCall,
+  type Backend, type BackendCall, type OperationTable,
 } from '../backend.js'
-import type { OperationArgs, OperationName, OperationResult, Operations } from '../operations.js'
+import type { Operations } from '../operations.js'
 import { createInterrupter, interruptExtension, type Interrupter } from './interrupt.js'
 import { serializeError, type FromWorker, type SerializedError, type ToWorker, type WorkerSetup } from './protocol.js'
 import { workerScript } from './script.js'
@@ -44,13 +44,50 @@ export interface PoolOptions {
   readonly mmapBytes?: number
   /** Milliseconds a worker gets to answer after its call was interrupted before it is terminated. */
   readonly graceMs?: number
+  /**
+   * Interrupt statements over budget with the extension (default: when it was built). false ends
+   * the worker instead, as happens without the extension.
+   */
+  readonly interrupt?: boolean
+  /** Milliseconds `close()` lets running calls finish before stopping them (default 5,000). */
+  readonly closeGraceMs?: number
+  /**
+   * A module (URL or absolute path) whose `createOperations(vdb, limits)` builds the workers'
+   * operations table instead of `operations.ts`: an application's own operations, or a test's.
+   */
+  readonly operationsModule?: string
 }
+
+/** A snapshot of the pool, for tests and metrics. */
+export interface PoolStats {
+  readonly workers: number
+  readonly busy: number
+  readonly queued: number
+  /** Workers started since the pool was created (replacements included). */
+  readonly started: number
+  /** Workers terminated because they did not answer after their call was given up on, or died. */
+  readonly replaced: number
+  /** Calls given up on at their deadline or by their signal. */
+  readonly timedOut: number
+  readonly cancelled: number
+}
+
+export type WorkerPool<Ops extends OperationTable = Operations> = Backend<Ops> & {
+  readonly size: number
+  readonly reserve: number
+  stats(): PoolStats
+  /** Resolves once every worker of the first start is ready (or failed to start). */
+  whenReady(): Promise<void>
+}
+
+/** How long `close()` lets running calls finish before it stops them. */
+export const CLOSE_GRACE_MS = 5_000
 
 /** Workers for the default pool: one per core the process may use. */
 export const defaultPoolSize = (): number => Math.max(1, availableParallelism())
 
 interface PendingCall {
-  readonly op: OperationName
+  readonly op: string
   readonly args: readonly unknown[]
   readonly light: boolean
   readonly token: number
@@ -79,12 +116,12 @@ const DEFAULT_GRACE_MS = 1_000
 /** After a worker failed to start, wait this long before starting another (a missing file stays missing). */
 const RESPAWN_DELAY_MS = 1_000
 
-export function createWorkerPool(options: PoolOptions): Backend<Operations> & { readonly size: number; readonly reserve: number } {
+export function createWorkerPool<Ops extends OperationTable = Operations>(options: PoolOptions): WorkerPool<Ops> {
   const size = Math.max(1, Math.floor(options.size ?? defaultPoolSize()))
   const reserve = Math.max(0, Math.floor(options.reserve ?? 1))
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS
-  const extension = interruptExtension()
-  const interrupter: Interrupter | undefined = createInterrupter(extension)
+  const extension = options.interrupt === false ? undefined : interruptExtension()
+  const interrupter: Interrupter | undefined = extension === undefined ? undefined : createInterrupter(extension)
   const setup: WorkerSetup = {
     file: options.file,
     readonly: options.readonly ?? false,
@@ -92,6 +129,7 @@ export function createWorkerPool(options: PoolOptions): Backend<Operations> & { 
     busyTimeoutMs: options.busyTimeoutMs,
     mmapBytes: options.mmapBytes,
     extension,
+    operationsModule: options.operationsModule,
   }
   const workers = new Set<PoolWorker>()
   const queue: PendingCall[] = []
@@ -102,12 +140,20 @@ export function createWorkerPool(options: PoolOptions): Backend<Operations> & { 
   let warm = false
   let respawnTimer: ReturnType<typeof setTimeout> | undefined
   const drained: (() => void)[] = []
+  const counters = { started: 0, replaced: 0, timedOut: 0, cancelled: 0 }
+  let starting = 0
+  const onReady: (() => void)[] = []
+  const startedOne = () => {
+    if (--starting === 0) for (const done of onReady.splice(0)) done()
+  }
 
   function spawn(reserved: boolean): void {
     const script = workerScript()
     const thread = new Worker(script.filename, { ...script.options, workerData: { ...script.workerData, setup } })
     const worker: PoolWorker = { thread, reserved, state: 'starting', slot: undefined, call: undefined }
     workers.add(worker)
+    counters.started++
+    starting++
     thread.on('message', (message: FromWorker) => onMessage(worker, message))
     // Before 'ready' an error is a failed start (bad file, missing build): back off before the next.
     thread.on('error', (error) => (worker.state === 'starting' ? failedStart(worker, serializeError(error)) : retire(worker, error)))
@@ -120,6 +166,7 @@ export function createWorkerPool(options: PoolOptions): Backend<Operations> & { 
 
   /** A worker that could not start: every queued call would fail the same way, so they fail now. */
   function failedStart(worker: PoolWorker, error: SerializedError): void {
+    if (worker.state === 'starting') startedOne()
     startupError = error
     for (const call of queue.splice(0)) settle(call, () => call.reject(revive(error)))
     retire(worker, undefined, true)
@@ -129,6 +176,7 @@ export function createWorkerPool(options: PoolOptions): Backend<Operations> & { 
     if (message.type === 'ready') {
       worker.slot = message.slot
       worker.state = 'idle'
+      startedOne()
       startupError = undefined
       if (!warm) {
         warm = true
@@ -156,6 +204,7 @@ export function createWorkerPool(options: PoolOptions): Backend<Operations> & { 
   /** A worker that ended (or is being ended): its call fails, and a replacement starts. */
   function retire(worker: PoolWorker, error: unknown, startupFailed = false): void {
     if (worker.state === 'gone') return
+    if (!startupFailed) counters.replaced++
     worker.state = 'gone'
     workers.delete(worker)
     if (worker.graceTimer) clearTimeout(worker.graceTimer)
@@ -235,6 +284,8 @@ export function createWorkerPool(options: PoolOptions): Backend<Operations> & { 
   /** Gives up on a call (deadline or abort): answer now, stop its statement, reclaim its worker. */
   function giveUp(call: PendingCall, error: Error): void {
     if (call.settled) return
+    if (error instanceof QueryTimeoutError) counters.timedOut++
+    else counters.cancelled++
     const worker = call.worker
     settle(call, () => call.reject(error))
     if (!worker) {
@@ -259,11 +310,16 @@ export function createWorkerPool(options: PoolOptions): Backend<Operations> & { 
     size,
     reserve,
     interruptible: interrupter !== undefined,
-    call<K extends OperationName>(op: K, args: OperationArgs<K>, options: BackendCall): Promise<OperationResult<K>> {
+    stats: (): PoolStats => {
+      let busy = 0
+      for (const w of workers) if (w.call) busy++
+      return { workers: workers.size, busy, queued: queue.length, ...counters }
+    },
+    call<K extends keyof Ops & string>(op: K, args: Parameters<Ops[K]>, options: BackendCall): Promise<Awaited<ReturnType<Ops[K]>>> {
       if (closing) return Promise.reject(new EngineClosedError())
       if (options.signal?.aborted) return Promise.reject(new QueryCancelledError())
       if (startupError) return Promise.reject(revive(startupError))
-      return new Promise<OperationResult<K>>((resolve, reject) => {
+      return new Promise<Awaited<ReturnType<Ops[K]>>>((resolve, reject) => {
         const call: PendingCall = {
           op, args, light: options.light, token: nextToken++, budgetMs: options.timeoutMs,
           resolve: resolve as (value: unknown) => void, reject, settled: false, signal: options.signal,
@@ -277,13 +333,20 @@ export function createWorkerPool(options: PoolOptions): Backend<Operations> & { 
         dispatch()
       })
     },
+    whenReady: () => (starting === 0 ? Promise.resolve() : new Promise<void>((done) => onReady.push(done))),
     async close() {
       if (closing) return
       closing = true
       if (respawnTimer) clearTimeout(respawnTimer)
       for (const call of queue.splice(0)) settle(call, () => call.reject(new EngineClosedError()))
-      // Running calls end by themselves (each has its budget).
-      if ([...workers].some((w) => w.call !== undefined)) await new Promise<void>((done) => drained.push(done))
+      // Running calls get a grace period to finish, then are stopped like calls over budget.
+      if ([...workers].some((w) => w.call !== undefined)) {
+        const stop = setTimeout(() => {
+          for (const w of workers) if (w.call) giveUp(w.call, new EngineClosedError())
+        }, options.closeGraceMs ?? CLOSE_GRACE_MS)
+        await new Promise<void>((done) => drained.push(done))
+        clearTimeout(stop)
+      }
       await Promise.all([...workers].map(async (w) => {
         w.state = 'gone'
         await w.thread.terminate()

@@ -3,7 +3,6 @@
  * structured-clone safe: requests are JSON-like, results are plain records and `Result`s.
  */
 import type { Limits } from '../../check/limits.js'
-import type { OperationName } from '../operations.js'
 
 /** What a worker needs to open its connection (`workerData.setup`). */
 export interface WorkerSetup {
@@ -14,9 +13,11 @@ export interface WorkerSetup {
   readonly mmapBytes: number | undefined
   /** The interrupt extension to load, when it was built. */
   readonly extension: string | undefined
+  /** A module whose `createOperations` replaces the default table (PoolOptions.operationsModule). */
+  readonly operationsModule: string | undefined
 }
 
-export type ToWorker = { readonly type: 'call'; readonly token: number; readonly op: OperationName; readonly args: readonly unknown[] }
+export type ToWorker = { readonly type: 'call'; readonly token: number; readonly op: string; readonly args: readonly unknown[] }
 
 export interface SerializedError {
   readonly name: string

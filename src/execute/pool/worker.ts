@@ -5,7 +5,9 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { openDatabase } from '../../store/open.js'
-import { createOperations, type Operations } from '../operations.js'
+import { pathToFileURL } from 'node:url'
+import type { OperationTable } from '../backend.js'
+import { createOperations } from '../operations.js'
 import { makeInterruptible } from './interrupt.js'
 import { serializeError, type FromWorker, type ToWorker, type WorkerSetup } from './protocol.js'
 
@@ -21,8 +23,11 @@ try {
     ...(setup.busyTimeoutMs !== undefined ? { busyTimeoutMs: setup.busyTimeoutMs } : {}),
     ...(setup.mmapBytes !== undefined ? { mmapBytes: setup.mmapBytes } : {}),
   })
-  const interruptible = makeInterruptible(vdb.sqlite, setup.extension)
-  const ops = createOperations(vdb, setup.limits)
+  const interruptible = setup.extension === undefined ? undefined : makeInterruptible(vdb.sqlite, setup.extension)
+  const create = setup.operationsModule === undefined
+    ? createOperations
+    : ((await import(toUrl(setup.operationsModule))) as { createOperations: (...a: Parameters<typeof createOperations>) => OperationTable }).createOperations
+  const ops: OperationTable = create(vdb, setup.limits)
   port.on('message', (message: ToWorker) => void run(ops, message, interruptible?.arm))
   post({ type: 'ready', slot: interruptible?.slot })
 } catch (error) {
@@ -30,10 +35,15 @@ try {
   port.close()
 }
 
-async function run(ops: Operations, message: ToWorker, arm: ((token: number) => void) | undefined): Promise<void> {
+function toUrl(module: string): string {
+  return /^[a-z]+:/i.test(module) ? module : pathToFileURL(module).href
+}
+
+async function run(ops: OperationTable, message: ToWorker, arm: ((token: number) => void) | undefined): Promise<void> {
   try {
     arm?.(message.token)
-    const operation = ops[message.op] as (...args: readonly unknown[]) => unknown
+    const operation = ops[message.op]
+    if (!operation) throw new Error(`execute/pool: no operation named ${message.op}`)
     const value = await operation(...message.args)
     post({ type: 'result', token: message.token, ok: true, value })
   } catch (error) {
