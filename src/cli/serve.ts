@@ -28,6 +28,12 @@ export const DEFAULT_PORT = 8443
 export const DEFAULT_HOST = '127.0.0.1'
 export const DEFAULT_DATA_DIR = './.ventureql'
 export const DATABASE_FILE = 'ventureql.db'
+/**
+ * The time budget of a request's queries: long enough for any first count on a million companies
+ * that the cost limits admit, short enough that a client is answered (503, Retry-After) before
+ * proxies and clients give up on it.
+ */
+export const DEFAULT_QUERY_TIMEOUT_MS = 10_000
 
 /** The keys a first run creates: enough for interactive use and scripts, and a trial key to see its limits. */
 export const FIRST_RUN_KEYS: readonly (NewKey & { readonly name: 'full' | 'trial' })[] = Object.freeze([
@@ -51,6 +57,10 @@ export interface ServeOptions {
   readonly baseUrl?: string
   /** Log `METHOD /path status ms` per request to stderr (never the query string: it may hold the key). */
   readonly accessLog?: boolean
+  /** Milliseconds a request's query may run before it is stopped and answered 503 (default 10,000). */
+  readonly queryTimeout?: number
+  /** Worker threads that run queries (default: one per core; one more is kept for key checks and lookups). */
+  readonly workers?: number
   /** Where start-up lines go (default stdout) and progress and warnings (default stderr). */
   readonly out?: (line: string) => void
   readonly err?: (line: string) => void
@@ -101,7 +111,12 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
   }
   if (!existsSync(databaseFile)) await generateDemo(databaseFile, options.companies ?? DEFAULT_DEMO_COMPANIES, err)
 
-  const engine = createEngine({ database: databaseFile })
+  const queryTimeoutMs = options.queryTimeout ?? DEFAULT_QUERY_TIMEOUT_MS
+  if (!Number.isSafeInteger(queryTimeoutMs) || queryTimeoutMs < 0) throw new ServeError(`--query-timeout must be a whole number of milliseconds (0: no limit), got ${String(queryTimeoutMs)}`)
+  if (options.workers !== undefined && (!Number.isSafeInteger(options.workers) || options.workers < 1)) {
+    throw new ServeError(`--workers must be a whole number of threads, at least 1, got ${String(options.workers)}`)
+  }
+  const engine = createEngine({ database: databaseFile, timeoutMs: queryTimeoutMs, ...(options.workers !== undefined ? { workers: options.workers } : {}) })
   let server: RunningServer
   try {
     const app = createApp(engine, options.baseUrl ? { baseUrl: options.baseUrl } : {})
@@ -124,6 +139,9 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
 
   const companies = await engine.count({ dataset: 'companies', filter: {} })
   out(`ventureql: serving ${server.url} (${companies.ok ? `${companies.value} companies, ` : ''}${databaseFile})`)
+  const { workers, interruptible, timeoutMs } = engine.execution
+  out(`queries: ${workers} worker threads (one kept for key checks and lookups), ${timeoutMs > 0 ? `stopped after ${timeoutMs} ms (--query-timeout)` : 'no time limit'}`
+    + `${timeoutMs > 0 && !interruptible ? '; the interrupt extension was not built (no C compiler at install), so a worker over budget is ended instead' : ''}`)
   if (tls?.selfSigned) {
     out(`certificate: ${tls.certPath} (self-signed for localhost, 127.0.0.1 and ::1; ${tls.created ? 'created now' : 'reused'}, valid until ${tls.validTo.toISOString().slice(0, 10)})`)
     out(`  trust it: curl --cacert ${tls.certPath} '${server.url}/ratelimit/usage?key=KEY'`)
@@ -184,6 +202,14 @@ function port(value: string): number {
   return n
 }
 
+function wholeNumber(flag: string, min: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value)
+    if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < min) throw new Error(`${flag} must be a whole number, at least ${min}, got ${JSON.stringify(value)}`)
+    return n
+  }
+}
+
 function companiesCount(value: string): number {
   const n = Number(value)
   if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new Error(`--companies must be a positive whole number, got ${JSON.stringify(value)}`)
@@ -203,9 +229,11 @@ export function registerServe(program: Command): void {
     .option('--companies <n>', 'size of the demo database when it is generated', companiesCount, DEFAULT_DEMO_COMPANIES)
     .option('--base-url <url>', 'public base URL used in response URLs and the OpenAPI document, e.g. behind a proxy (default: the request\'s origin)')
     .option('--access-log', 'log METHOD /path status time per request to stderr (query strings are never logged)')
+    .option('--query-timeout <ms>', 'milliseconds a request\'s query may run before it is stopped and answered 503 with Retry-After (0: no limit)', wholeNumber('--query-timeout', 0), DEFAULT_QUERY_TIMEOUT_MS)
+    .option('--workers <n>', 'worker threads that run queries (default: one per core, plus one kept for key checks and lookups)', wholeNumber('--workers', 1))
     .action(async (opts: {
       port: number; host: string; dataDir: string; database?: string; tlsCert?: string; tlsKey?: string
-      http?: boolean; companies: number; baseUrl?: string; accessLog?: boolean
+      http?: boolean; companies: number; baseUrl?: string; accessLog?: boolean; queryTimeout: number; workers?: number
     }) => {
       let handle: ServeHandle
       try {

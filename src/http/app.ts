@@ -40,6 +40,7 @@ export function resolveOptions(options: AppOptions = {}): ResolvedOptions {
     companiesPerPage: options.companiesPerPage ?? 10,
     defaultPerPage: options.defaultPerPage ?? 50,
     trialMaxResults: options.trialMaxResults ?? 50,
+    queryTimeoutMs: options.queryTimeoutMs,
     onInternalError: options.onInternalError ?? reportToStderr,
   })
 }
@@ -57,6 +58,11 @@ export function createApp(engine: Engine, options: AppOptions = {}): VentureApp 
   // strict: false: `/companies/` is `/companies` (design section 6).
   const app = new Hono<HttpEnv>({ strict: false })
 
+  const budget = deps.options.queryTimeoutMs
+  app.use('*', (c, next) => {
+    c.set('call', budget === undefined ? { signal: c.req.raw.signal } : { signal: c.req.raw.signal, timeoutMs: budget })
+    return next()
+  })
   app.use('*', authMiddleware(deps))
   for (const module of ROUTE_MODULES) module.register(app, deps)
 

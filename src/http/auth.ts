@@ -4,7 +4,7 @@
  * is looked up by its hash and never logged; the error bodies do not echo it either.
  */
 import type { MiddlewareHandler } from 'hono'
-import { callOptions, type AppDeps, type HttpEnv } from './context.js'
+import type { AppDeps, HttpEnv } from './context.js'
 import { problemResponse } from './problem.js'
 import { quotaExceeded, quotaHeaders, UNCOUNTED_PATHS } from './quota.js'
 
@@ -37,7 +37,8 @@ export function authMiddleware(deps: AppDeps): MiddlewareHandler<HttpEnv> {
     const now = deps.options.clock()
     const path = c.req.path.replace(/\/+$/, '') || '/'
     const counted = !UNCOUNTED_PATHS.has(path)
-    const checked = await deps.engine.access.authorize(key, now, counted, callOptions(c))
+    // The engine's own budget, not the routes' (queryTimeoutMs): a key check is one indexed lookup.
+    const checked = await deps.engine.access.authorize(key, now, counted, { signal: c.req.raw.signal })
     if (!checked.ok) {
       return problemResponse(403, { detail: checked.reason === 'revoked' ? 'The API key has been revoked and is no longer valid.' : 'The API key is not valid.' })
     }

@@ -33,6 +33,12 @@ export interface AppOptions {
   /** Most results a trial key receives (spec section 1: 50). */
   readonly trialMaxResults?: number
   /**
+   * Milliseconds each engine call of a route may take (a query, a listing, a record lookup) before
+   * the request is answered 503 `query_timeout` with Retry-After. Default: the engine's `timeoutMs`.
+   * The key check keeps the engine's budget.
+   */
+  readonly queryTimeoutMs?: number
+  /**
    * Where internal faults are reported (the stack, never the request's key). Default: stderr.
    * Responses never carry it.
    */
@@ -48,6 +54,7 @@ export interface ResolvedOptions {
   readonly companiesPerPage: number
   readonly defaultPerPage: number
   readonly trialMaxResults: number
+  readonly queryTimeoutMs: number | undefined
   readonly onInternalError: NonNullable<AppOptions['onInternalError']>
 }
 
@@ -65,6 +72,8 @@ export interface HttpEnv {
   Variables: {
     apiKey: ApiKeyRecord
     quota: QuotaState
+    /** The per-call options of this request's engine calls (`callOptions`). */
+    call: CallOptions
   }
 }
 
@@ -96,11 +105,11 @@ export interface RouteModule {
 }
 
 /**
- * Per-call options of a request's engine calls: its signal, so a query stops when the client goes
- * away (the Node bridge aborts it); the budget is the engine's.
+ * Per-call options of a route's engine calls: the request's signal, so a query stops when the
+ * client goes away (the Node bridge aborts it), and the app's `queryTimeoutMs` when set.
  */
 export function callOptions(c: Context<HttpEnv>): CallOptions {
-  return { signal: c.req.raw.signal }
+  return c.get('call') ?? { signal: c.req.raw.signal }
 }
 
 /** The absolute base for URLs in responses: the configured one, else the request's origin. */
