@@ -6,7 +6,7 @@
  * Why not just `server.close()`: it closes the listening socket at once, and the kernel resets
  * every connection still waiting in its accept backlog, which the client already saw as accepted;
  * and it destroys every connection without a request in progress, including fresh ones whose TLS
- * handshake or first request is still on its way. Together these reset 12 to 31 of 50 requests
+ * handshake or first request is still on its way. Together these reset 12 to 34 of 50 requests
  * sent at once (scripts/shutdown-probe.ts; README, "Stopping the server").
  *
  * What `close(timeoutMs)` does instead:
