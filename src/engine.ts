@@ -76,8 +76,11 @@ export interface Engine<D extends VentureDb = VentureDb> {
   readonly records: EngineRecords
   /** API keys and quotas as the reference server checks them (SQLite only). */
   readonly access: EngineAccess
-  /** Refuses new calls, lets running ones end, stops the workers and closes a database it opened. */
-  close(): Promise<void>
+  /**
+   * Refuses new calls, lets running ones finish for up to `graceMs` (default 5,000) and then stops
+   * them, ends the workers and closes a database it opened.
+   */
+  close(options?: { readonly graceMs?: number }): Promise<void>
   readonly limits: Limits
   /**
    * The caller's own connection: the one queries run on inline, or, with workers, the one that
@@ -172,8 +175,8 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
     access: Object.freeze<EngineAccess>({
       authorize: (key, now, count, o) => run('authorize', [key, now.getTime(), count], o),
     }),
-    async close() {
-      await backend.close()
+    async close(closeOptions) {
+      await backend.close(closeOptions?.graceMs)
       if (owned) await vdb.close()
     },
   }

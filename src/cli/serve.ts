@@ -16,7 +16,7 @@ import type { Command } from 'commander'
 import { createEngine, type Engine } from '../engine.js'
 import type { SqliteVentureDb } from '../store/open.js'
 import { createApp } from '../http/app.js'
-import { startNodeServer, type RunningServer } from '../http/node-server.js'
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, startNodeServer, type CloseSummary, type RunningServer } from '../http/node-server.js'
 import { loadOrCreateDevCertificate, readTlsPair, type TlsMaterial } from '../http/tls.js'
 import { createApiKey, listApiKeys, type NewKey } from '../store/api-keys.js'
 import { generateInto } from '../store/generate/build.js'
@@ -61,6 +61,8 @@ export interface ServeOptions {
   readonly queryTimeout?: number
   /** Worker threads that run queries (default: one per core; one more is kept for key checks and lookups). */
   readonly workers?: number
+  /** How long `close()` may take (milliseconds); see `RunningServer.close`. Default 10,000. */
+  readonly shutdownTimeoutMs?: number
   /** Where start-up lines go (default stdout) and progress and warnings (default stderr). */
   readonly out?: (line: string) => void
   readonly err?: (line: string) => void
@@ -75,8 +77,11 @@ export interface ServeHandle {
   readonly tls: TlsMaterial | undefined
   /** The keys this start created (first run only). */
   readonly createdKeys: { readonly full: string; readonly trial: string } | undefined
-  /** Stops accepting requests, lets those in flight finish, then closes the database. */
-  close(): Promise<void>
+  /**
+   * Stops gracefully within the shutdown timeout (`RunningServer.close`: every request received is
+   * answered, idle connections are closed), then closes the database. Later calls return the same promise.
+   */
+  close(): Promise<CloseSummary>
 }
 
 /** A problem with the options or the environment, said in one line; the CLI exits 1 with it. */
@@ -91,6 +96,8 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
   const port = options.port ?? DEFAULT_PORT
   const host = options.host ?? DEFAULT_HOST
   if (!Number.isSafeInteger(port) || port < 0 || port > 65535) throw new ServeError(`--port must be a whole number from 0 to 65535, got ${String(port)}`)
+  const shutdownTimeoutMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS
+  if (!Number.isSafeInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) throw new ServeError(`--shutdown-timeout must be a whole number of milliseconds >= 0, got ${String(shutdownTimeoutMs)}`)
   if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) {
     throw new ServeError('--tls-cert and --tls-key go together: give both (a certificate and its private key) or neither (a development certificate is created)')
   }
@@ -160,10 +167,15 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
   }
   out(`try: curl${tls?.selfSigned ? ` --cacert ${tls.certPath}` : ''} '${server.url}/companies?stage=a|b&key=KEY'   (API description: ${server.url}/openapi.json)`)
 
-  let closing: Promise<void> | undefined
+  let closing: Promise<CloseSummary> | undefined
   return Object.freeze({
     url: server.url, server, engine, databaseFile, tls, createdKeys,
-    close: () => (closing ??= server.close().then(() => engine.close())),
+    // The database closes only after the server: requests still being answered need it.
+    close: () => (closing ??= server.close(shutdownTimeoutMs).then(async (summary) => {
+      // Every request has its answer now; a query still running belongs to one answered 503: stop it.
+      await engine.close({ graceMs: 0 })
+      return summary
+    })),
   })
 }
 
@@ -202,10 +214,13 @@ function port(value: string): number {
   return n
 }
 
-function wholeNumber(flag: string, min: number): (value: string) => number {
+/** A flag's parser: digits only, at least `min`; `unit` names what the number counts. */
+function wholeNumber(flag: string, min: number, unit: string): (value: string) => number {
   return (value) => {
     const n = Number(value)
-    if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < min) throw new Error(`${flag} must be a whole number, at least ${min}, got ${JSON.stringify(value)}`)
+    if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < min) {
+      throw new Error(`${flag} must be a whole number of ${unit}${min > 0 ? ` (at least ${min})` : ''}, got ${JSON.stringify(value)}`)
+    }
     return n
   }
 }
@@ -229,15 +244,16 @@ export function registerServe(program: Command): void {
     .option('--companies <n>', 'size of the demo database when it is generated', companiesCount, DEFAULT_DEMO_COMPANIES)
     .option('--base-url <url>', 'public base URL used in response URLs and the OpenAPI document, e.g. behind a proxy (default: the request\'s origin)')
     .option('--access-log', 'log METHOD /path status time per request to stderr (query strings are never logged)')
-    .option('--query-timeout <ms>', 'milliseconds a request\'s query may run before it is stopped and answered 503 with Retry-After (0: no limit)', wholeNumber('--query-timeout', 0), DEFAULT_QUERY_TIMEOUT_MS)
-    .option('--workers <n>', 'worker threads that run queries (default: one per core, plus one kept for key checks and lookups)', wholeNumber('--workers', 1))
+    .option('--query-timeout <ms>', 'milliseconds a request\'s query may run before it is stopped and answered 503 with Retry-After (0: no limit)', wholeNumber('--query-timeout', 0, 'milliseconds'), DEFAULT_QUERY_TIMEOUT_MS)
+    .option('--workers <n>', 'worker threads that run queries (default: one per core, plus one kept for key checks and lookups)', wholeNumber('--workers', 1, 'threads'))
+    .option('--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, time to answer the requests received before exiting; those still running near the end are answered 503', wholeNumber('--shutdown-timeout', 0, 'milliseconds'), DEFAULT_SHUTDOWN_TIMEOUT_MS)
     .action(async (opts: {
       port: number; host: string; dataDir: string; database?: string; tlsCert?: string; tlsKey?: string
-      http?: boolean; companies: number; baseUrl?: string; accessLog?: boolean; queryTimeout: number; workers?: number
+      http?: boolean; companies: number; baseUrl?: string; accessLog?: boolean; queryTimeout: number; workers?: number; shutdownTimeout: number
     }) => {
       let handle: ServeHandle
       try {
-        handle = await startServe(opts)
+        handle = await startServe({ ...opts, shutdownTimeoutMs: opts.shutdownTimeout })
       } catch (error) {
         process.stderr.write(`ventureql serve: ${error instanceof Error ? error.message : String(error)}\n`)
         process.exitCode = 1
@@ -245,13 +261,17 @@ export function registerServe(program: Command): void {
       }
       let signals = 0
       const shutdown = (signal: NodeJS.Signals) => {
+        // A second signal is the operator overriding the wait; exit 1 says requests may have been cut.
         if (++signals > 1) {
           process.stderr.write(`ventureql: ${signal} again, exiting without waiting\n`)
           process.exit(1)
         }
-        process.stderr.write(`ventureql: ${signal}, finishing requests in flight and closing the database ...\n`)
+        process.stderr.write(`ventureql: ${signal}, answering the requests received (at most ${opts.shutdownTimeout} ms), then closing the database ...\n`)
         handle.close().then(
-          () => { process.stderr.write('ventureql: stopped\n'); process.exit(0) },
+          (s) => {
+            process.stderr.write(`ventureql: stopped after ${s.ms} ms: ${s.completed} requests answered, ${s.refused} answered 503, ${s.cut} responses cut off, ${s.closedIdle} idle connections closed\n`)
+            process.exit(0)
+          },
           (error: unknown) => { process.stderr.write(`ventureql: shutdown failed: ${String(error)}\n`); process.exit(1) },
         )
       }

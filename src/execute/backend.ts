@@ -41,8 +41,8 @@ export interface Backend<Ops extends OperationTable = Operations> {
   /** Whether a statement over its budget is interrupted (true) or only abandoned (false). */
   readonly interruptible: boolean
   call<K extends keyof Ops & string>(op: K, args: Parameters<Ops[K]>, call: BackendCall): Promise<Awaited<ReturnType<Ops[K]>>>
-  /** Refuses new calls, lets running ones end (each has its budget), then releases threads. */
-  close(): Promise<void>
+  /** Refuses new calls, lets running ones end for up to `graceMs` then stops them, and releases threads. */
+  close(graceMs?: number): Promise<void>
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

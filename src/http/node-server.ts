@@ -18,8 +18,11 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
-import { getRequestListener, RequestError } from '@hono/node-server'
+import { getRequestListener, RequestError, type HttpBindings } from '@hono/node-server'
+import { gracefulCloser, RETRY_AFTER_SECONDS, type CloseSummary, type GracefulCloser, type RawResponse } from './graceful-close.js'
 import { problemResponse } from './problem.js'
+
+export type { CloseSummary } from './graceful-close.js'
 
 export interface NodeServerOptions {
   /** The handler, e.g. `createApp(engine).fetch`. It receives the full URL (`https://host:port/path?query`). */
@@ -60,8 +63,15 @@ export interface RunningServer {
   readonly host: string
   readonly port: number
   readonly server: Server
-  /** Stops accepting connections, lets requests in flight finish (up to `graceMs`), then resolves. */
-  close(graceMs?: number): Promise<void>
+  /**
+   * Stops gracefully within `timeoutMs` (default 10,000): connections clients already made are
+   * still accepted for a moment (closing the listening socket at once would reset them), every
+   * request received is answered, each with `Connection: close`, idle keep-alive connections are
+   * closed, and then it resolves. Requests still running shortly before the timeout are answered
+   * 503 with Retry-After; responses already streaming then are cut. Later calls return the same
+   * promise. The engine is the caller's to close afterwards. (`graceful-close.ts` has the steps.)
+   */
+  close(timeoutMs?: number): Promise<CloseSummary>
 }
 
 /** Raised when the server cannot listen (port in use, no permission, bad address). */
@@ -79,16 +89,28 @@ const DEFAULTS = Object.freeze({
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
+  shutdownTimeoutMs: 10_000,
 })
 
+/** Default of `RunningServer.close(timeoutMs)` and of `ventureql serve --shutdown-timeout`. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = DEFAULTS.shutdownTimeoutMs
+
 /** Starts listening; resolves once the port is bound, rejects with a ListenError otherwise. */
-export function startNodeServer(options: NodeServerOptions): Promise<RunningServer> {
+export async function startNodeServer(options: NodeServerOptions): Promise<RunningServer> {
   const host = options.host ?? DEFAULTS.host
   const protocol = options.tls ? 'https' : 'http'
-  const listener = bridge(options)
-  const server: Server = options.tls
-    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, listener)
-    : createHttpServer(listener)
+  // Built now so the close can write it synchronously, wherever it is.
+  const unavailable = await rawResponse(problemResponse(503, {
+    detail: `The server is shutting down; retry in ${RETRY_AFTER_SECONDS} s.`,
+    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    extra: { retry_after: RETRY_AFTER_SECONDS },
+  }))
+  const server: Server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }) : createHttpServer()
+  const closer = gracefulCloser(server, {
+    unavailable,
+    ...(options.onAccess ? { onRefused: accessLogger(options.onAccess, unavailable.status) } : {}),
+  })
+  server.on('request', bridge(options, closer))
   server.headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs
   server.requestTimeout = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? DEFAULTS.keepAliveTimeoutMs
@@ -117,7 +139,7 @@ export function startNodeServer(options: NodeServerOptions): Promise<RunningServ
       resolvePromise(Object.freeze({
         url: `${protocol}://${urlHost(host)}:${port}`,
         protocol, host, port, server,
-        close: (graceMs?: number) => closeServer(server, graceMs ?? 10_000),
+        close: (timeoutMs?: number) => closer.close(timeoutMs ?? DEFAULTS.shutdownTimeoutMs),
       }))
     }
     server.once('error', onError)
@@ -126,14 +148,26 @@ export function startNodeServer(options: NodeServerOptions): Promise<RunningServ
   })
 }
 
-/** The request listener: body limit, Request/Response translation, access log. */
-function bridge(options: NodeServerOptions): (incoming: IncomingMessage, outgoing: ServerResponse) => void {
+/** The request listener: graceful-close bookkeeping, body limit, Request/Response translation, access log. */
+function bridge(options: NodeServerOptions, closer: GracefulCloser): (incoming: IncomingMessage, outgoing: ServerResponse) => void {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.maxBodyBytes
   const onAccess = options.onAccess
   const handle = getRequestListener(
-    async (request) => {
+    async (request, env) => {
+      const { outgoing } = env as HttpBindings
       const started = performance.now()
-      const response = await options.fetch(await limitBody(request, maxBodyBytes))
+      let response: Response
+      try {
+        response = await options.fetch(await limitBody(request, maxBodyBytes))
+      } catch (error) {
+        // The error handler below answers it, unless the close already has.
+        throw closer.claim(outgoing) ? error : ANSWERED_BY_CLOSE
+      }
+      if (!closer.claim(outgoing)) {
+        // The close answered 503 while the application was still working; its answer has nowhere to go.
+        await response.body?.cancel().catch(() => {})
+        throw ANSWERED_BY_CLOSE
+      }
       if (onAccess) onAccess({ method: request.method, path: pathOf(request.url), status: response.status, ms: performance.now() - started })
       return response
     },
@@ -141,6 +175,8 @@ function bridge(options: NodeServerOptions): (incoming: IncomingMessage, outgoin
       // Keep the process's Request and Response as they are: an embedding application may rely on them.
       overrideGlobalObjects: false,
       errorHandler: (error) => {
+        // Returning nothing tells the adapter not to write a response.
+        if (error === ANSWERED_BY_CLOSE) return
         if (error instanceof BodyTooLarge) return problemResponse(413, { detail: error.message, headers: { connection: 'close' } })
         if (error instanceof ClientGone) return problemResponse(400, { detail: error.message, headers: { connection: 'close' } })
         // A malformed request target or Host header: the app was not called.
@@ -152,8 +188,10 @@ function bridge(options: NodeServerOptions): (incoming: IncomingMessage, outgoin
     },
   )
   return (incoming, outgoing) => {
+    if (!closer.admit(incoming, outgoing)) return
     const declared = Number(incoming.headers['content-length'])
     if (Number.isFinite(declared) && declared > maxBodyBytes) {
+      closer.claim(outgoing)
       // Refused before a byte of the body is read; the connection closes so the rest is not parsed.
       void respondDirectly(outgoing, problemResponse(413, { detail: tooLargeMessage(maxBodyBytes, declared), headers: { connection: 'close' } }))
       return
@@ -163,6 +201,15 @@ function bridge(options: NodeServerOptions): (incoming: IncomingMessage, outgoin
       outgoing.destroy()
     })
   }
+}
+
+/** Thrown to the adapter for a request the graceful close has already answered. */
+const ANSWERED_BY_CLOSE = Symbol('answered by close')
+
+function accessLogger(onAccess: (entry: AccessEntry) => void, status: number): (incoming: IncomingMessage, startedAt: number) => void {
+  return (incoming, startedAt) => onAccess({
+    method: incoming.method ?? '', path: (incoming.url ?? '/').split('?')[0]!, status, ms: performance.now() - startedAt,
+  })
 }
 
 class BodyTooLarge extends Error {}
@@ -202,9 +249,13 @@ function tooLargeMessage(limit: number, declared: number | undefined): string {
 }
 
 async function respondDirectly(outgoing: ServerResponse, response: Response): Promise<void> {
-  const body = Buffer.from(await response.arrayBuffer())
-  outgoing.writeHead(response.status, { ...Object.fromEntries(response.headers), 'content-length': body.byteLength })
+  const { status, headers, body } = await rawResponse(response)
+  outgoing.writeHead(status, { ...headers, 'content-length': body.byteLength })
   outgoing.end(body)
+}
+
+async function rawResponse(response: Response): Promise<RawResponse> {
+  return { status: response.status, headers: Object.fromEntries(response.headers), body: Buffer.from(await response.arrayBuffer()) }
 }
 
 function pathOf(url: string): string {
@@ -226,18 +277,4 @@ function listenMessage(error: NodeJS.ErrnoException, host: string, port: number)
     case 'EADDRNOTAVAIL': return `the address ${host} is not an address of this machine; choose another with --host`
     default: return `cannot listen on ${host}:${port}: ${error.message}`
   }
-}
-
-function closeServer(server: Server, graceMs: number): Promise<void> {
-  return new Promise((resolvePromise) => {
-    if (!server.listening) return resolvePromise()
-    // Idle keep-alive connections would hold close() open until they time out.
-    const timer = setTimeout(() => server.closeAllConnections(), graceMs)
-    timer.unref()
-    server.close(() => {
-      clearTimeout(timer)
-      resolvePromise()
-    })
-    server.closeIdleConnections()
-  })
 }

@@ -334,7 +334,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
       })
     },
     whenReady: () => (starting === 0 ? Promise.resolve() : new Promise<void>((done) => onReady.push(done))),
-    async close() {
+    async close(closeGraceMs = options.closeGraceMs ?? CLOSE_GRACE_MS) {
       if (closing) return
       closing = true
       if (respawnTimer) clearTimeout(respawnTimer)
@@ -343,7 +343,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
       if ([...workers].some((w) => w.call !== undefined)) {
         const stop = setTimeout(() => {
           for (const w of workers) if (w.call) giveUp(w.call, new EngineClosedError())
-        }, options.closeGraceMs ?? CLOSE_GRACE_MS)
+        }, closeGraceMs)
         await new Promise<void>((done) => drained.push(done))
         clearTimeout(stop)
       }
