@@ -13,7 +13,9 @@
  *   1 x POST /queries (investors with a foreign on companies), 1 x GET /queries/:id?page=<2-20>
  *
  * `BENCH_COMPANIES=1000000 BENCH_HTTP_SECONDS=60 npx tsx bench/serve-load.bench.ts` for the
- * issue's figures; `BENCH_HTTP_WORKERS=1,2,4` to choose the server sizes.
+ * issue's figures; `BENCH_HTTP_WORKERS=1,2,4` to choose the server sizes; `BENCH_HTTP_BEFORE=DIR`
+ * adds a first row for the server of another checkout (e.g. a worktree of an older commit, with
+ * node_modules), run with its defaults on the same database and mix.
  */
 import { availableParallelism } from 'node:os'
 import autocannon from 'autocannon'
@@ -75,7 +77,7 @@ async function mixFor(url: string): Promise<Req[]> {
 }
 
 interface Run {
-  readonly workers: number
+  readonly workers: number | string
   readonly rps: number
   readonly p50: number
   readonly p99: number
@@ -90,8 +92,10 @@ async function load(url: string, requests: Req[], duration: number): Promise<aut
   return autocannon({ url, connections, duration, requests, headers: auth, timeout: 10 })
 }
 
-async function measure(workers: number): Promise<Run> {
-  const server = await startServeProcess({ database: file, args: ['--workers', String(workers), '--query-timeout', '10000'] })
+async function measure(workers: number | 'before'): Promise<Run> {
+  const server = workers === 'before'
+    ? await startServeProcess({ database: file, cwd: process.env.BENCH_HTTP_BEFORE })
+    : await startServeProcess({ database: file, args: ['--workers', String(workers), '--query-timeout', '10000'] })
   try {
     const requests = await mixFor(server.url)
     process.stderr.write(`  serve-load: ${workers} workers: warm-up 5 s, then ${seconds} s ...\n`)
@@ -120,12 +124,13 @@ async function measure(workers: number): Promise<Run> {
   }
 }
 
+const before = process.env.BENCH_HTTP_BEFORE ? [await measure('before')] : []
 const runs: Run[] = []
 for (const workers of sizes) runs.push(await measure(workers))
 const base = runs[0]!
 console.log(`\n## Requests/s on the mix (${companies} companies, ${connections} connections, ${seconds} s per server)`)
 console.log('workers   req/s   ratio to 1   p50 ms   p99 ms   >10 s   non-200   errors   anon MB   map MB')
-for (const r of runs) {
+for (const r of [...before, ...runs]) {
   console.log(`${String(r.workers).padStart(7)}   ${r.rps.toFixed(0).padStart(5)}   ${(r.rps / base.rps).toFixed(2).padStart(10)}   ${String(r.p50).padStart(6)}   ${String(r.p99).padStart(6)}   ${String(r.over10s).padStart(5)}   ${String(r.non2xx).padStart(7)}   ${String(r.errors).padStart(6)}   ${r.anonMb.toFixed(0).padStart(7)}   ${r.fileMb.toFixed(0).padStart(6)}`)
 }
 // More workers must not be slower (the mix has enough independent work for every core), and no
