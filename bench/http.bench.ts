@@ -21,7 +21,7 @@ import { runBench, type Case } from './support/measure.js'
 const vdb = openBenchDatabase()
 const engine = createEngine({ database: vdb })
 const app = createApp(engine, { baseUrl: 'https://bench.test' })
-const made = createApiKey(vdb, { plan: 'full', quota: 1_000_000_000, period: 'day', label: 'bench/http' })
+const made = await createApiKey(vdb, { plan: 'full', quota: 1_000_000_000, period: 'day', label: 'bench/http' })
 if (!made.ok) throw new Error('bench: could not create a key')
 const key = made.value.key
 

@@ -32,7 +32,7 @@ const sizes = (process.env.BENCH_HTTP_WORKERS ?? `1,2,${availableParallelism()}`
   .filter((n, i, all) => Number.isSafeInteger(n) && n > 0 && all.indexOf(n) === i)
 
 const admin = openDatabase(file)
-const made = createApiKey(admin, { plan: 'full', quota: 2_000_000_000, period: 'day', label: 'bench/serve-load' })
+const made = await createApiKey(admin, { plan: 'full', quota: 2_000_000_000, period: 'day', label: 'bench/serve-load' })
 if (!made.ok) throw new Error('bench: could not create a key')
 const key = made.value.key
 const investors = admin.sqlite.prepare('select id from investors where portfolio_size > 0').pluck().all() as number[]

@@ -41,10 +41,10 @@ function databaseFile(flags: DatabaseFlags): string {
   return file
 }
 
-async function withDatabase<T>(flags: DatabaseFlags, action: (vdb: SqliteVentureDb) => T): Promise<T> {
+async function withDatabase<T>(flags: DatabaseFlags, action: (vdb: SqliteVentureDb) => Promise<T>): Promise<T> {
   const vdb = openDatabase(databaseFile(flags))
   try {
-    return action(vdb)
+    return await action(vdb)
   } finally {
     await vdb.close()
   }
@@ -113,8 +113,8 @@ export function registerKeys(program: Command): void {
     .option('--label <text>', 'a note to tell keys apart in `keys list`')
     .action(guarded('create', async (opts: DatabaseFlags & { plan: string; quota: string; period: string; label?: string }) => {
       const quota = quotaFlag(opts.quota)
-      await withDatabase(opts, (vdb) => {
-        const made = createApiKey(vdb, { plan: opts.plan.trim().toLowerCase() as Plan, quota, period: opts.period, ...(opts.label !== undefined ? { label: opts.label } : {}) })
+      await withDatabase(opts, async (vdb) => {
+        const made = await createApiKey(vdb, { plan: opts.plan.trim().toLowerCase() as Plan, quota, period: opts.period, ...(opts.label !== undefined ? { label: opts.label } : {}) })
         if (!made.ok) throw new UsageError(flagMessage(made.issues))
         const { key, record } = made.value
         process.stdout.write(`${key}\n`)
@@ -127,8 +127,8 @@ export function registerKeys(program: Command): void {
     .description('List API keys (id, prefix, plan, quota, period, label, created, revoked); never the keys themselves.')
     .option('--json', 'print a JSON array instead of a table')
     .action(guarded('list', async (opts: DatabaseFlags & { json?: boolean }) => {
-      await withDatabase(opts, (vdb) => {
-        const rows = listApiKeys(vdb).map(listRow)
+      await withDatabase(opts, async (vdb) => {
+        const rows = (await listApiKeys(vdb)).map(listRow)
         if (opts.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`)
         else if (rows.length === 0) process.stderr.write('no API keys yet; create one with `ventureql keys create --plan full --quota 1000 --period day`\n')
         else process.stdout.write(`${table(rows, LIST_COLUMNS)}\n`)
@@ -141,8 +141,8 @@ export function registerKeys(program: Command): void {
     .action(guarded('revoke', async (which: string, opts: DatabaseFlags) => {
       const target = which.trim()
       if (target === '') throw new UsageError('name the key to revoke: its id, its prefix or the key')
-      await withDatabase(opts, (vdb) => {
-        const revoked = revokeApiKey(vdb, target)
+      await withDatabase(opts, async (vdb) => {
+        const revoked = await revokeApiKey(vdb, target)
         // A whole key is a secret: messages name it by what `keys list` shows, never by its text.
         const named = /^[0-9]+$/.test(target) ? `id ${target}` : target.length > SHOWN_PREFIX_LENGTH ? 'the given key' : `prefix ${target}`
         if (revoked.length === 0) throw new UsageError(`no active key matches ${named} (see \`ventureql keys list\`; a revoked key stays revoked)`)

@@ -141,8 +141,8 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
 
   // Keys are created only once the server is up: a key printed by a start that then failed to
   // listen would be lost (its text is never stored).
-  const active = listApiKeys(engine.database).filter((k) => k.revokedAt === null)
-  const createdKeys = active.length === 0 ? createFirstRunKeys(engine) : undefined
+  const active = (await listApiKeys(engine.database)).filter((k) => k.revokedAt === null)
+  const createdKeys = active.length === 0 ? await createFirstRunKeys(engine) : undefined
 
   const companies = await engine.count({ dataset: 'companies', filter: {} })
   out(`ventureql: serving ${server.url} (${companies.ok ? `${companies.value} companies, ` : ''}${databaseFile})`)
@@ -198,10 +198,10 @@ async function generateDemo(file: string, companies: number, err: (line: string)
   err(`ventureql: generated in ${((Date.now() - started) / 1000).toFixed(1)} s`)
 }
 
-function createFirstRunKeys(engine: Engine<SqliteVentureDb>): { full: string; trial: string } {
+async function createFirstRunKeys(engine: Engine<SqliteVentureDb>): Promise<{ full: string; trial: string }> {
   const keys: Record<string, string> = {}
   for (const spec of FIRST_RUN_KEYS) {
-    const made = createApiKey(engine.database, spec)
+    const made = await createApiKey(engine.database, spec)
     if (!made.ok) throw new ServeError(`could not create the ${spec.name} key: ${made.issues.map((i) => i.message).join('; ')}`)
     keys[spec.name] = made.value.key
   }

@@ -36,8 +36,8 @@ export type Authorization =
   | { readonly ok: false; readonly reason: 'unknown' | 'revoked' }
 
 /**
- * The operations on one connection. The query pipeline runs on either backend; record lookups and
- * API keys are still written for SQLite's handle, and on PostgreSQL they say so (createApp refuses
+ * The operations on one connection. The query pipeline and API keys run on either backend; record
+ * lookups are still written for SQLite's handle, and on PostgreSQL they say so (createApp refuses
  * a PostgreSQL engine for that reason).
  */
 export function createOperations(database: VentureDb, limits: Limits) {
@@ -83,13 +83,12 @@ export function createOperations(database: VentureDb, limits: Limits) {
      * The key's record and its quota state: counted (one atomic statement, exact across
      * connections and processes) unless `count` is false (GET /ratelimit/usage).
      */
-    authorize: (key: string, nowMs: number, count: boolean): Authorization => {
-      const vdb = sqliteOnly()
-      const record = findApiKey(vdb, key)
+    authorize: async (key: string, nowMs: number, count: boolean): Promise<Authorization> => {
+      const record = await findApiKey(database, key)
       if (!record) return { ok: false, reason: 'unknown' }
       if (record.revokedAt !== null) return { ok: false, reason: 'revoked' }
       const now = new Date(nowMs)
-      return { ok: true, key: record, quota: count ? consumeQuota(vdb, record, now) : quotaStatus(vdb, record, now) }
+      return { ok: true, key: record, quota: count ? await consumeQuota(database, record, now) : await quotaStatus(database, record, now) }
     },
   }
 }

@@ -1,18 +1,20 @@
 /**
  * @module API keys and quota counters (spec sections 5 and 8), on the database so that every
- * server process sharing the file sees the same keys and counts, and a restart resets nothing.
+ * server process sharing it (a SQLite file, or one PostgreSQL database behind several servers) sees
+ * the same keys and counts, and a restart resets nothing. One Kysely code path for both backends.
  *
  * Keys are random (192 bits), so a plain SHA-256 is the right hash: there is nothing to guess that
  * a slow password hash would protect, and lookups stay one indexed equality. The key text is
  * returned once by `createApiKey` and never stored or logged.
  *
  * `consumeQuota` is one `INSERT ... ON CONFLICT DO UPDATE ... WHERE used < limit RETURNING` statement:
- * SQLite runs it under its write lock, so N concurrent requests against R remaining requests get
- * exactly R successes, in one process or several.
+ * SQLite runs it under its write lock, PostgreSQL under the counter row's lock, so N concurrent
+ * requests against R remaining requests get exactly R successes, in one process or several.
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { fail, issue, ok, type Issue, type Result } from '../errors/issue.js'
-import type { SqliteVentureDb } from './open.js'
+import { sql } from 'kysely'
+import type { VentureDb } from './open.js'
 import { API_KEY_TABLES } from './schema/api-key-tables.js'
 
 export const PLANS = Object.freeze(['full', 'trial'] as const)
@@ -92,19 +94,22 @@ export function quotaWindow(period: string, now: Date): QuotaWindow {
 }
 
 interface KeyRow {
-  key_id: number; key_prefix: string; plan: Plan; quota_limit: number; quota_period: string
+  key_id: number | string; key_prefix: string; plan: Plan; quota_limit: number | string; quota_period: string
   label: string | null; created_at: string; revoked_at: string | null
 }
 
+// PostgreSQL's bigint may arrive as a string (a pool not opened by openPostgres): numbers here.
 const toRecord = (r: KeyRow): ApiKeyRecord => Object.freeze({
-  keyId: r.key_id, prefix: r.key_prefix, plan: r.plan, quotaLimit: r.quota_limit, quotaPeriod: r.quota_period,
+  keyId: Number(r.key_id), prefix: r.key_prefix, plan: r.plan, quotaLimit: Number(r.quota_limit), quotaPeriod: r.quota_period,
   label: r.label, createdAt: r.created_at, revokedAt: r.revoked_at,
 })
 
-const KEY_COLUMNS = 'key_id, key_prefix, plan, quota_limit, quota_period, label, created_at, revoked_at'
+const KEY_COLUMNS = ['key_id', 'key_prefix', 'plan', 'quota_limit', 'quota_period', 'label', 'created_at', 'revoked_at'] as const
+const KEYS = API_KEY_TABLES.keys
+const USAGE = API_KEY_TABLES.usage
 
 /** Creates a key and returns its text (shown once) with its record. */
-export function createApiKey(vdb: SqliteVentureDb, spec: NewKey, now = new Date()): Result<{ key: string; record: ApiKeyRecord }> {
+export async function createApiKey(vdb: VentureDb, spec: NewKey, now = new Date()): Promise<Result<{ key: string; record: ApiKeyRecord }>> {
   const issues: Issue[] = []
   if (!(PLANS as readonly string[]).includes(spec.plan)) {
     issues.push(issue({ code: 'invalid_value', path: '/plan', message: `A plan is one of ${PLANS.join(', ')}.`, allowed: [...PLANS], got: JSON.stringify(spec.plan) ?? String(spec.plan) }))
@@ -116,50 +121,53 @@ export function createApiKey(vdb: SqliteVentureDb, spec: NewKey, now = new Date(
   if (!period.ok) issues.push(...period.issues)
   if (issues.length > 0 || !period.ok) return fail(issues)
   const key = KEY_PREFIX + randomBytes(24).toString('base64url')
-  const row = vdb.sqlite.prepare(
-    `insert into ${API_KEY_TABLES.keys} (key_hash, key_prefix, plan, quota_limit, quota_period, label, created_at) values (?, ?, ?, ?, ?, ?, ?) returning ${KEY_COLUMNS}`,
-  ).get(hashApiKey(key), key.slice(0, SHOWN_PREFIX_LENGTH), spec.plan, spec.quota, period.value, spec.label ?? null, now.toISOString()) as KeyRow
+  const row = await vdb.db.insertInto(KEYS).values({
+    key_hash: hashApiKey(key), key_prefix: key.slice(0, SHOWN_PREFIX_LENGTH), plan: spec.plan, quota_limit: spec.quota,
+    quota_period: period.value, label: spec.label ?? null, created_at: now.toISOString(),
+  }).returning(KEY_COLUMNS).executeTakeFirstOrThrow() as KeyRow
   return ok({ key, record: toRecord(row) })
 }
 
-export function listApiKeys(vdb: SqliteVentureDb): ApiKeyRecord[] {
-  return (vdb.sqlite.prepare(`select ${KEY_COLUMNS} from ${API_KEY_TABLES.keys} order by key_id`).all() as KeyRow[]).map(toRecord)
+export async function listApiKeys(vdb: VentureDb): Promise<ApiKeyRecord[]> {
+  return ((await vdb.db.selectFrom(KEYS).select(KEY_COLUMNS).orderBy('key_id').execute()) as KeyRow[]).map(toRecord)
 }
 
 /** Revokes by key id, by the shown prefix, or by the key itself. Returns the records revoked. */
-export function revokeApiKey(vdb: SqliteVentureDb, which: string, now = new Date()): ApiKeyRecord[] {
-  const stamp = now.toISOString()
-  const rows = (/^[0-9]+$/.test(which)
-    ? vdb.sqlite.prepare(`update ${API_KEY_TABLES.keys} set revoked_at = ? where key_id = ? and revoked_at is null returning ${KEY_COLUMNS}`).all(stamp, Number(which))
-    : which.length > SHOWN_PREFIX_LENGTH
-      ? vdb.sqlite.prepare(`update ${API_KEY_TABLES.keys} set revoked_at = ? where key_hash = ? and revoked_at is null returning ${KEY_COLUMNS}`).all(stamp, hashApiKey(which))
-      : vdb.sqlite.prepare(`update ${API_KEY_TABLES.keys} set revoked_at = ? where key_prefix = ? and revoked_at is null returning ${KEY_COLUMNS}`).all(stamp, which)) as KeyRow[]
+export async function revokeApiKey(vdb: VentureDb, which: string, now = new Date()): Promise<ApiKeyRecord[]> {
+  const [column, value] = /^[0-9]{1,15}$/.test(which) ? ['key_id', Number(which)] as const
+    : which.length > SHOWN_PREFIX_LENGTH ? ['key_hash', hashApiKey(which)] as const
+      : ['key_prefix', which] as const
+  const rows = await vdb.db.updateTable(KEYS).set({ revoked_at: now.toISOString() })
+    .where(column, '=', value).where('revoked_at', 'is', null).returning(KEY_COLUMNS).execute() as KeyRow[]
   return rows.map(toRecord)
 }
 
 /** The record of a key's text, revoked or not; undefined for a key that never existed. */
-export function findApiKey(vdb: SqliteVentureDb, key: string): ApiKeyRecord | undefined {
+export async function findApiKey(vdb: VentureDb, key: string): Promise<ApiKeyRecord | undefined> {
   if (key.length === 0 || key.length > 200) return undefined
-  const row = vdb.sqlite.prepare(`select ${KEY_COLUMNS} from ${API_KEY_TABLES.keys} where key_hash = ?`).get(hashApiKey(key)) as KeyRow | undefined
+  const row = await vdb.db.selectFrom(KEYS).select(KEY_COLUMNS).where('key_hash', '=', hashApiKey(key)).executeTakeFirst() as KeyRow | undefined
   return row ? toRecord(row) : undefined
 }
 
-/** Counts one request against the key's current period, unless the quota is used up. */
-export function consumeQuota(vdb: SqliteVentureDb, record: ApiKeyRecord, now = new Date()): QuotaState {
+/** Counts one request against the key's current period, unless the quota is used up: one atomic statement. */
+export async function consumeQuota(vdb: VentureDb, record: ApiKeyRecord, now = new Date()): Promise<QuotaState> {
   const window = quotaWindow(record.quotaPeriod, now)
-  const row = vdb.sqlite.prepare(
-    `insert into ${API_KEY_TABLES.usage} (key_id, period_start, used) values (?, ?, 1)
-     on conflict (key_id, period_start) do update set used = used + 1 where used < ?
-     returning used`,
-  ).get(record.keyId, window.start, record.quotaLimit) as { used: number } | undefined
+  const row = await vdb.db.insertInto(USAGE)
+    .values({ key_id: record.keyId, period_start: window.start, used: 1 })
+    .onConflict((oc) => oc.columns(['key_id', 'period_start'])
+      .doUpdateSet({ used: sql`${sql.ref(`${USAGE}.used`)} + 1` })
+      .where(`${USAGE}.used`, '<', record.quotaLimit))
+    .returning('used')
+    .executeTakeFirst() as { used: number | string } | undefined
   if (!row) return Object.freeze({ ...window, limit: record.quotaLimit, remaining: 0, allowed: false })
-  return Object.freeze({ ...window, limit: record.quotaLimit, remaining: Math.max(0, record.quotaLimit - row.used), allowed: true })
+  return Object.freeze({ ...window, limit: record.quotaLimit, remaining: Math.max(0, record.quotaLimit - Number(row.used)), allowed: true })
 }
 
 /** The key's state in its current period without counting a request (GET /ratelimit/usage). */
-export function quotaStatus(vdb: SqliteVentureDb, record: ApiKeyRecord, now = new Date()): QuotaState {
+export async function quotaStatus(vdb: VentureDb, record: ApiKeyRecord, now = new Date()): Promise<QuotaState> {
   const window = quotaWindow(record.quotaPeriod, now)
-  const row = vdb.sqlite.prepare(`select used from ${API_KEY_TABLES.usage} where key_id = ? and period_start = ?`).get(record.keyId, window.start) as { used: number } | undefined
-  const used = row?.used ?? 0
+  const row = await vdb.db.selectFrom(USAGE).select('used').where('key_id', '=', record.keyId).where('period_start', '=', window.start)
+    .executeTakeFirst() as { used: number | string } | undefined
+  const used = Number(row?.used ?? 0)
   return Object.freeze({ ...window, limit: record.quotaLimit, remaining: Math.max(0, record.quotaLimit - used), allowed: used < record.quotaLimit })
 }

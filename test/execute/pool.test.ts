@@ -244,7 +244,7 @@ describe('createEngine on a file', () => {
     expect(pooled.execution).toMatchObject({ kind: 'pool', workers: 3 })
     expect(inline.execution).toMatchObject({ kind: 'inline', workers: 0 })
     try {
-      const key = createApiKey(inlineDb, { plan: 'full', quota: 10, period: 'day' })
+      const key = await createApiKey(inlineDb, { plan: 'full', quota: 10, period: 'day' })
       if (!key.ok) throw new Error('key')
       const request = { dataset: 'companies', filter: { stage: { in: ['a', 'b'] } }, sort: [{ employees: 'desc' }], per_page: 7 }
       const queried = await pooled.query(request)

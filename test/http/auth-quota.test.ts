@@ -40,8 +40,8 @@ afterAll(async () => {
   expect(internalErrors).toEqual([])
 })
 
-function newKey(quota: number, options: { period?: string; plan?: 'full' | 'trial'; on?: Harness['vdb'] } = {}): { key: string; record: ApiKeyRecord } {
-  const made = createApiKey(options.on ?? h.vdb, { plan: options.plan ?? 'full', quota, period: options.period ?? 'day' }, HARNESS_NOW)
+async function newKey(quota: number, options: { period?: string; plan?: 'full' | 'trial'; on?: Harness['vdb'] } = {}): Promise<{ key: string; record: ApiKeyRecord }> {
+  const made = await createApiKey(options.on ?? h.vdb, { plan: options.plan ?? 'full', quota, period: options.period ?? 'day' }, HARNESS_NOW)
   if (!made.ok) throw new Error('could not create a key')
   return made.value
 }
@@ -91,9 +91,9 @@ describe('the key', () => {
   })
 
   it('a revoked key: 403 saying so, not echoed, on every endpoint', async () => {
-    const { key, record } = newKey(100)
+    const { key, record } = await newKey(100)
     expect((await h.get('/companies', { key })).status).toBe(200)
-    revokeApiKey(h.vdb, String(record.keyId))
+    await revokeApiKey(h.vdb, String(record.keyId))
     for (const path of ['/companies', '/ratelimit/usage', '/queries/x', '/nowhere']) {
       const { body, text } = await problem(await h.get(path, { key }), 403)
       expect(body.error).toMatch(/revoked/)
@@ -111,14 +111,14 @@ describe('the key', () => {
 
 describe('quota', () => {
   it('puts X-Quota-* on every authenticated response: 200, 400, 403 (trial paging), 404, 413 and 429', async () => {
-    const { key } = newKey(7)
+    const { key } = await newKey(7)
     expectQuotaHeaders(await h.get('/companies', { key }), 7, 6)
     expectQuotaHeaders(await h.get('/companies?stage=zzz', { key }), 7, 5)
     expectQuotaHeaders(await h.get('/queries/unknown-id', { key }), 7, 4)
     const big = await h.request('/queries', { key, init: { method: 'POST', body: 'x'.repeat(h.engine.limits.maxBodyBytes + 1), headers: { 'content-type': 'application/json' } } })
     expect(big.status).toBe(413)
     expectQuotaHeaders(big, 7, 3)
-    const trial = newKey(7, { plan: 'trial' })
+    const trial = await newKey(7, { plan: 'trial' })
     const page2 = await h.get('/companies?page=2', { key: trial.key })
     expect(page2.status).toBe(403)
     expectQuotaHeaders(page2, 7, 6)
@@ -129,7 +129,7 @@ describe('quota', () => {
   })
 
   it('over the quota: 429 with a JSON body, Retry-After up to the reset, and the data is not served', async () => {
-    const { key } = newKey(2, { period: 'hour' })
+    const { key } = await newKey(2, { period: 'hour' })
     expect((await h.get('/companies', { key })).status).toBe(200)
     expect((await h.get('/companies', { key })).status).toBe(200)
     const over = await h.get('/companies', { key })
@@ -142,7 +142,7 @@ describe('quota', () => {
   })
 
   it('starts afresh in the next period', async () => {
-    const { key, record } = newKey(1, { period: 'minute' })
+    const { key, record } = await newKey(1, { period: 'minute' })
     expect((await h.get('/companies', { key })).status).toBe(200)
     expect((await h.get('/companies', { key })).status).toBe(429)
     const later = createApp(h.engine, { clock: () => new Date(HARNESS_NOW.getTime() + 60_000) })
@@ -156,7 +156,7 @@ describe('quota', () => {
     const file = join(dir, 'restart.db')
     await (await createFixtureDatabase({ file, companies: 20 })).close()
     const first = createEngine({ database: file })
-    const { key } = newKey(5, { on: first.database })
+    const { key } = await newKey(5, { on: first.database })
     const app1 = createApp(first, { clock: () => HARNESS_NOW })
     for (let i = 0; i < 3; i++) expect((await app1.fetch(new Request(`https://api.test/companies?key=${key}`))).status).toBe(200)
     await first.close()
@@ -174,7 +174,7 @@ describe('quota', () => {
   })
 
   it('is exact under concurrency: N requests at once against R remaining give exactly R successes', async () => {
-    const { key, record } = newKey(30)
+    const { key, record } = await newKey(30)
     for (let i = 0; i < 5; i++) await h.get('/companies', { key }) // R = 25 remaining
     const statuses = await Promise.all(Array.from({ length: 60 }, (_, i) =>
       h.get(i % 2 === 0 ? '/companies?per_page=5' : '/fundings?per_page=5', { key }).then((r) => r.status)))
@@ -189,7 +189,7 @@ describe('quota', () => {
     const a = createEngine({ database: file })
     const b = createEngine({ database: file })
     try {
-      const { key } = newKey(17, { on: a.database })
+      const { key } = await newKey(17, { on: a.database })
       const apps = [createApp(a, { clock: () => HARNESS_NOW }), createApp(b, { clock: () => HARNESS_NOW })]
       const statuses = await Promise.all(Array.from({ length: 40 }, (_, i) =>
         apps[i % 2]!.fetch(new Request(`https://api.test/companies?per_page=3&key=${key}`)).then((r) => r.status)))
@@ -204,7 +204,7 @@ describe('quota', () => {
   it('is exact across two OS processes on one database file', async () => {
     const file = join(dir, 'processes.db')
     const setup = await createFixtureDatabase({ file, companies: 10 })
-    const { key, record } = newKey(45, { on: setup })
+    const { key, record } = await newKey(45, { on: setup })
     await setup.close()
     const worker = join(import.meta.dirname, 'support', 'quota-worker.ts')
     const start = String(Date.now() + 2500)

@@ -25,7 +25,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vql-budgets-'))
   file = join(dir, 'fixture.db')
   const vdb = await createFixtureDatabase({ file })
-  const made = createApiKey(vdb, { plan: 'full', quota: 1_000_000, period: 'day' }, HARNESS_NOW)
+  const made = await createApiKey(vdb, { plan: 'full', quota: 1_000_000, period: 'day' }, HARNESS_NOW)
   if (!made.ok) throw new Error('key')
   key = made.value.key
   await vdb.close()

@@ -97,7 +97,7 @@ describe('an internal fault', () => {
   })
 
   it('still counts against the quota and carries the X-Quota-* headers of the request that faulted', async () => {
-    const made = createApiKey(h.vdb, { plan: 'full', quota: 5, period: 'day' }, HARNESS_NOW)
+    const made = await createApiKey(h.vdb, { plan: 'full', quota: 5, period: 'day' }, HARNESS_NOW)
     if (!made.ok) throw new Error('key')
     const res = await appWith(faultyEngine('query', () => { throw new Error(SECRET) }), []).fetch(postQuery({ dataset: 'investors' }, made.value.key))
     expect(res.status).toBe(500)
@@ -108,7 +108,7 @@ describe('an internal fault', () => {
 describe('an unavailable database', () => {
   it('closed under the app: 503 with Retry-After, not 500, and nothing reported as a bug', async () => {
     const vdb = await createFixtureDatabase({ companies: 10 })
-    const made = createApiKey(vdb, { plan: 'full', quota: 100, period: 'day' }, HARNESS_NOW)
+    const made = await createApiKey(vdb, { plan: 'full', quota: 100, period: 'day' }, HARNESS_NOW)
     if (!made.ok) throw new Error('key')
     const reports: Report[] = []
     const app = appWith(createEngine({ database: vdb }), reports)
@@ -132,7 +132,7 @@ describe('an unavailable database', () => {
     await (await createFixtureDatabase({ file, companies: 10 })).close()
     const vdb = openDatabase(file, { busyTimeoutMs: 0 })
     const engine = createEngine({ database: vdb })
-    const made = createApiKey(vdb, { plan: 'full', quota: 100, period: 'day' }, HARNESS_NOW)
+    const made = await createApiKey(vdb, { plan: 'full', quota: 100, period: 'day' }, HARNESS_NOW)
     if (!made.ok) throw new Error('key')
     const reports: Report[] = []
     const app = appWith(engine, reports)

@@ -53,8 +53,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const vdb = await createFixtureDatabase({ companies: options.companies ?? 400 })
   const engine = createEngine({ database: vdb })
   const quota = options.quota ?? 1_000_000
-  const full = createApiKey(vdb, { plan: 'full', quota, period: 'day' }, HARNESS_NOW)
-  const trial = createApiKey(vdb, { plan: 'trial', quota, period: 'day' }, HARNESS_NOW)
+  const full = await createApiKey(vdb, { plan: 'full', quota, period: 'day' }, HARNESS_NOW)
+  const trial = await createApiKey(vdb, { plan: 'trial', quota, period: 'day' }, HARNESS_NOW)
   if (!full.ok || !trial.ok) throw new Error('harness: could not create keys')
   const fullKey = full.value.key
   const trialKey = trial.value.key

@@ -152,7 +152,7 @@ describe('ventureql serve, in-process (HTTPS with a development certificate)', (
   })
 
   it('grants exactly R of N concurrent requests over the network to a key with R remaining', async () => {
-    const made = createApiKey(first.engine.database, { plan: 'full', quota: 7, period: 'day' })
+    const made = await createApiKey(first.engine.database, { plan: 'full', quota: 7, period: 'day' })
     if (!made.ok) throw new Error('key')
     const replies = await Promise.all(Array.from({ length: 25 }, () => call(`${first.url}/companies?key=${made.value.key}`, { ca })))
     const statuses = replies.map((r) => r.status)

@@ -14,8 +14,8 @@ afterAll(async () => { await h.close() })
 
 const NOW_S = Math.floor(HARNESS_NOW.getTime() / 1000)
 
-function newKey(quota: number, period: string): { key: string; record: ApiKeyRecord } {
-  const made = createApiKey(h.vdb, { plan: 'full', quota, period }, HARNESS_NOW)
+async function newKey(quota: number, period: string): Promise<{ key: string; record: ApiKeyRecord }> {
+  const made = await createApiKey(h.vdb, { plan: 'full', quota, period }, HARNESS_NOW)
   if (!made.ok) throw new Error('could not create a key')
   return made.value
 }
@@ -36,7 +36,7 @@ async function usage(key: string) {
 
 describe('GET /ratelimit/usage', () => {
   it('answers a bare array of integers that agree with the X-Quota-* headers', async () => {
-    const { key } = newKey(40, 'hour')
+    const { key } = await newKey(40, 'hour')
     const { res, record } = await usage(key)
     const hourStart = NOW_S - (NOW_S % 3600)
     expect(record).toEqual({ quota_limit: 40, quota_remaining: 40, quota_reset: hourStart + 3600, quota_period: hourStart })
@@ -46,7 +46,7 @@ describe('GET /ratelimit/usage', () => {
   })
 
   it('does not count: N calls leave remaining unchanged, a counted call decrements it by one', async () => {
-    const { key, record } = newKey(10, 'day')
+    const { key, record } = await newKey(10, 'day')
     for (let i = 0; i < 7; i++) expect((await usage(key)).record.quota_remaining).toBe(10)
     expect(usedInDb(record)).toBe(0)
     expect((await h.get('/queries/AAAAAAAAAAAAAAAAAAAAAA', { key })).status).toBe(404) // any counted request
@@ -60,7 +60,7 @@ describe('GET /ratelimit/usage', () => {
   })
 
   it('still answers when the quota is used up (remaining 0), while counted requests get 429', async () => {
-    const { key } = newKey(2, 'day')
+    const { key } = await newKey(2, 'day')
     await h.get('/nothing', { key })
     await h.get('/nothing', { key })
     expect((await h.get('/nothing', { key })).status).toBe(429)
@@ -70,15 +70,15 @@ describe('GET /ratelimit/usage', () => {
   })
 
   it('shows a calendar-month period from its first second to the next month\'s', async () => {
-    const { key } = newKey(1000, 'month')
+    const { key } = await newKey(1000, 'month')
     const { record } = await usage(key)
     expect(record.quota_period).toBe(Date.UTC(2026, 5, 1) / 1000)
     expect(record.quota_reset).toBe(Date.UTC(2026, 6, 1) / 1000)
   })
 
   it('is per key: another key\'s use does not show', async () => {
-    const a = newKey(5, 'day')
-    const b = newKey(5, 'day')
+    const a = await newKey(5, 'day')
+    const b = await newKey(5, 'day')
     await h.get('/nothing', { key: a.key })
     expect((await usage(a.key)).record.quota_remaining).toBe(4)
     expect((await usage(b.key)).record.quota_remaining).toBe(5)

@@ -146,7 +146,7 @@ describe('investorPortfolio', () => {
 
 describe('the wire view on this dataset', () => {
   it('derives the paths of an investor imported without them, keeps given ones, and fills unknown text with ""', async () => {
-    const key = createApiKey(vdb, { plan: 'full', quota: 100, period: 'day' })
+    const key = await createApiKey(vdb, { plan: 'full', quota: 100, period: 'day' })
     if (!key.ok) throw new Error('key')
     const app = createApp(engine)
     const get = async (path: string) => {
