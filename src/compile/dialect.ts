@@ -46,15 +46,6 @@ export interface SqlDialect {
    * (PostgreSQL does, design section 8), so the compiler never forces one there.
    */
   readonly unindexed?: (column: Expression<unknown>) => Expression<unknown>
-  /**
-   * Whether a keys query after a boundary on a nullable first sort key is written as `UNION ALL` of
-   * the non-NULL rows after the boundary and the NULL tail, each ordered and limited, merged by the
-   * same order (`page.ts`, `seekSplit`). PostgreSQL takes no `k1 <= b OR k1 IS NULL` into an
-   * ordered index scan, so the one-query seek walks the sort index from its top and filters
-   * everything before the boundary (page 20 of the design section 8 filter on 100k companies:
-   * 40.6 ms of SQL; split, 1.1 ms). SQLite uses the OR form as an index range already.
-   */
-  readonly splitNullableSeek?: boolean
   /** A Kysely instance that compiles this dialect's SQL without a database (explain, golden tests). */
   coldKysely(): Kysely<any>
 }

@@ -6,11 +6,12 @@
 import { describe, expect, it } from 'vitest'
 import { condition as c, foreign, not } from '../../src/ast/factory.js'
 import { FILTER_CASES, SORT_CASES, type GoldenCase } from './golden-cases.js'
-import { checked, countSql, keysSql, whereSql } from './helpers.js'
+import { checked, countSql, keysSql, rangesSql, whereSql } from './helpers.js'
 
 function render(g: GoldenCase) {
   const q = checked(g.dataset, g.filter, g.sort ?? [])
-  return g.count ? countSql('sqlite', q) : keysSql('sqlite', q, g.after)
+  // After a boundary, the statements a page runs: one per seek range.
+  return g.count ? countSql('sqlite', q) : g.after ? rangesSql('sqlite', q, g.after) : keysSql('sqlite', q)
 }
 
 describe('golden SQL, SQLite', () => {
@@ -48,14 +49,25 @@ describe('golden SQL, SQLite', () => {
 
   it('seeks after a boundary with NULLs last and mixed directions', () => {
     const q = checked('investors', undefined, [['type', 'asc'], ['portfolio_size', 'desc']])
+    // SQLite puts NULLs last in DESC by itself, so only the ASC key says NULLS LAST.
+    const order = ' order by "t0"."type" asc nulls last, "t0"."portfolio_size" desc, "t0"."id" asc'
+    const select = 'select "t0"."type" as "k0", "t0"."portfolio_size" as "k1", "t0"."id" as "k2" from "investors" as "t0"'
+    // One predicate (`after`): correct, but `type >= ? or type is null` is no range of the index.
     expect(keysSql('sqlite', q, ['vc', 12, 5])).toEqual({
       sql:
-        'select "t0"."type" as "k0", "t0"."portfolio_size" as "k1", "t0"."id" as "k2" from "investors" as "t0"' +
+        select +
         ' where (("t0"."type" >= ? or "t0"."type" is null) and (("t0"."type" > ? or "t0"."type" is null) or ("t0"."type" = ? and (("t0"."portfolio_size" < ? or "t0"."portfolio_size" is null) or ("t0"."portfolio_size" = ? and "t0"."id" > ?)))))' +
-        // SQLite puts NULLs last in DESC by itself, so only the ASC key says NULLS LAST.
-        ' order by "t0"."type" asc nulls last, "t0"."portfolio_size" desc, "t0"."id" asc limit ?',
+        order + ' limit ?',
       parameters: ['vc', 'vc', 'vc', 12, 12, 5, 10],
     })
+    // What a page runs: the non-NULL rows after the boundary (`type >= ?`, a range), then the NULL tail.
+    expect(rangesSql('sqlite', q, ['vc', 12, 5])).toEqual([
+      {
+        sql: select + ' where ("t0"."type" >= ? and ("t0"."type" > ? or ("t0"."type" = ? and (("t0"."portfolio_size" < ? or "t0"."portfolio_size" is null) or ("t0"."portfolio_size" = ? and "t0"."id" > ?)))))' + order + ' limit ?',
+        parameters: ['vc', 'vc', 'vc', 12, 12, 5, 10],
+      },
+      { sql: select + ' where "t0"."type" is null' + order + ' limit ?', parameters: [10] },
+    ])
   })
 })
 
