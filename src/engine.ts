@@ -21,7 +21,7 @@ import { planQuery, type QueryPlan } from './compile/plan.js'
 import { fail, issue, ok, type Issue, type Result } from './errors/issue.js'
 import type { ExecContext } from './execute/context.js'
 import { cachedTotal } from './execute/counts.js'
-import { pageByCursor } from './execute/cursor.js'
+import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './execute/cursor.js'
 import type { ResultRecord } from './execute/records.js'
 import {
   canonicalQuery, loadStoredQuery, queryIdOf, QUERY_VERSION, storeQuery,
@@ -37,6 +37,8 @@ export interface EngineOptions<D extends VentureDb = VentureDb> {
    */
   readonly database: string | D
   readonly limits?: Partial<Limits>
+  /** How paging by id remembers sort keys (execute/cursor.ts, DEFAULT_PAGING); tests make it small. */
+  readonly paging?: Partial<PagingPolicy>
 }
 
 /** Paging meta (spec 2.1). */
@@ -120,7 +122,10 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
   const vdb = (typeof options.database === 'string' ? openDatabase(options.database) : options.database) as D
   const dialect = DIALECTS[vdb.dialect]
 
-  const context = async (): Promise<ExecContext> => ({ db: vdb.db, dialect, dataVersion: await dataVersion(vdb), readonly: vdb.readonly })
+  const paging: PagingPolicy = Object.freeze({ ...DEFAULT_PAGING, ...options.paging })
+  // Cache writes go through the raw SQLite handle so they never wait for the lock (execute/cache-write.ts).
+  const writer = { db: vdb.db, readonly: vdb.readonly, ...(vdb.dialect === 'sqlite' ? { sqlite: vdb.sqlite } : {}) }
+  const context = async (): Promise<ExecContext> => ({ ...writer, dialect, dataVersion: await dataVersion(vdb) })
 
   function prepare(request: unknown): Result<Prepared> {
     const parsed = parseQuery(request, limits)
@@ -148,7 +153,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
     const ctx = await context()
     const total = await cachedTotal(ctx, plan, queryId)
     // Past the last page there is nothing to seek to: answer without walking.
-    const fetched = (page - 1) * perPage >= total ? { records: [] } : await pageByCursor(ctx, plan, { queryId, page, perPage, matches: total })
+    const fetched = (page - 1) * perPage >= total ? { records: [] } : await pageByCursor(ctx, plan, { queryId, page, perPage, matches: total }, paging)
     return Object.freeze({
       query: Object.freeze({ query_id: queryId, dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort, query_version: version }),
       results: Object.freeze([...fetched.records]),
