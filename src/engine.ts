@@ -24,7 +24,7 @@ import { cachedTotal } from './execute/counts.js'
 import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './execute/cursor.js'
 import type { ResultRecord } from './execute/records.js'
 import {
-  canonicalQuery, loadStoredQuery, queryIdOf, QUERY_VERSION, storeQuery,
+  canonicalQuery, loadStoredQuery, queryIdOf, QUERY_VERSION, storageIssues, storeQuery,
   type CanonicalFilter, type CanonicalQuery,
 } from './execute/stored-queries.js'
 import { parseQuery } from './parse/index.js'
@@ -39,6 +39,11 @@ export interface EngineOptions<D extends VentureDb = VentureDb> {
   readonly limits?: Partial<Limits>
   /** How paging by id remembers sort keys (execute/cursor.ts, DEFAULT_PAGING); tests make it small. */
   readonly paging?: Partial<PagingPolicy>
+}
+
+/** Who is storing (POST /queries): an opaque owner id, e.g. the API key's; see grammar-docs, "Stored queries". */
+export interface StoreCallOptions {
+  readonly owner?: unknown
 }
 
 /** Paging meta (spec 2.1). */
@@ -86,7 +91,7 @@ export interface ExplainResult extends StoreResult {
 
 export interface Engine<D extends VentureDb = VentureDb> {
   /** Parses, checks, stores and runs a query (POST /queries): the envelope of its page. */
-  query(request: unknown): Promise<Result<QueryEnvelope>>
+  query(request: unknown, options?: StoreCallOptions): Promise<Result<QueryEnvelope>>
   /**
    * Parses, checks and runs a query without storing it: listing endpoints build a request per call
    * and have no use for an id. Page boundaries and totals are still cached under the query's
@@ -94,7 +99,7 @@ export interface Engine<D extends VentureDb = VentureDb> {
    */
   list(request: unknown): Promise<Result<ListPage>>
   /** Parses, checks and stores a query without running it. */
-  store(request: unknown): Promise<Result<StoreResult>>
+  store(request: unknown, options?: StoreCallOptions): Promise<Result<StoreResult>>
   /** A page of a stored query (GET /queries/:id). */
   page(queryId: unknown, paging?: { page?: unknown; per_page?: unknown }): Promise<Result<QueryEnvelope>>
   /** The canonical form, id and SQL of a query, without storing or running it. */
@@ -175,30 +180,38 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
       return ok(Object.freeze({ dataset: canonical.dataset, results, meta }))
     },
 
-    async query(request) {
+    async query(request, storeOptions) {
       const prepared = prepare(request)
       if (!prepared.ok) return prepared
       const { checked, canonical } = prepared.value
+      const owner = ownerOf(storeOptions)
+      if (!owner.ok) return owner
+      const tooLarge = storageIssues(canonical, limits)
+      if (tooLarge.length > 0) return fail(tooLarge)
       // A read-only database cannot remember the query: it runs under its id all the same, and
       // page() finds it only if it was stored before the file became read-only.
       const stored = vdb.readonly
         ? { query_id: prepared.value.queryId, query_version: QUERY_VERSION }
-        : await storeQuery(vdb.db, canonical)
+        : await storeQuery(vdb.db, canonical, { owner: owner.value, limits, writer })
       const plan = planQuery(checked, dialect)
       return ok(await envelope(plan, canonical, stored.query_id, stored.query_version, checked.page, checked.perPage))
     },
 
-    async store(request) {
+    async store(request, storeOptions) {
       const prepared = prepare(request)
       if (!prepared.ok) return prepared
-      return ok(await storeQuery(vdb.db, prepared.value.canonical))
+      const owner = ownerOf(storeOptions)
+      if (!owner.ok) return owner
+      const tooLarge = storageIssues(prepared.value.canonical, limits)
+      if (tooLarge.length > 0) return fail(tooLarge)
+      return ok(await storeQuery(vdb.db, prepared.value.canonical, { owner: owner.value, limits, writer }))
     },
 
     async page(queryId, rawPaging = {}) {
       const paging = { page: fromDigits(rawPaging.page), per_page: fromDigits(rawPaging.per_page) }
       const issues = pagingIssues(queryId, paging, limits)
       if (issues.length > 0) return fail(issues)
-      const loaded = await loadStoredQuery(vdb.db, queryId as string, recheck)
+      const loaded = await loadStoredQuery(vdb.db, queryId as string, recheck, { writer })
       if (!loaded.ok) return loaded
       const { checked, canonical, query_version } = loaded.value
       const page = (paging.page as number | undefined) ?? 1
@@ -233,6 +246,20 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
     },
   }
   return Object.freeze(engine)
+}
+
+/** The owner of a store call: absent, or a non-empty string of at most 200 characters. */
+function ownerOf(options: StoreCallOptions | undefined): Result<string | undefined> {
+  const owner = options?.owner
+  if (owner === undefined) return ok(undefined)
+  if (typeof owner === 'string' && owner.length > 0 && owner.length <= 200) return ok(owner)
+  return fail([issue({
+    code: 'invalid_value',
+    path: '',
+    message: 'The owner of a stored query is a non-empty string of at most 200 characters (e.g. an API key id).',
+    expected: 'a string of 1 to 200 characters',
+    got: (JSON.stringify(owner) ?? String(owner)).slice(0, 80),
+  })])
 }
 
 /** Page numbers arrive from URLs as digit strings; `query()` accepts those too (parse converts them). */

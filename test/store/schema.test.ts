@@ -44,7 +44,7 @@ describe('migrations', () => {
     const vdb = openDatabase(':memory:')
     open.push(vdb)
     for (const table of Object.values(DETAIL_TABLES)) expect(columnsOf(vdb, table).length, table).toBeGreaterThan(1)
-    expect(columnsOf(vdb, 'stored_queries')).toEqual(['query_id', 'query_version', 'dataset', 'canonical', 'created_at'])
+    expect(columnsOf(vdb, 'stored_queries')).toEqual(['query_id', 'query_version', 'dataset', 'canonical', 'created_at', 'owner', 'bytes', 'last_used_at'])
     expect(columnsOf(vdb, 'query_totals')).toEqual(['query_id', 'data_version', 'total'])
     expect(columnsOf(vdb, 'query_checkpoints')).toEqual(['query_id', 'data_version', 'position', 'after_key'])
     // Replaced by query_checkpoints (migration 009).

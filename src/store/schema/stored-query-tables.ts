@@ -90,3 +90,23 @@ export function checkpointTableStatements(db: Kysely<any>, dialect: DialectName)
     db.schema.dropTable(CACHE_TABLES_003[1]).ifExists(),
   ]
 }
+
+/**
+ * Migration 010: what bounds stored queries (execute/stored-queries.ts). `owner` is who stored the
+ * query first (opaque, e.g. an API key id; NULL when stored without one), `bytes` the size of its
+ * canonical JSON in UTF-8, `last_used_at` when it was last stored or paged (refreshed at most hourly).
+ * Existing rows count as used when created and belong to no owner. The indexes serve the two
+ * trims: an owner's least recently used queries first (with `bytes`, so summing an owner's storage
+ * reads only the index), and every query unused since a cutoff.
+ */
+export function storedQueryUsageStatements(db: Kysely<any>, dialect: DialectName): Compilable[] {
+  const utf8Bytes = dialect === 'sqlite' ? sql`length(cast(canonical as blob))` : sql`octet_length(canonical)`
+  return [
+    db.schema.alterTable('stored_queries').addColumn('owner', 'text'),
+    db.schema.alterTable('stored_queries').addColumn('bytes', 'integer', (c) => c.notNull().defaultTo(0)),
+    db.schema.alterTable('stored_queries').addColumn('last_used_at', 'text', (c) => c.notNull().defaultTo('')),
+    db.updateTable('stored_queries').set({ bytes: utf8Bytes, last_used_at: sql.ref('created_at') }),
+    db.schema.createIndex('stored_queries_by_owner_lru').ifNotExists().on('stored_queries').columns(['owner', 'last_used_at', 'bytes']),
+    db.schema.createIndex('stored_queries_by_last_used').ifNotExists().on('stored_queries').column('last_used_at'),
+  ]
+}
