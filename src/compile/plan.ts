@@ -15,7 +15,7 @@ import { ROOT_ALIAS } from './scope.js'
 import { applyOrder, orderTerms, sortKeys, type SortKey } from './sort.js'
 import { walkFactorFor } from './steer.js'
 
-/** The relation name of the subqueries that a count or a checkpoint pass reads from. */
+/** The relation name of the subquery a checkpoint pass numbers the rows in. */
 const INNER_ALIAS = 'inner_rows'
 
 export interface KeysOptions {
@@ -27,7 +27,10 @@ export interface KeysOptions {
   /** Rows of one of `seekRanges(after)`'s ranges (instead of `after`). */
   readonly range?: Expression<SqlBool>
   readonly limit: number
-  /** Rows to skip first: paging by id skips at most a bounded number from a checkpoint (execute/cursor.ts). */
+  /**
+   * SQL OFFSET. Execute never uses it: SQLite 3.51 miscounts OFFSET when it rewrites a correlated
+   * EXISTS into a join (see execute/run.ts, `fetchKeys`), so skips are done on keys read.
+   */
   readonly offset?: number
   /**
    * Walk the first sort key's index and filter on the way, instead of letting the planner drive
@@ -55,8 +58,6 @@ export interface QueryPlan {
   seekRanges(after: Boundary): readonly Expression<SqlBool>[]
   /** `select count(*) as count from <table> t0 where <filter>`. */
   countQuery(db: Kysely<any>): SelectQueryBuilder<any, any, { count: number | string | bigint }>
-  /** How many rows of `range` there are, counting at most `cap`: a skip that ran past a range's end. */
-  rangeCountQuery(db: Kysely<any>, options: { range: Expression<SqlBool>; cap: number; walkSortIndex?: boolean }): SelectQueryBuilder<any, any, { count: number | string | bigint }>
   /**
    * The sort keys of every `every`-th row of the result (rows `every`, `2 * every`, ...), with the
    * row's 1-based position as `position`, in one statement: the database numbers the rows in sort
@@ -102,11 +103,6 @@ export function planQuery(checked: Pick<CheckedQuery, 'dataset' | 'filter' | 'so
     },
     countQuery(db: Kysely<any>) {
       return from(db).select(sql<number>`count(*)`.as('count'))
-    },
-    rangeCountQuery(db: Kysely<any>, options: { range: Expression<SqlBool>; cap: number; walkSortIndex?: boolean }) {
-      const walk = canWalkSortIndex && options.walkSortIndex === true
-      const capped = from(db, walk).select(sql.lit(1).as('one')).where(options.range).limit(options.cap)
-      return db.selectFrom(capped.as(INNER_ALIAS)).select(sql<number>`count(*)`.as('count'))
     },
     checkpointQuery(db: Kysely<any>, every: number) {
       // Planned without walk marks: the pass reads every hit, so driving from the filter's indexes

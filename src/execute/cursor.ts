@@ -16,12 +16,12 @@
  *   after it, every position of the result is less than `spacing` rows past a checkpoint.
  *
  * A page starting after row s is then a seek after the nearest remembered position p <= s (or the
- * start) that skips s - p rows in the database (at most the skip limit, `spacing` once the pass has
- * run) and reads the page. One request therefore reads at most per_page + 1 sort keys into the engine and
- * has the database step over at most the skip limit of others, plus, once per query and data
- * version, the pass; it writes at most two rows, plus the pass's checkpoints once. Cache writes are
- * best effort (`cache-write.ts`): never waited for. A new data version starts with nothing
- * remembered: rows may have moved.
+ * start) that reads s - p + per_page sort keys (s - p is at most the skip limit, and less than
+ * `spacing` once the pass has run) and the page's rows. So one request reads at most
+ * max(maxSkip, spacing) + per_page sort keys, plus, once per query and data version, the pass
+ * (which sends only its checkpoints to the engine); it writes at most two rows, plus the pass's
+ * checkpoints once. Cache writes are best effort (`cache-write.ts`): never waited for. A new data
+ * version starts with nothing remembered: rows may have moved.
  */
 import type { Boundary } from '../compile/page.js'
 import type { QueryPlan } from '../compile/plan.js'
@@ -47,8 +47,8 @@ export interface PagingPolicy {
  * 256 rows between checkpoints: on 1,000,000 companies a skip of 250 rows from a checkpoint added
  * 0.3-0.6 ms of SQL to a 50-row page (a skip of 1,000, 1.6-2 ms). 4,096 checkpoints cover
  * results up to ~1M rows at that spacing (one pass writes at most 4,096 rows). A page up to 4,096
- * rows past anything remembered is a skip (~6 ms at worst there) rather than the pass (0.9 s for
- * 638,009 hits): paging near the start or near a page served before never runs it.
+ * rows past anything remembered is a skip (several ms at worst there) rather than the pass (0.9 s
+ * for 638,009 hits): paging near the start or near a page served before never runs it.
  */
 export const DEFAULT_PAGING: PagingPolicy = Object.freeze({ checkpointEvery: 256, maxCheckpoints: 4096, maxSkip: 4096 })
 
