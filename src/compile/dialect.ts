@@ -46,6 +46,14 @@ export interface SqlDialect {
    * (PostgreSQL does, design section 8), so the compiler never forces one there.
    */
   readonly unindexed?: (column: Expression<unknown>) => Expression<unknown>
+  /**
+   * Whether the backend reads a descending sort from an ascending `(col, pk)` index backwards and
+   * sorts each group of equal `col` values by the primary key (SQLite: USE TEMP B-TREE FOR LAST
+   * TERM), so that a seek into a large tie group sorts all of it. Then a seek after a descending
+   * first key reads the rest of the boundary's tie group as a range of its own first (`page.ts`,
+   * `seekRanges`). PostgreSQL has indexes in the descending order (migration 007) and needs none.
+   */
+  readonly descendingTiesSorted?: boolean
   /** A Kysely instance that compiles this dialect's SQL without a database (explain, golden tests). */
   coldKysely(): Kysely<any>
 }

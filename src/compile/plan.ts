@@ -99,7 +99,7 @@ export function planQuery(checked: Pick<CheckedQuery, 'dataset' | 'filter' | 'so
       return q as SelectQueryBuilder<any, any, Record<string, unknown>>
     },
     seekRanges(after: Boundary) {
-      return seekRanges(keys, after)
+      return seekRanges(keys, after, { tieGroupFirst: dialect.descendingTiesSorted === true })
     },
     countQuery(db: Kysely<any>) {
       return from(db).select(sql<number>`count(*)`.as('count'))

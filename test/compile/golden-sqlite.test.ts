@@ -69,6 +69,25 @@ describe('golden SQL, SQLite', () => {
       { sql: select + ' where "t0"."type" is null' + order + ' limit ?', parameters: [10] },
     ])
   })
+
+  it('seeks after a descending first key: the rest of the tie group, then the rows below it, then the NULL tail', () => {
+    const q = checked('companies', undefined, [['svc_score', 'desc']])
+    const select = 'select "t0"."svc_score" as "k0", "t0"."id" as "k1" from "companies" as "t0"'
+    // SQLite puts NULLs last in DESC by itself: no NULLS LAST, so the (svc_score, id) index serves it.
+    const order = ' order by "t0"."svc_score" desc, "t0"."id" asc limit ?'
+    expect(rangesSql('sqlite', q, [58, 411776])).toEqual([
+      // An ascending range of (svc_score, id): the tie group is read in order, not sorted.
+      { sql: select + ' where ("t0"."svc_score" = ? and "t0"."id" > ?)' + order, parameters: [58, 411776, 10] },
+      { sql: select + ' where "t0"."svc_score" < ?' + order, parameters: [58, 10] },
+      { sql: select + ' where "t0"."svc_score" is null' + order, parameters: [10] },
+    ])
+    // Ascending, the index is read forwards in order already: one range for the non-NULL rows.
+    expect(rangesSql('sqlite', checked('companies', undefined, [['svc_score', 'asc']]), [58, 411776])).toHaveLength(2)
+    // The primary key alone, descending: one range (no ties).
+    expect(rangesSql('sqlite', checked('companies', undefined, [['id', 'desc']]), [5])).toEqual([
+      { sql: 'select "t0"."id" as "k0" from "companies" as "t0" where "t0"."id" < ? order by "t0"."id" desc limit ?', parameters: [5, 10] },
+    ])
+  })
 })
 
 describe('plan steering, SQLite', () => {
