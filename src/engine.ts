@@ -24,7 +24,7 @@ import { cachedTotal } from './execute/counts.js'
 import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './execute/cursor.js'
 import type { ResultRecord } from './execute/records.js'
 import {
-  canonicalQuery, loadStoredQuery, queryIdOf, QUERY_VERSION, storageIssues, storeQuery,
+  canonicalQuery, loadStoredQuery, queryIdOf, QUERY_VERSION, storageIssues, storeOwner, storeQuery,
   type CanonicalFilter, type CanonicalQuery,
 } from './execute/stored-queries.js'
 import { parseQuery } from './parse/index.js'
@@ -184,7 +184,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
       const prepared = prepare(request)
       if (!prepared.ok) return prepared
       const { checked, canonical } = prepared.value
-      const owner = ownerOf(storeOptions)
+      const owner = storeOwner(storeOptions?.owner)
       if (!owner.ok) return owner
       const tooLarge = storageIssues(canonical, limits)
       if (tooLarge.length > 0) return fail(tooLarge)
@@ -200,7 +200,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
     async store(request, storeOptions) {
       const prepared = prepare(request)
       if (!prepared.ok) return prepared
-      const owner = ownerOf(storeOptions)
+      const owner = storeOwner(storeOptions?.owner)
       if (!owner.ok) return owner
       const tooLarge = storageIssues(prepared.value.canonical, limits)
       if (tooLarge.length > 0) return fail(tooLarge)
@@ -246,20 +246,6 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
     },
   }
   return Object.freeze(engine)
-}
-
-/** The owner of a store call: absent, or a non-empty string of at most 200 characters. */
-function ownerOf(options: StoreCallOptions | undefined): Result<string | undefined> {
-  const owner = options?.owner
-  if (owner === undefined) return ok(undefined)
-  if (typeof owner === 'string' && owner.length > 0 && owner.length <= 200) return ok(owner)
-  return fail([issue({
-    code: 'invalid_value',
-    path: '',
-    message: 'The owner of a stored query is a non-empty string of at most 200 characters (e.g. an API key id).',
-    expected: 'a string of 1 to 200 characters',
-    got: (JSON.stringify(owner) ?? String(owner)).slice(0, 80),
-  })])
 }
 
 /** Page numbers arrive from URLs as digit strings; `query()` accepts those too (parse converts them). */

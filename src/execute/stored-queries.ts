@@ -189,6 +189,19 @@ export function storageIssues(canonical: CanonicalQuery, limits: Pick<Limits, 'm
   })]
 }
 
+/** The owner of a store call, from a front-end: absent, or a non-empty string of at most 200 characters. */
+export function storeOwner(owner: unknown): Result<string | undefined> {
+  if (owner === undefined) return ok(undefined)
+  if (typeof owner === 'string' && owner.length > 0 && owner.length <= 200) return ok(owner)
+  return fail([issue({
+    code: 'invalid_value',
+    path: '',
+    message: 'The owner of a stored query is a non-empty string of at most 200 characters (e.g. an API key id).',
+    expected: 'a string of 1 to 200 characters',
+    got: (JSON.stringify(owner) ?? String(owner)).slice(0, 80),
+  })])
+}
+
 /**
  * Stores the query under its id; storing it again is no new row (the id is its content), only a
  * mark that it is used. A new row may expire others: the owner's least recently used ones beyond
