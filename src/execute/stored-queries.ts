@@ -264,8 +264,10 @@ export async function enforceOwnerBound(db: Kysely<any>, owner: string | null, k
   // In batches, oldest first; nothing is deleted until the end, so each batch starts where the
   // previous one ended.
   for (let seen = 0; excess > 0; seen += 100) {
+    // Rows without a size (stored by code from before migration 010) free nothing: left alone.
     const batch = await ofOwner(db.selectFrom('stored_queries').select(['query_id', 'bytes']))
       .where('query_id', '<>', keep)
+      .where('bytes', '>', 0)
       .orderBy('last_used_at')
       .orderBy('query_id')
       .limit(100)
@@ -289,7 +291,11 @@ export async function enforceOwnerBound(db: Kysely<any>, owner: string | null, k
 export async function expireStoredQueries(db: Kysely<any>, options: { days: number; now?: Date }): Promise<string[]> {
   if (!(options.days < Number.POSITIVE_INFINITY)) return []
   const cutoff = timestamp(new Date((options.now ?? new Date()).getTime() - options.days * 24 * 60 * 60 * 1000))
-  const rows = await db.selectFrom('stored_queries').select('query_id').where('last_used_at', '<', cutoff).orderBy('last_used_at').limit(SWEEP_ROWS).execute()
+  // `created_at` too: a row stored by a process still running code from before migration 010 has
+  // no `last_used_at` ('') and must not expire as if unused since forever.
+  const rows = await db.selectFrom('stored_queries').select('query_id')
+    .where('last_used_at', '<', cutoff).where('created_at', '<', cutoff)
+    .orderBy('last_used_at').limit(SWEEP_ROWS).execute()
   const ids = rows.map((r) => String(r.query_id))
   await deleteStoredQueries(db, ids)
   return ids

@@ -115,6 +115,8 @@ describe('storing, at the execute level', () => {
       await insert('a3', 'a', 100, '2024-01-02 00:00:00')
       await insert('b1', 'b', 500, '2023-01-01 00:00:00')
       await insert('n1', null, 500, '2023-01-01 00:00:00')
+      // Stored by code from before migration 010 (no last_used_at), recently: not expired.
+      await vdb.db.insertInto('stored_queries').values({ query_id: 'legacy', query_version: QUERY_VERSION, dataset: 'companies', canonical: '{}', created_at: '2024-01-31 00:00:00' }).execute()
       expect(await enforceOwnerBound(vdb.db, 'a', 'a1', 300)).toEqual([])
       expect(await enforceOwnerBound(vdb.db, 'a', 'a1', 150)).toEqual(['a2', 'a3'])
       // The query just stored is never the one to go, even when it alone is over the bound.
@@ -122,7 +124,7 @@ describe('storing, at the execute level', () => {
       expect(await enforceOwnerBound(vdb.db, null, 'x', 100)).toEqual(['n1'])
       expect(await enforceOwnerBound(vdb.db, 'b', 'x', Number.POSITIVE_INFINITY)).toEqual([])
       expect(await expireStoredQueries(vdb.db, { days: 30, now: new Date('2024-02-01T00:00:00Z') })).toEqual(['b1'])
-      expect(await vdb.db.selectFrom('stored_queries').select('query_id').execute()).toEqual([{ query_id: 'a1' }])
+      expect(await vdb.db.selectFrom('stored_queries').select('query_id').orderBy('query_id').execute()).toEqual([{ query_id: 'a1' }, { query_id: 'legacy' }])
     } finally {
       await vdb.close()
     }
