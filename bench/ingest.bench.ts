@@ -70,7 +70,7 @@ function ingest() {
 
 // The rows the loader produced, per dataset, tag and link table: what the raw side inserts.
 const loaded = ingest()
-const TABLES = (loaded.sqlite.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%' and name not in ('meta', 'stored_queries', 'query_totals', 'query_page_boundaries')`).pluck().all() as string[])
+const TABLES = (loaded.sqlite.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%' and name not in ('meta', 'stored_queries', 'query_totals', 'query_checkpoints')`).pluck().all() as string[])
 const rows = new Map(TABLES.map((t) => [t, loaded.sqlite.prepare(`select * from "${t}"`).raw().all() as unknown[][]]))
 const totalRows = [...rows.values()].reduce((n, r) => n + r.length, 0)
 await loaded.close()

@@ -73,7 +73,7 @@ if (pgRows !== sourceRows || (await dataVersion(pgdb)) !== dataVersionSync(vdb.s
   process.stderr.write(`bench postgres: copied ${summary.rows} rows in ${(summary.ms / 1000).toFixed(1)} s\n`)
 }
 const admin = new pg.Pool({ connectionString: PG_URL, options: `-c search_path=${SCHEMA}`, max: 1 })
-await admin.query('delete from query_totals; delete from query_page_boundaries; delete from stored_queries')
+await admin.query('delete from query_totals; delete from query_checkpoints; delete from stored_queries')
 
 const lite = createEngine({ database: vdb })
 const post = createEngine({ database: pgdb })

@@ -27,10 +27,11 @@ import { createOperations, LIGHT_OPERATIONS, type Authorization, type OperationA
 import type { ExplainResult, ListPage, QueryEnvelope, StoreOptions, StoreResult } from './execute/pipeline.js'
 import { createWatchdog, makeInterruptible } from './execute/pool/interrupt.js'
 import { createWorkerPool, defaultPoolSize } from './execute/pool/pool.js'
+import type { PagingPolicy } from './execute/cursor.js'
 import type { SearchRequest } from './records/search.js'
 import { openDatabase, type SqliteVentureDb, type VentureDb } from './store/open.js'
 
-export type { ExplainResult, ListPage, PageMeta, QueryEnvelope, StoreOptions, StoreResult } from './execute/pipeline.js'
+export type { ExplainResult, ListPage, PageMeta, QueryEnvelope, StoreOptions, StoreOptions as StoreCallOptions, StoreResult } from './execute/pipeline.js'
 export type { CallOptions } from './execute/backend.js'
 export { EngineClosedError, QueryCancelledError, QueryTimeoutError } from './execute/backend.js'
 export type { Authorization } from './execute/operations.js'
@@ -59,6 +60,8 @@ export interface EngineOptions<D extends VentureDb = VentureDb> {
    * (WAL), and cache writes are skipped instead of waiting.
    */
   readonly writeWaitMs?: number
+  /** How paging by id remembers sort keys (execute/cursor.ts, DEFAULT_PAGING); tests make it small. */
+  readonly paging?: Partial<PagingPolicy>
 }
 
 /** A write lock held longer than this is another process's bulk work (an import), not a request's write. */
@@ -137,7 +140,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
   const writeWaitMs = options.writeWaitMs ?? DEFAULT_WRITE_WAIT_MS
   // Opening may wait longer for the lock than a request will: migrations run once, at start.
   const vdb = (typeof options.database === 'string' ? openDatabase(options.database) : options.database) as D
-  const backend = chooseBackend(vdb, limits, options.workers, owned, writeWaitMs)
+  const backend = chooseBackend(vdb, limits, options.paging ?? {}, options.workers, owned, writeWaitMs)
 
   async function run<K extends OperationName>(op: K, args: OperationArgs<K>, call: CallOptions | undefined): Promise<OperationResult<K>> {
     return backend.call(op, args, {
@@ -199,7 +202,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
  * number of workers; an in-memory database and PostgreSQL always run inline (workers cannot share
  * the one, and the other's driver never blocks).
  */
-function chooseBackend(vdb: VentureDb, limits: Limits, workers: number | undefined, owned: boolean, writeWaitMs: number): Backend<Operations> {
+function chooseBackend(vdb: VentureDb, limits: Limits, paging: Partial<PagingPolicy>, workers: number | undefined, owned: boolean, writeWaitMs: number): Backend<Operations> {
   if (workers !== undefined && !(Number.isInteger(workers) && workers >= 0)) {
     throw new RangeError(`createEngine: workers must be a whole number (0 runs queries on the caller's thread), got ${String(workers)}`)
   }
@@ -207,11 +210,11 @@ function chooseBackend(vdb: VentureDb, limits: Limits, workers: number | undefin
     const file = vdb.sqlite.name
     const onDisk = file !== ':memory:' && file !== '' && !vdb.sqlite.memory
     const size = workers ?? (owned ? defaultPoolSize() : 0)
-    if (onDisk && size > 0) return createWorkerPool({ file, size, readonly: vdb.readonly, limits, busyTimeoutMs: writeWaitMs })
+    if (onDisk && size > 0) return createWorkerPool({ file, size, readonly: vdb.readonly, limits, paging, busyTimeoutMs: writeWaitMs })
     // Inline on SQLite: the caller's thread runs each statement; the watchdog interrupts it at the deadline.
     if (owned) vdb.sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(writeWaitMs))}`)
     const interruptible = makeInterruptible(vdb.sqlite)
-    return inlineBackend(createOperations(vdb, limits), { interruptible, watchdog: interruptible ? createWatchdog() : undefined })
+    return inlineBackend(createOperations(vdb, limits, paging), { interruptible, watchdog: interruptible ? createWatchdog() : undefined })
   }
-  return inlineBackend(createOperations(vdb, limits))
+  return inlineBackend(createOperations(vdb, limits, paging))
 }

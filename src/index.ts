@@ -14,10 +14,10 @@ export { checkQuery, checkFilter, specifiedRules, type CheckedQuery, type Checke
 export { DEFAULT_LIMITS, resolveLimits, type Limits } from './check/limits.js'
 export {
   createEngine,
-  type Engine, type EngineOptions, type ListPage, type QueryEnvelope, type PageMeta, type StoreResult, type ExplainResult,
+  type Engine, type EngineOptions, type StoreCallOptions, type ListPage, type QueryEnvelope, type PageMeta, type StoreResult, type ExplainResult,
 } from './engine.js'
 export { DIALECTS, sqliteDialect, postgresDialect, planQuery, compileFilter, type SqlDialect, type QueryPlan, type SortKey, type Boundary } from './compile/index.js'
-export { QUERY_VERSION, LANGUAGE_VERSION, canonicalQuery, canonicalJson, queryIdOf, type CanonicalQuery, type CanonicalFilter, type ResultRecord } from './execute/index.js'
+export { QUERY_VERSION, LANGUAGE_VERSION, canonicalQuery, canonicalJson, queryIdOf, DEFAULT_PAGING, type PagingPolicy, type CanonicalQuery, type CanonicalFilter, type ResultRecord } from './execute/index.js'
 export {
   openDatabase, dataVersion, bumpDataVersion,
   type VentureDb, type SqliteVentureDb, type PostgresVentureDb, type OpenOptions,

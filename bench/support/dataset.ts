@@ -3,7 +3,7 @@
  * takes minutes; 1,000,000 for the full figures of design section 8), built once through the same
  * generator and loader as `ventureql generate` and cached under `.ventureql/bench/` (gitignored).
  * A benchmark only ever reads it, so every bench file in a run sees the same data; the stored-query
- * caches the engine writes (totals, page boundaries) are cleared per run by `freshCaches`.
+ * caches the engine writes (totals, checkpoints) are cleared per run by `freshCaches`.
  */
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -58,7 +58,7 @@ export function openBenchDatabase(): SqliteVentureDb {
   return openDatabase(benchDatabaseFile())
 }
 
-/** Forgets cached totals and page boundaries, so "first" measurements are first. */
+/** Forgets cached totals and checkpoints (remembered sort keys), so "first" measurements are first. */
 export function freshCaches(vdb: SqliteVentureDb): void {
-  vdb.sqlite.exec('delete from query_totals; delete from query_page_boundaries; delete from stored_queries')
+  vdb.sqlite.exec('delete from query_totals; delete from query_checkpoints; delete from stored_queries')
 }

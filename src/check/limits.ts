@@ -1,7 +1,9 @@
 /**
- * @module Configurable limits on a request. Each one, when exceeded, is a `limit_exceeded` issue
- * that names the limit and its value (attackers can send pathological filters; see
- * grammar-docs/language.md, "Limits").
+ * @module Configurable limits on a request and on what requests leave behind. Each limit on a
+ * request, when exceeded, is a `limit_exceeded` issue that names the limit and its value (attackers
+ * can send pathological filters; see grammar-docs/language.md, "Limits"). The storage bounds
+ * (`maxStoredBytesPerOwner`, `storedQueryDays`) refuse nothing: they decide which stored queries
+ * expire (grammar-docs/language.md, "Stored queries").
  */
 
 export interface Limits {
@@ -27,6 +29,19 @@ export interface Limits {
   readonly maxIssues: number
   /** Largest request body, in bytes, for front-ends that read one (CLI, HTTP). */
   readonly maxBodyBytes: number
+  /**
+   * Largest stored query: bytes of its canonical JSON in UTF-8 (what is stored). Storing a larger
+   * one (`query`, `store`) is `limit_exceeded`; running it unstored (`list`, `count`) is not.
+   */
+  readonly maxStoredQueryBytes: number
+  /**
+   * Bytes of canonical JSON one owner's stored queries may hold together (queries stored without
+   * an owner count as one owner). Storing past it expires that owner's least recently used queries
+   * until the rest fit. `Infinity` turns the bound off.
+   */
+  readonly maxStoredBytesPerOwner: number
+  /** Days a stored query lives unused (not stored again, not paged); expired ones are deleted during later stores. */
+  readonly storedQueryDays: number
 }
 
 export const DEFAULT_LIMITS: Limits = Object.freeze({
@@ -39,6 +54,11 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   defaultPerPage: 50,
   maxIssues: 100,
   maxBodyBytes: 1_000_000,
+  // 5,000 websites in one `in` list are ~120 KB of canonical JSON and must stay storable; a 1 MB
+  // body is not (20 of them stored 19.6 MB).
+  maxStoredQueryBytes: 256 * 1024,
+  maxStoredBytesPerOwner: 16 * 1024 * 1024,
+  storedQueryDays: 90,
 })
 
 export function resolveLimits(overrides?: Partial<Limits>): Limits {

@@ -47,14 +47,13 @@ export interface SqlDialect {
    */
   readonly unindexed?: (column: Expression<unknown>) => Expression<unknown>
   /**
-   * Whether a keys query after a boundary on a nullable first sort key is written as `UNION ALL` of
-   * the non-NULL rows after the boundary and the NULL tail, each ordered and limited, merged by the
-   * same order (`page.ts`, `seekSplit`). PostgreSQL takes no `k1 <= b OR k1 IS NULL` into an
-   * ordered index scan, so the one-query seek walks the sort index from its top and filters
-   * everything before the boundary (page 20 of the design section 8 filter on 100k companies:
-   * 40.6 ms of SQL; split, 1.1 ms). SQLite uses the OR form as an index range already.
+   * Whether the backend reads a descending sort from an ascending `(col, pk)` index backwards and
+   * sorts each group of equal `col` values by the primary key (SQLite: USE TEMP B-TREE FOR LAST
+   * TERM), so that a seek into a large tie group sorts all of it. Then a seek after a descending
+   * first key reads the rest of the boundary's tie group as a range of its own first (`page.ts`,
+   * `seekRanges`). PostgreSQL has indexes in the descending order (migration 007) and needs none.
    */
-  readonly splitNullableSeek?: boolean
+  readonly descendingTiesSorted?: boolean
   /** A Kysely instance that compiles this dialect's SQL without a database (explain, golden tests). */
   coldKysely(): Kysely<any>
 }

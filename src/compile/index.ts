@@ -10,7 +10,7 @@ export { compileFilter } from './predicates.js'
 export { planQuery, rowsByIdsQuery, tagsByIdsQuery, type QueryPlan, type KeysOptions } from './plan.js'
 export { prefersSortWalk, walkFactorFor, UNINDEXABLE_WALK_FACTOR, WALK_FACTOR, type Selectivity } from './steer.js'
 export { sortKeys, type SortKey } from './sort.js'
-export { seekAfter, type Boundary } from './page.js'
+export { seekAfter, seekRanges, type Boundary } from './page.js'
 export { likePattern, foldAscii, escapeLike } from './text.js'
 
 import type { DialectName } from '../store/schema/column-types.js'

@@ -52,27 +52,55 @@ function leadingRange(keys: readonly SortKey[], boundary: Boundary): Expression<
 }
 
 /**
- * The seek split in two for a backend that takes no OR into an ordered index scan (PostgreSQL,
- * `SqlDialect.splitNullableSeek`): when the first key is nullable and the boundary's first value is
- * not NULL, the rows after the boundary are the non-NULL rows after it, which sort first, then
- * every row whose first key is NULL. `nonNull` leads with `k1 <= b1` (desc) or `k1 >= b1` (asc), an
- * index condition; `nullTail` is `k1 IS NULL`, also one. Together they select exactly the rows of
- * `seekAfter`, with no overlap. Undefined when the plain seek is already an index range.
+ * The rows after `boundary` as index ranges, in sort order: the rows after the boundary are the
+ * rows of the first range, then those of the second, and so on. One range (`seekAfter`) unless:
+ *
+ * - the first key is nullable and the boundary's first value is not NULL: then the non-NULL rows
+ *   after the boundary, which sort first, and `k1 IS NULL`, the NULL tail. Neither SQLite nor
+ *   PostgreSQL takes the one-predicate form's `k1 <= b1 OR k1 IS NULL` into a range of the sort
+ *   index: SQLite read the index from its start (page 10,000 of 638,009 hits on 1,000,000
+ *   companies, svc_score desc: 240 ms of SQL; the non-NULL range alone, 2.3 ms), and PostgreSQL
+ *   walked it from its top (page 20 of the design section 8 filter on 100k companies: 40.6 ms;
+ *   split, 1.1 ms).
+ * - `tieGroupFirst` (SQLite, `SqlDialect.descendingTiesSorted`) and the first key is descending:
+ *   the non-NULL rows after the boundary are split again into the rest of the boundary's tie group
+ *   (`k1 = b1 AND <after b on k2..>`, for a sort on one field an ascending range of the `(k1, pk)`
+ *   index) and the rows strictly after it (`k1 < b1`). SQLite reads a descending order from the
+ *   ascending index backwards, which gives the primary key descending within a tie, so it sorts
+ *   every tie group it enters whole: a seek into a group of 6,000 equal svc_scores sorted it for
+ *   every page (2.3 ms of SQL); as its own range, the group's rest is read in order (0.3 ms), and a
+ *   group is sorted once, by the page that enters it.
+ *
+ * Running the ranges one after another (execute/run.ts) reads a later range only when the earlier
+ * ones run out.
  */
-export function seekSplit(keys: readonly SortKey[], boundary: Boundary): { nonNull: Expression<SqlBool>; nullTail: Expression<SqlBool> } | undefined {
+export function seekRanges(keys: readonly SortKey[], boundary: Boundary, options: { tieGroupFirst?: boolean } = {}): readonly Expression<SqlBool>[] {
   if (boundary.length !== keys.length) throw new Error(`compile: boundary has ${boundary.length} values for ${keys.length} sort keys`)
   const key = keys[0]
   const b = boundary[0] ?? null
-  if (!key || !key.nullable || b === null || keys.length === 1) return undefined
+  // A NULL first value: the NULL group, already one range (`k1 IS NULL AND ...`).
+  if (!key || b === null || keys.length === 1) return Object.freeze([seekAfter(keys, boundary)])
   const column = sql.ref(`${ROOT_ALIAS}.${key.column}`)
-  const atOrAfter = eb(column, key.direction === 'asc' ? '>=' : '<=', bindable(b))
-  const seek = seekFrom(keys, boundary, 0, false) ?? sql<SqlBool>`1 = 0`
-  return { nonNull: eb.and([atOrAfter, seek]), nullTail: eb(column, 'is', null) }
+  const value = bindable(b)
+  const ranges: Expression<SqlBool>[] = []
+  if (options.tieGroupFirst && key.direction === 'desc') {
+    const rest = seekFrom(keys, boundary, 1)
+    if (rest) ranges.push(eb.and([eb(column, '=', value), rest]))
+    // Excludes NULLs: a comparison with NULL is never true.
+    ranges.push(eb(column, '<', value))
+  } else if (key.nullable) {
+    const atOrAfter = eb(column, key.direction === 'asc' ? '>=' : '<=', value)
+    ranges.push(eb.and([atOrAfter, seekFrom(keys, boundary, 0, false) ?? sql<SqlBool>`1 = 0`]))
+  } else {
+    return Object.freeze([seekAfter(keys, boundary)])
+  }
+  if (key.nullable) ranges.push(eb(column, 'is', null))
+  return Object.freeze(ranges)
 }
 
 /**
  * The seek over keys i.., or undefined when no row can be after the boundary on them. With
- * `nullsAfter` false, key i's NULL rows are left out (they are `seekSplit`'s other branch).
+ * `nullsAfter` false, key i's NULL rows are left out (they are `seekRanges`' second range).
  */
 function seekFrom(keys: readonly SortKey[], boundary: Boundary, i: number, nullsAfter = true): Expression<SqlBool> | undefined {
   const key = keys[i]

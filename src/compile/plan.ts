@@ -9,20 +9,28 @@ import type { DatasetDef, FieldDef } from '../catalog/define.js'
 import { primaryKeyColumn } from '../catalog/index.js'
 import type { CheckedQuery } from '../check/checked.js'
 import type { SqlDialect } from './dialect.js'
-import { seekAfter, seekSplit, type Boundary } from './page.js'
+import { seekAfter, seekRanges, type Boundary } from './page.js'
 import { compileFilter } from './predicates.js'
 import { ROOT_ALIAS } from './scope.js'
-import { applyOrder, sortKeys, type SortKey } from './sort.js'
+import { applyOrder, orderTerms, sortKeys, type SortKey } from './sort.js'
 import { walkFactorFor } from './steer.js'
 
-/** The relation name of a split seek's merged branches (`seekSplit`). */
-const SEEK_ALIAS = 'seek'
+/** The relation name of the subquery a checkpoint pass numbers the rows in. */
+const INNER_ALIAS = 'inner_rows'
 
 export interface KeysOptions {
-  /** Rows strictly after this boundary (sort values + primary key of the previous page's last row). */
+  /**
+   * Rows strictly after this boundary (sort values + primary key of the previous page's last row),
+   * as one predicate. Not always an index range (see `seekRanges`); execute seeks by `range`.
+   */
   readonly after?: Boundary
+  /** Rows of one of `seekRanges(after)`'s ranges (instead of `after`). */
+  readonly range?: Expression<SqlBool>
   readonly limit: number
-  /** Only for small ad-hoc pages; paging by id never uses it (see execute/cursor.ts). */
+  /**
+   * SQL OFFSET. Execute never uses it: SQLite 3.51 miscounts OFFSET when it rewrites a correlated
+   * EXISTS into a join (see execute/run.ts, `fetchKeys`), so skips are done on keys read.
+   */
   readonly offset?: number
   /**
    * Walk the first sort key's index and filter on the way, instead of letting the planner drive
@@ -46,8 +54,17 @@ export interface QueryPlan {
   readonly walkFactor: number
   /** `select <sort keys as k0..kn> from <table> t0 where <filter> [and <seek>] order by ... limit n`. */
   keysQuery(db: Kysely<any>, options: KeysOptions): SelectQueryBuilder<any, any, Record<string, unknown>>
+  /** The rows after `after` as index ranges in sort order (`page.ts`, `seekRanges`). */
+  seekRanges(after: Boundary): readonly Expression<SqlBool>[]
   /** `select count(*) as count from <table> t0 where <filter>`. */
   countQuery(db: Kysely<any>): SelectQueryBuilder<any, any, { count: number | string | bigint }>
+  /**
+   * The sort keys of every `every`-th row of the result (rows `every`, `2 * every`, ...), with the
+   * row's 1-based position as `position`, in one statement: the database numbers the rows in sort
+   * order (`row_number()`) and returns only those, so one pass over the result sends
+   * total / every rows to the engine, not total.
+   */
+  checkpointQuery(db: Kysely<any>, every: number): SelectQueryBuilder<any, any, Record<string, unknown>>
 }
 
 export function planQuery(checked: Pick<CheckedQuery, 'dataset' | 'filter' | 'sort'>, dialect: SqlDialect): QueryPlan {
@@ -74,26 +91,30 @@ export function planQuery(checked: Pick<CheckedQuery, 'dataset' | 'filter' | 'so
     walkFactor: walkFactorFor(checked.filter, dataset),
     keysQuery(db: Kysely<any>, options: KeysOptions) {
       const walk = canWalkSortIndex && options.walkSortIndex === true
-      const select = () => from(db, walk).select(keys.map((k) => sql.ref(`${ROOT_ALIAS}.${k.column}`).as(k.alias)))
-      const split = options.after && dialect.splitNullableSeek ? seekSplit(keys, options.after) : undefined
-      if (split) {
-        // Each branch is an index range in the sort order, limited; the merge reads only their heads.
-        const n = options.limit + (options.offset ?? 0)
-        const branch = (w: Expression<SqlBool>) => applyOrder(select().where(w), keys, dialect).limit(n)
-        const merged = sql`(${branch(split.nonNull)} union all ${branch(split.nullTail)})`.as(SEEK_ALIAS)
-        let u = db.selectFrom(merged).select(keys.map((k) => sql.ref(`${SEEK_ALIAS}.${k.alias}`).as(k.alias)))
-        u = applyOrder(u, keys, dialect, SEEK_ALIAS).limit(options.limit)
-        if (options.offset) u = u.offset(options.offset)
-        return u as SelectQueryBuilder<any, any, Record<string, unknown>>
-      }
-      let q = select()
+      let q = from(db, walk).select(keys.map((k) => sql.ref(`${ROOT_ALIAS}.${k.column}`).as(k.alias)))
       if (options.after) q = q.where(seekAfter(keys, options.after))
+      if (options.range) q = q.where(options.range)
       q = applyOrder(q, keys, dialect).limit(options.limit)
       if (options.offset) q = q.offset(options.offset)
       return q as SelectQueryBuilder<any, any, Record<string, unknown>>
     },
+    seekRanges(after: Boundary) {
+      return seekRanges(keys, after, { tieGroupFirst: dialect.descendingTiesSorted === true })
+    },
     countQuery(db: Kysely<any>) {
       return from(db).select(sql<number>`count(*)`.as('count'))
+    },
+    checkpointQuery(db: Kysely<any>, every: number) {
+      // Planned without walk marks: the pass reads every hit, so driving from the filter's indexes
+      // and sorting once beats walking the sort index with a row lookup per entry (1,000,000
+      // companies, 638,009 hits: 0.87 s against 2.1 s).
+      const position = sql<number>`row_number() over (order by ${sql.join(orderTerms(keys, dialect))})`
+      const ranked = from(db).select([...keys.map((k) => sql.ref(`${ROOT_ALIAS}.${k.column}`).as(k.alias)), position.as('position')])
+      return db
+        .selectFrom(ranked.as(INNER_ALIAS))
+        .select([...keys.map((k) => sql.ref(`${INNER_ALIAS}.${k.alias}`).as(k.alias)), sql.ref(`${INNER_ALIAS}.position`).as('position')])
+        .where(sql<SqlBool>`${sql.ref(`${INNER_ALIAS}.position`)} % ${every} = 0`)
+        .orderBy(sql.ref(`${INNER_ALIAS}.position`)) as SelectQueryBuilder<any, any, Record<string, unknown>>
     },
   })
 }

@@ -4,7 +4,7 @@
  * directions on both backends (`NULLS LAST` is SQL:2003; SQLite has it since 3.30; written only
  * where the backend's default differs, see `SqlDialect.nullsLastByDefault`).
  */
-import { sql, type SelectQueryBuilder } from 'kysely'
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely'
 import { primaryKeyColumn } from '../catalog/index.js'
 import type { CheckedQuery } from '../check/checked.js'
 import type { SqlDialect } from './dialect.js'
@@ -46,4 +46,16 @@ export function applyOrder<Q extends SelectQueryBuilder<any, any, any>>(query: Q
     }) as Q
   }
   return q
+}
+
+/**
+ * The same order as `applyOrder`, over the root table's columns, as SQL terms for a window's
+ * `over (order by ...)`, which takes no query builder. Direction and NULL placement come from the
+ * sort keys and the dialect, never from a request's text.
+ */
+export function orderTerms(keys: readonly SortKey[], dialect: SqlDialect): RawBuilder<unknown>[] {
+  return keys.map((key) => {
+    const nullsLast = key.nullable && !dialect.nullsLastByDefault[key.direction]
+    return sql`${sql.ref(`${ROOT_ALIAS}.${key.column}`)} ${sql.raw(key.direction === 'asc' ? 'asc' : 'desc')}${sql.raw(nullsLast ? ' nulls last' : '')}`
+  })
 }

@@ -1,20 +1,26 @@
 /**
- * @module Bounds on the caches of totals and page boundaries. Every distinct listing request
- * (GET /companies, GET /fundings with any parameters) caches its total and the boundaries of the
- * pages walked, so without a bound the caches grow with the number of distinct requests ever made.
- * After every `TRIM_EVERY` writes to a cache table, its oldest rows beyond `MAX_ROWS` are deleted
- * (oldest by insertion: rowid order on SQLite, the `insert_seq` identity column on PostgreSQL,
- * migration 008). An evicted total or boundary is simply computed again.
+ * @module Bounds on the caches of totals and checkpoints. Every distinct listing request
+ * (GET /companies, GET /fundings with any parameters) caches its total and the sort keys it
+ * learns (page ends, checkpoints), so without a bound the caches grow with the number of distinct
+ * requests ever made. After every `TRIM_EVERY` writes to a cache table, its oldest rows beyond its
+ * limit are deleted (oldest by insertion: rowid order on SQLite, the `insert_seq` identity column
+ * on PostgreSQL, migrations 008 and 009). An evicted total or checkpoint is simply computed again.
+ * A trim is a cache write like the others: skipped when SQLite's write lock is held elsewhere
+ * (`cache-write.ts`), and tried again at the next multiple of TRIM_EVERY.
  */
 import { sql } from 'kysely'
 import { CACHE_ORDER_COLUMN } from '../store/schema/stored-query-tables.js'
+import { writeCache } from './cache-write.js'
 import type { ExecContext } from './context.js'
 
 export const CACHE_LIMITS = Object.freeze({
   /** Cached totals kept: one per query per data version. */
   query_totals: 100_000,
-  /** Remembered page boundaries kept: one per page walked of each query and page size. */
-  query_page_boundaries: 1_000_000,
+  /**
+   * Remembered sort keys kept: the end of each page served, and the checkpoints of each result
+   * jumped into (at most `PagingPolicy.maxCheckpoints` per query and data version).
+   */
+  query_checkpoints: 1_000_000,
 })
 export type CacheTable = keyof typeof CACHE_LIMITS
 
@@ -34,9 +40,10 @@ export async function noteCacheWrites(ctx: ExecContext, table: CacheTable, rows:
 
 /**
  * Deletes the oldest rows of `table` beyond the newest `keep` (by insertion order; ids lost to
- * deleted rows or rolled-back inserts make it keep fewer, never more).
+ * deleted rows or rolled-back inserts make it keep fewer, never more). False when skipped.
  */
-export async function trimCache(ctx: ExecContext, table: CacheTable, keep: number): Promise<void> {
+export async function trimCache(ctx: ExecContext, table: CacheTable, keep: number): Promise<boolean> {
   const order = ctx.dialect.name === 'sqlite' ? sql.raw('rowid') : sql.ref(CACHE_ORDER_COLUMN)
-  await sql`delete from ${sql.table(table)} where ${order} <= (select max(${order}) from ${sql.table(table)}) - ${keep}`.execute(ctx.db)
+  const trim = sql`delete from ${sql.table(table)} where ${order} <= (select max(${order}) from ${sql.table(table)}) - ${keep}`
+  return writeCache(ctx, [{ compile: () => trim.compile(ctx.db) }])
 }

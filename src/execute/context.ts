@@ -1,7 +1,8 @@
 /**
  * @module What every execute function needs: the Kysely instance to run on, the compiler's
- * dialect hooks for it, and the data version the caches (totals, page boundaries) are keyed by.
+ * dialect hooks for it, and the data version the caches (totals, checkpoints) are keyed by.
  */
+import type BetterSqlite3 from 'better-sqlite3'
 import type { Kysely } from 'kysely'
 import type { SqlDialect } from '../compile/dialect.js'
 
@@ -11,8 +12,13 @@ export interface ExecContext {
   /** The database's current data version (bumped by every ingest); read once per request. */
   readonly dataVersion: number
   /**
-   * True on a database opened read-only: caches (totals, page boundaries) are read but never
+   * True on a database opened read-only: caches (totals, checkpoints) are read but never
    * written, so an engine on a read-only file still answers, just without remembering work.
    */
   readonly readonly?: boolean
+  /**
+   * The better-sqlite3 handle under `db`, on SQLite: cache writes use it to take the write lock
+   * without waiting or skip (`cache-write.ts`). Optional; without it they wait like any write.
+   */
+  readonly sqlite?: Pick<BetterSqlite3.Database, 'pragma' | 'prepare' | 'transaction' | 'inTransaction'>
 }

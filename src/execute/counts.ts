@@ -7,6 +7,7 @@ import type { DatasetDef } from '../catalog/define.js'
 import type { QueryPlan } from '../compile/plan.js'
 import { rememberedRowCounts } from '../store/row-counts.js'
 import { noteCacheWrites } from './cache-trim.js'
+import { writeCache } from './cache-write.js'
 import type { ExecContext } from './context.js'
 
 /**
@@ -49,11 +50,13 @@ export async function cachedTotal(ctx: ExecContext, plan: QueryPlan, queryId: st
   if (cached) return Number(cached.total)
   const total = await countRows(ctx, plan)
   if (ctx.readonly) return total
-  await ctx.db
-    .insertInto('query_totals')
-    .values({ query_id: queryId, data_version: ctx.dataVersion, total })
-    .onConflict((oc) => oc.columns(['query_id', 'data_version']).doNothing())
-    .execute()
-  await noteCacheWrites(ctx, 'query_totals', 1)
+  // Best effort: a total not remembered is counted again next time (cache-write.ts).
+  const written = await writeCache(ctx, [
+    ctx.db
+      .insertInto('query_totals')
+      .values({ query_id: queryId, data_version: ctx.dataVersion, total })
+      .onConflict((oc) => oc.columns(['query_id', 'data_version']).doNothing()),
+  ])
+  if (written) await noteCacheWrites(ctx, 'query_totals', 1)
   return total
 }

@@ -28,6 +28,7 @@ import { latestStories } from '../records/stories.js'
 import { companyTechStack } from '../records/tech-stack.js'
 import { consumeQuota, findApiKey, quotaStatus, type ApiKeyRecord, type QuotaState } from '../store/api-keys.js'
 import type { SqliteVentureDb, VentureDb } from '../store/open.js'
+import type { PagingPolicy } from './cursor.js'
 import { createPipeline } from './pipeline.js'
 
 /** The outcome of presenting an API key (`authorize`). */
@@ -40,8 +41,8 @@ export type Authorization =
  * lookups are still written for SQLite's handle, and on PostgreSQL they say so (createApp refuses
  * a PostgreSQL engine for that reason).
  */
-export function createOperations(database: VentureDb, limits: Limits) {
-  const pipeline = createPipeline(database, limits)
+export function createOperations(database: VentureDb, limits: Limits, paging: Partial<PagingPolicy> = {}) {
+  const pipeline = createPipeline(database, limits, paging)
   const sqliteOnly = (): SqliteVentureDb => {
     if (database.dialect !== 'sqlite') throw new Error('record lookups and API keys run on SQLite only; on PostgreSQL use the query methods')
     return database

@@ -20,10 +20,10 @@ import { parseQuery } from '../parse/index.js'
 import { dataVersion, type VentureDb } from '../store/open.js'
 import type { ExecContext } from './context.js'
 import { cachedTotal } from './counts.js'
-import { pageByCursor } from './cursor.js'
+import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './cursor.js'
 import type { ResultRecord } from './records.js'
 import {
-  canonicalQuery, loadStoredQuery, queryIdOf, QUERY_VERSION, storeQuery,
+  canonicalQuery, loadStoredQuery, queryIdOf, QUERY_VERSION, storageIssues, storeOwner, storeQuery,
   type CanonicalFilter, type CanonicalQuery,
 } from './stored-queries.js'
 
@@ -70,10 +70,10 @@ export interface ExplainResult extends StoreResult {
   readonly count_parameters: readonly unknown[]
 }
 
-/** What storing a query may say about who stored it (the HTTP layer passes the API key's id). */
+/** Who is storing (POST /queries): an opaque owner id, e.g. the API key's; see grammar-docs, "Stored queries". */
 export interface StoreOptions {
-  /** An opaque name of whoever stores the query: storage bounds are kept per owner. */
-  readonly owner?: string | undefined
+  /** A non-empty string of at most 200 characters: storage bounds are kept per owner. */
+  readonly owner?: unknown
 }
 
 /** The engine's query methods on one connection (see `Engine` in src/engine.ts for their contracts). */
@@ -92,9 +92,12 @@ interface Prepared {
   readonly queryId: string
 }
 
-export function createPipeline(vdb: VentureDb, limits: Limits): Pipeline {
+export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Partial<PagingPolicy> = {}): Pipeline {
   const dialect = DIALECTS[vdb.dialect]
-  const context = async (): Promise<ExecContext> => ({ db: vdb.db, dialect, dataVersion: await dataVersion(vdb), readonly: vdb.readonly })
+  const paging: PagingPolicy = Object.freeze({ ...DEFAULT_PAGING, ...pagingPolicy })
+  // Cache writes go through the raw SQLite handle so they never wait for the lock (execute/cache-write.ts).
+  const writer = { db: vdb.db, readonly: vdb.readonly, ...(vdb.dialect === 'sqlite' ? { sqlite: vdb.sqlite } : {}) }
+  const context = async (): Promise<ExecContext> => ({ ...writer, dialect, dataVersion: await dataVersion(vdb) })
 
   function prepare(request: unknown): Result<Prepared> {
     const parsed = parseQuery(request, limits)
@@ -122,7 +125,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits): Pipeline {
     const ctx = await context()
     const total = await cachedTotal(ctx, plan, queryId)
     // Past the last page there is nothing to seek to: answer without walking.
-    const fetched = (page - 1) * perPage >= total ? { records: [] } : await pageByCursor(ctx, plan, { queryId, page, perPage, matches: total })
+    const fetched = (page - 1) * perPage >= total ? { records: [] } : await pageByCursor(ctx, plan, { queryId, page, perPage, matches: total }, paging)
     return Object.freeze({
       query: Object.freeze({ query_id: queryId, dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort, query_version: version }),
       results: Object.freeze([...fetched.records]),
@@ -141,30 +144,38 @@ export function createPipeline(vdb: VentureDb, limits: Limits): Pipeline {
       return ok(Object.freeze({ dataset: canonical.dataset, results, meta }))
     },
 
-    async query(request, _options = {}) {
+    async query(request, storeOptions = {}) {
       const prepared = prepare(request)
       if (!prepared.ok) return prepared
       const { checked, canonical } = prepared.value
+      const owner = storeOwner(storeOptions.owner)
+      if (!owner.ok) return owner
+      const tooLarge = storageIssues(canonical, limits)
+      if (tooLarge.length > 0) return fail(tooLarge)
       // A read-only database cannot remember the query: it runs under its id all the same, and
       // page() finds it only if it was stored before the file became read-only.
       const stored = vdb.readonly
         ? { query_id: prepared.value.queryId, query_version: QUERY_VERSION }
-        : await storeQuery(vdb.db, canonical /* owner: wired with the storage bounds */)
+        : await storeQuery(vdb.db, canonical, { owner: owner.value, limits, writer })
       const plan = planQuery(checked, dialect)
       return ok(await envelope(plan, canonical, stored.query_id, stored.query_version, checked.page, checked.perPage))
     },
 
-    async store(request, _options = {}) {
+    async store(request, storeOptions = {}) {
       const prepared = prepare(request)
       if (!prepared.ok) return prepared
-      return ok(await storeQuery(vdb.db, prepared.value.canonical))
+      const owner = storeOwner(storeOptions.owner)
+      if (!owner.ok) return owner
+      const tooLarge = storageIssues(prepared.value.canonical, limits)
+      if (tooLarge.length > 0) return fail(tooLarge)
+      return ok(await storeQuery(vdb.db, prepared.value.canonical, { owner: owner.value, limits, writer }))
     },
 
     async page(queryId, rawPaging = {}) {
       const paging = { page: fromDigits(rawPaging.page), per_page: fromDigits(rawPaging.per_page) }
       const issues = pagingIssues(queryId, paging, limits)
       if (issues.length > 0) return fail(issues)
-      const loaded = await loadStoredQuery(vdb.db, queryId as string, recheck)
+      const loaded = await loadStoredQuery(vdb.db, queryId as string, recheck, { writer })
       if (!loaded.ok) return loaded
       const { checked, canonical, query_version } = loaded.value
       const page = (paging.page as number | undefined) ?? 1

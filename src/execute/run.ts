@@ -29,6 +29,7 @@ export interface FetchedPage {
 export interface KeysRequest {
   readonly after?: Boundary | undefined
   readonly limit: number
+  /** Rows to skip first (read and dropped: see `fetchKeys`). */
   readonly offset?: number
   /**
    * How many records the filter selects, when known (the query's total): lets the plan be steered
@@ -37,17 +38,35 @@ export interface KeysRequest {
   readonly matches?: number | undefined
 }
 
-/** The ordered sort keys of up to `limit` rows after `after` (or from the start). */
+/**
+ * The ordered sort keys of up to `limit` rows after `after` (or from the start), after skipping
+ * `offset` rows. After a boundary the rows come from the plan's seek ranges in order
+ * (`seekRanges`: the non-NULL rows after it, then the NULL tail, when the first sort key is
+ * nullable), each an index range read only as far as needed: the second is read only when the
+ * first runs out.
+ *
+ * The skip happens here, on keys read, never as SQL OFFSET: SQLite 3.51 (better-sqlite3 12)
+ * counts OFFSET in the rows of its EXISTS-to-join rewrite, one per matching inner row, so
+ * `... WHERE EXISTS (...) ORDER BY ... LIMIT 2 OFFSET 2` skipped into the wrong rows (a company with
+ * two matching fundings counted twice). Callers bound the skip (execute/cursor.ts).
+ */
 export async function fetchKeys(ctx: ExecContext, plan: QueryPlan, options: KeysRequest): Promise<KeyRow[]> {
   const pk = primaryKeyColumn(plan.dataset)
   const pkKey = plan.keys.find((k) => k.column === pk)
   if (!pkKey) throw new Error('execute: the sort keys lack the primary key')
+  const want = options.limit + (options.offset ?? 0)
   const walkSortIndex = plan.canWalkSortIndex && options.matches !== undefined &&
-    prefersSortWalk(plan, { matches: options.matches, rows: await datasetRows(ctx, plan.dataset), limit: options.limit + (options.offset ?? 0) })
-  const rows = await plan
-    .keysQuery(ctx.db, { limit: options.limit, walkSortIndex, ...(options.after ? { after: options.after } : {}), ...(options.offset ? { offset: options.offset } : {}) })
-    .execute()
-  return rows.map((row) => ({
+    prefersSortWalk(plan, { matches: options.matches, rows: await datasetRows(ctx, plan.dataset), limit: want })
+  const rows: Record<string, unknown>[] = []
+  if (!options.after) {
+    rows.push(...await plan.keysQuery(ctx.db, { limit: want, walkSortIndex }).execute())
+  } else {
+    for (const range of plan.seekRanges(options.after)) {
+      rows.push(...await plan.keysQuery(ctx.db, { range, limit: want - rows.length, walkSortIndex }).execute())
+      if (rows.length >= want) break
+    }
+  }
+  return rows.slice(options.offset ?? 0).map((row) => ({
     boundary: plan.keys.map((k) => (row[k.alias] ?? null) as Boundary[number]),
     id: Number(row[pkKey.alias]),
   }))

@@ -9,7 +9,7 @@ import { Migrator, type Compilable, type Kysely, type Migration, type MigrationP
 import type BetterSqlite3 from 'better-sqlite3'
 import { datasetTableStatements } from './schema/dataset-tables.js'
 import { detailTableStatements } from './schema/detail-tables.js'
-import { cacheOrderStatements, storedQueryStatements } from './schema/stored-query-tables.js'
+import { cacheOrderStatements, checkpointTableStatements, storedQueryStatements, storedQueryUsageStatements } from './schema/stored-query-tables.js'
 import { compositeIndexStatements } from './schema/composite-indexes.js'
 import { apiKeyStatements } from './schema/api-key-tables.js'
 import { searchIndexStatements } from './search-index.js'
@@ -31,6 +31,8 @@ export const MIGRATIONS: readonly StoreMigration[] = Object.freeze([
   { name: '006-search-index', statements: searchIndexStatements },
   { name: '007-postgres-sort-indexes', statements: postgresSortIndexStatements },
   { name: '008-postgres-cache-order', statements: cacheOrderStatements },
+  { name: '009-query-checkpoints', statements: checkpointTableStatements },
+  { name: '010-stored-query-usage', statements: storedQueryUsageStatements },
 ])
 
 const MIGRATION_TABLE = 'kysely_migration'

@@ -6,11 +6,12 @@
 import { describe, expect, it } from 'vitest'
 import { condition as c, foreign, not } from '../../src/ast/factory.js'
 import { FILTER_CASES, SORT_CASES, type GoldenCase } from './golden-cases.js'
-import { checked, countSql, keysSql, whereSql } from './helpers.js'
+import { checked, countSql, keysSql, rangesSql, whereSql } from './helpers.js'
 
 function render(g: GoldenCase) {
   const q = checked(g.dataset, g.filter, g.sort ?? [])
-  return g.count ? countSql('postgres', q) : keysSql('postgres', q, g.after)
+  // After a boundary, the statements a page runs: one per seek range.
+  return g.count ? countSql('postgres', q) : g.after ? rangesSql('postgres', q, g.after) : keysSql('postgres', q)
 }
 
 describe('golden SQL, PostgreSQL', () => {
@@ -53,25 +54,23 @@ describe('golden SQL, PostgreSQL', () => {
     })
   })
 
-  it('seeks after a boundary with NULLs last and mixed directions', () => {
+  it('seeks after a boundary with NULLs last and mixed directions, as index ranges in sort order', () => {
     const q = checked('investors', undefined, [['type', 'asc'], ['portfolio_size', 'desc']])
-    const branch = (where: string, limit: string) =>
-      '(select "t0"."type" as "k0", "t0"."portfolio_size" as "k1", "t0"."id" as "k2" from "investors" as "t0"' +
+    const select = (where: string, limit: string) =>
+      'select "t0"."type" as "k0", "t0"."portfolio_size" as "k1", "t0"."id" as "k2" from "investors" as "t0"' +
       ` where ${where}` +
       // PostgreSQL puts NULLs last in ASC by itself, so only the DESC key says NULLS LAST.
-      ` order by "t0"."type" asc, "t0"."portfolio_size" desc nulls last, "t0"."id" asc limit ${limit})`
-    expect(keysSql('postgres', q, ['vc', 12, 5])).toEqual({
-      // The first key is nullable: the non-NULL rows after the boundary (`type >= $1`, an index
-      // condition) and the NULL tail, each an index range in the sort order, merged.
-      sql:
-        'select "seek"."k0" as "k0", "seek"."k1" as "k1", "seek"."k2" as "k2" from (' +
-        branch('("t0"."type" >= $1 and ("t0"."type" > $2 or ("t0"."type" = $3 and (("t0"."portfolio_size" < $4 or "t0"."portfolio_size" is null) or ("t0"."portfolio_size" = $5 and "t0"."id" > $6)))))', '$7') +
-        ' union all ' +
-        branch('"t0"."type" is null', '$8') +
-        ') as "seek" order by "seek"."k0" asc, "seek"."k1" desc nulls last, "seek"."k2" asc limit $9',
-      parameters: ['vc', 'vc', 'vc', 12, 12, 5, 10, 10, 10],
-    })
-    // A NULL first value is already an index range: one query.
-    expect(keysSql('postgres', q, [null, 12, 5]).sql).not.toContain('union all')
+      ` order by "t0"."type" asc, "t0"."portfolio_size" desc nulls last, "t0"."id" asc limit ${limit}`
+    // The first key is nullable: the non-NULL rows after the boundary (`type >= $1`, an index
+    // condition), then the NULL tail, each its own statement, run in that order.
+    expect(rangesSql('postgres', q, ['vc', 12, 5])).toEqual([
+      {
+        sql: select('("t0"."type" >= $1 and ("t0"."type" > $2 or ("t0"."type" = $3 and (("t0"."portfolio_size" < $4 or "t0"."portfolio_size" is null) or ("t0"."portfolio_size" = $5 and "t0"."id" > $6)))))', '$7'),
+        parameters: ['vc', 'vc', 'vc', 12, 12, 5, 10],
+      },
+      { sql: select('"t0"."type" is null', '$1'), parameters: [10] },
+    ])
+    // A NULL first value is already an index range: one statement.
+    expect(rangesSql('postgres', q, [null, 12, 5])).toHaveLength(1)
   })
 })

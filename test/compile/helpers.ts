@@ -24,6 +24,18 @@ export function keysSql(dialect: 'sqlite' | 'postgres', q: CheckedQuery, after?:
   return { sql, parameters: [...parameters] }
 }
 
+/**
+ * The keys statements a page after `after` runs (execute/run.ts): one per seek range, in order
+ * (the NULL tail's only when the first range runs out).
+ */
+export function rangesSql(dialect: 'sqlite' | 'postgres', q: CheckedQuery, after: Boundary) {
+  const plan = planQuery(q, DIALECTS[dialect])
+  return plan.seekRanges(after).map((range) => {
+    const { sql, parameters } = plan.keysQuery(DIALECTS[dialect].coldKysely(), { limit: q.perPage, range }).compile()
+    return { sql, parameters: [...parameters] }
+  })
+}
+
 export function countSql(dialect: 'sqlite' | 'postgres', q: CheckedQuery) {
   const plan = planQuery(q, DIALECTS[dialect])
   const { sql, parameters } = plan.countQuery(DIALECTS[dialect].coldKysely()).compile()

@@ -285,7 +285,7 @@ describe('read-only database', () => {
         const queried = await engine.query(request)
         if (!queried.ok) throw new Error(JSON.stringify(queried.issues))
         expect(queried.value.results).toEqual(listed.value.results)
-        const cached = vdb.sqlite.prepare('select (select count(*) from query_totals) + (select count(*) from query_page_boundaries) + (select count(*) from stored_queries) as n').get() as { n: number }
+        const cached = vdb.sqlite.prepare('select (select count(*) from query_totals) + (select count(*) from query_checkpoints) + (select count(*) from stored_queries) as n').get() as { n: number }
         expect(cached.n).toBe(0)
       } finally {
         await engine.close()

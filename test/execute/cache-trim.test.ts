@@ -27,7 +27,7 @@ describe('cache trimming', () => {
   })
 
   it('noteCacheWrites trims only when a multiple of 1,000 writes is crossed', async () => {
-    const limits = { query_totals: 50, query_page_boundaries: 50 }
+    const limits = { query_totals: 50, query_checkpoints: 50 }
     insertTotals(0, 999)
     await noteCacheWrites(ctx, 'query_totals', 999, limits)
     expect(ids()).toHaveLength(999)

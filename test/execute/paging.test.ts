@@ -2,12 +2,14 @@
  * Keyset paging, the subtle part: for generated sorts (mixed asc/desc on nullable fields with many
  * ties) and page sizes, walking every page through the cursor returns every matching row exactly
  * once, in the order of one unpaged query; that order is itself checked against a JS sort (NULLs
- * last in both directions, primary key as tiebreaker); jumping straight to page N (walking from
- * remembered boundaries) gives the same page; a new data version forgets the boundaries.
+ * last in both directions, primary key as tiebreaker); jumping straight to page N (a seek from the
+ * nearest remembered sort key plus a bounded skip, or the checkpoint pass first) gives the same
+ * page; what is remembered is keyed by position and data version; each request reads a bounded
+ * number of keys.
  */
 import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
-import { condition as c, matchAll, or } from '../../src/ast/factory.js'
+import { condition as c, foreign, matchAll, or } from '../../src/ast/factory.js'
 import type { FilterNode } from '../../src/ast/nodes.js'
 import { planQuery, sqliteDialect } from '../../src/compile/index.js'
 import { fetchKeys, pageByCursor, type ExecContext } from '../../src/execute/index.js'
@@ -93,33 +95,123 @@ describe('keyset paging', () => {
     )
   })
 
-  it('remembers boundaries per (query, per_page, data version) and reads them back', async () => {
+  it('remembers sort keys by position per (query, data version), for every page size', async () => {
     const plan = planQuery(checked('companies', matchAll(), [['svc_score', 'desc']]), sqliteDialect)
     await pageByCursor(ctxAt(5), plan, { queryId: 'remember', page: 4, perPage: 10 })
-    const stored = seed.vdb.sqlite
-      .prepare('select per_page, data_version, page from query_page_boundaries where query_id = ? order by page')
-      .all('remember') as { per_page: number; data_version: number; page: number }[]
-    expect(stored.map((r) => r.page)).toEqual([1, 2, 3, 4])
-    expect(stored.every((r) => r.per_page === 10 && r.data_version === 5)).toBe(true)
+    const stored = () => seed.vdb.sqlite
+      .prepare('select data_version, position from query_checkpoints where query_id = ? order by data_version, position')
+      .all('remember') as { data_version: number; position: number }[]
+    // Page 4 skipped 30 rows from the start: its first row (position 30) and last (40) are known now.
+    expect(stored()).toEqual([{ data_version: 5, position: 30 }, { data_version: 5, position: 40 }])
+
+    // Page 3 at 15 a page starts after row 30: a seek from the key page 4 at 10 a page left.
+    const unpaged5 = (await fetchKeys(ctxAt(5), plan, { limit: 100_000 })).map((k) => k.id)
+    const page3 = await pageByCursor(ctxAt(5), plan, { queryId: 'remember', page: 3, perPage: 15 })
+    expect(page3.records.map((r) => Number(r.id))).toEqual(unpaged5.slice(30, 45))
+    expect(stored().map((r) => r.position)).toEqual([30, 40, 45])
 
     // A new data version starts over: nothing is reused from version 5.
     const unpaged = (await fetchKeys(ctxAt(6), plan, { limit: 100_000 })).map((k) => k.id)
-    const page3 = await pageByCursor(ctxAt(6), plan, { queryId: 'remember', page: 3, perPage: 10 })
-    expect(page3.records.map((r) => Number(r.id))).toEqual(unpaged.slice(20, 30))
-    const v6 = seed.vdb.sqlite.prepare('select count(*) from query_page_boundaries where query_id = ? and data_version = 6').pluck().get('remember')
-    expect(v6).toBe(3)
+    const page3at6 = await pageByCursor(ctxAt(6), plan, { queryId: 'remember', page: 3, perPage: 10 })
+    expect(page3at6.records.map((r) => Number(r.id))).toEqual(unpaged.slice(20, 30))
+    expect(stored().filter((r) => r.data_version === 6).map((r) => r.position)).toEqual([20, 30])
   })
 
-  it('uses a remembered boundary instead of re-reading earlier rows', async () => {
+  it('seeks from the nearest remembered position instead of re-reading earlier rows', async () => {
     const plan = planQuery(checked('companies', matchAll(), [['name', 'asc']]), sqliteDialect)
     const unpaged = (await fetchKeys(ctxAt(9), plan, { limit: 100_000 })).map((k) => k.id)
-    // Plant a wrong boundary for page 2: if page 3 is a seek from it, the planted key shows.
+    // Plant a wrong key at position 10 (row 1's): if page 3 (after row 20) is a seek from it plus
+    // a skip of 10, it starts 10 rows after row 1.
     const lastRowOfPage1 = await fetchKeys(ctxAt(9), plan, { limit: 1 })
     seed.vdb.sqlite
-      .prepare('insert into query_page_boundaries (query_id, per_page, data_version, page, after_key) values (?, ?, ?, ?, ?)')
-      .run('planted', 10, 9, 2, JSON.stringify(lastRowOfPage1[0]!.boundary))
+      .prepare('insert into query_checkpoints (query_id, data_version, position, after_key) values (?, ?, ?, ?)')
+      .run('planted', 9, 10, JSON.stringify(lastRowOfPage1[0]!.boundary))
     const page3 = await pageByCursor(ctxAt(9), plan, { queryId: 'planted', page: 3, perPage: 10 })
-    expect(page3.records.map((r) => Number(r.id))).toEqual(unpaged.slice(1, 11))
+    expect(page3.records.map((r) => Number(r.id))).toEqual(unpaged.slice(11, 21))
+  })
+
+  it('a far jump runs one pass that remembers a checkpoint every `spacing` rows; later jumps only seek and skip', async () => {
+    const plan = planQuery(checked('companies', c('employees', 'gte', 1, p), [['svc_score', 'desc'], ['name', 'asc']]), sqliteDialect)
+    const ctx = ctxAt(11)
+    const unpaged = (await fetchKeys(ctx, plan, { limit: 100_000 })).map((k) => k.id)
+    expect(unpaged.length).toBeGreaterThan(60)
+    const policy = { checkpointEvery: 4, maxCheckpoints: 1000, maxSkip: 8 }
+    const passes: number[] = []
+    const statements: { limit: number; offset: number }[] = []
+    const spy: typeof plan = {
+      ...plan,
+      checkpointQuery: (db, every) => (passes.push(every), plan.checkpointQuery(db, every)),
+      keysQuery: (db, options) => (statements.push({ limit: options.limit, offset: options.offset ?? 0 }), plan.keysQuery(db, options)),
+    }
+    const positions = () => seed.vdb.sqlite.prepare('select position from query_checkpoints where query_id = ? and data_version = 11 order by position').pluck().all('far') as number[]
+
+    const perPage = 3
+    const far = Math.floor(unpaged.length / perPage) - 1
+    const page = await pageByCursor(ctx, spy, { queryId: 'far', page: far, perPage, matches: unpaged.length }, policy)
+    expect(page.records.map((r) => Number(r.id))).toEqual(unpaged.slice((far - 1) * perPage, far * perPage))
+    expect(passes).toEqual([4])
+    const checkpoints = Array.from({ length: Math.floor(unpaged.length / 4) }, (_, i) => 4 * (i + 1))
+    // Every 4th row, plus the page's own first and last row.
+    expect(positions()).toEqual([...new Set([...checkpoints, (far - 1) * perPage, far * perPage])].sort((a, b) => a - b))
+
+    // Any other page, in any order, is a seek plus a skip shorter than the spacing: no second pass,
+    // and never more than per_page + 1 keys read.
+    statements.length = 0
+    for (const n of [2, far - 5, 7, Math.floor(far / 2), far + 1, 1]) {
+      const got = await pageByCursor(ctx, spy, { queryId: 'far', page: n, perPage, matches: unpaged.length }, policy)
+      expect(got.records.map((r) => Number(r.id)), `page ${n}`).toEqual(unpaged.slice((n - 1) * perPage, n * perPage))
+    }
+    expect(passes).toEqual([4])
+    // Never more than the page, the row before it and a skip shorter than the spacing; never SQL OFFSET.
+    expect(statements.length).toBeGreaterThan(5)
+    expect(statements.every((s) => s.limit <= perPage + 3 && s.offset === 0)).toBe(true)
+  })
+
+  it('the spacing grows so that one pass writes at most maxCheckpoints', async () => {
+    const plan = planQuery(checked('companies', matchAll(), [['employees', 'asc']]), sqliteDialect)
+    const total = seed.rows.companies.length
+    const policy = { checkpointEvery: 2, maxCheckpoints: 10, maxSkip: 4 }
+    await pageByCursor(ctxAt(12), plan, { queryId: 'capped', page: 40, perPage: 3, matches: total }, policy)
+    const positions = seed.vdb.sqlite.prepare('select position from query_checkpoints where query_id = ? and data_version = 12').pluck().all('capped') as number[]
+    const spacing = Math.ceil(total / 10)
+    const fromPass = positions.filter((n) => n % spacing === 0)
+    expect(fromPass).toHaveLength(Math.floor(total / spacing))
+    expect(fromPass.length).toBeLessThanOrEqual(10)
+    // Besides the pass's checkpoints, only the page's first and last row.
+    expect(positions.length - fromPass.length).toBeLessThanOrEqual(2)
+  })
+
+  it('a skip that runs past the non-NULL rows continues in the NULL tail', async () => {
+    const plan = planQuery(checked('companies', matchAll(), [['svc_score', 'desc']]), sqliteDialect)
+    const keys = await fetchKeys(ctxAt(13), plan, { limit: 100_000 })
+    const unpaged = keys.map((k) => k.id)
+    const nonNull = keys.findIndex((k) => k.boundary[0] === null)
+    expect(nonNull).toBeGreaterThan(3)
+    // Remembered: the key of the second-to-last non-NULL row (position nonNull - 1). Page
+    // nonNull + 3 at 1 a page skips 2 rows from there, of which only 1 is non-NULL.
+    seed.vdb.sqlite
+      .prepare('insert into query_checkpoints (query_id, data_version, position, after_key) values (?, ?, ?, ?)')
+      .run('tail', 13, nonNull - 1, JSON.stringify(keys[nonNull - 2]!.boundary))
+    for (const page of [nonNull + 3, nonNull + 1, nonNull]) {
+      const got = await pageByCursor(ctxAt(13), plan, { queryId: 'tail', page, perPage: 1 })
+      expect(got.records.map((r) => Number(r.id)), `page ${page}`).toEqual(unpaged.slice(page - 1, page))
+    }
+  })
+
+  it('a skip counts rows, not the join rows of an EXISTS (SQLite 3.51 counted those in OFFSET)', async () => {
+    // Companies with several fundings: SQLite rewrites the EXISTS into a join, and its OFFSET
+    // counted one row per matching funding.
+    const filter = foreign('fundings', c('amount', 'is_null', false, p), 'any', p)
+    const plan = planQuery(checked('companies', filter, [['last_funding_date', 'asc']]), sqliteDialect)
+    const ctx = ctxAt(14)
+    const unpaged = (await fetchKeys(ctx, plan, { limit: 100_000 })).map((k) => k.id)
+    const multi = seed.vdb.sqlite.prepare('select count(*) from (select company_id from fundings where amount is not null group by company_id having count(*) > 1)').pluck().get() as number
+    expect(multi).toBeGreaterThan(3)
+    for (const offset of [1, 2, 5, 9]) {
+      expect((await fetchKeys(ctx, plan, { limit: 3, offset })).map((k) => k.id), `offset ${offset}`).toEqual(unpaged.slice(offset, offset + 3))
+    }
+    const page = await pageByCursor(ctx, plan, { queryId: 'exists-skip', page: 4, perPage: 3 })
+    expect(page.records.map((r) => Number(r.id))).toEqual(unpaged.slice(9, 12))
   })
 
   it('a page past the end is empty', async () => {

@@ -44,9 +44,11 @@ describe('migrations', () => {
     const vdb = openDatabase(':memory:')
     open.push(vdb)
     for (const table of Object.values(DETAIL_TABLES)) expect(columnsOf(vdb, table).length, table).toBeGreaterThan(1)
-    expect(columnsOf(vdb, 'stored_queries')).toEqual(['query_id', 'query_version', 'dataset', 'canonical', 'created_at'])
+    expect(columnsOf(vdb, 'stored_queries')).toEqual(['query_id', 'query_version', 'dataset', 'canonical', 'created_at', 'owner', 'bytes', 'last_used_at'])
     expect(columnsOf(vdb, 'query_totals')).toEqual(['query_id', 'data_version', 'total'])
-    expect(columnsOf(vdb, 'query_page_boundaries')).toEqual(['query_id', 'per_page', 'data_version', 'page', 'after_key'])
+    expect(columnsOf(vdb, 'query_checkpoints')).toEqual(['query_id', 'data_version', 'position', 'after_key'])
+    // Replaced by query_checkpoints (migration 009).
+    expect(columnsOf(vdb, 'query_page_boundaries')).toEqual([])
     expect(columnsOf(vdb, 'meta')).toEqual(['key', 'value'])
     expect(columnsOf(vdb, DETAIL_TABLES.contacts)).toContain('email')
     const email = vdb.sqlite.prepare('select "notnull" from pragma_table_info(?) where name = ?').pluck().get(DETAIL_TABLES.contacts, 'email')
@@ -91,7 +93,7 @@ describe('migrations', () => {
 })
 
 describe('versioned caches', () => {
-  test('moving the data version drops totals and page boundaries of older versions', async () => {
+  test('moving the data version drops totals and checkpoints of older versions', async () => {
     const vdb = openDatabase(':memory:')
     open.push(vdb)
     const engine = createEngine({ database: vdb })
@@ -102,10 +104,10 @@ describe('versioned caches', () => {
     const rows = (table: string) => vdb.sqlite.prepare(`select distinct data_version from ${table}`).pluck().all()
     const version = await dataVersion(vdb)
     expect(rows('query_totals')).toEqual([version])
-    expect(rows('query_page_boundaries')).toEqual([version])
+    expect(rows('query_checkpoints')).toEqual([version])
     await bumpDataVersion(vdb)
     expect(rows('query_totals')).toEqual([])
-    expect(rows('query_page_boundaries')).toEqual([])
+    expect(rows('query_checkpoints')).toEqual([])
     expect((await engine.page(stored.value.query_id, { page: 3, per_page: 2 })).ok).toBe(true)
     expect(rows('query_totals')).toEqual([version + 1])
   })

@@ -43,8 +43,6 @@ export const postgresDialect: SqlDialect = Object.freeze({
   nullsLastByDefault: Object.freeze({ asc: true, desc: false }),
   // PostgreSQL plans a correlated IN as a hashed subplan filter already.
   correlatedKey: (key: Expression<unknown>) => key,
-  // `k1 <= b OR k1 IS NULL` is no index condition here: seek with UNION ALL of the two ranges.
-  splitNullableSeek: true,
   coldKysely: () =>
     new Kysely<any>({
       dialect: {

@@ -21,6 +21,7 @@
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 import type { Limits } from '../../check/limits.js'
+import type { PagingPolicy } from '../cursor.js'
 import {
   EngineClosedError, hasBudget, isInterrupted, QueryCancelledError, QueryTimeoutError,
   type Backend, type BackendCall, type OperationTable,
@@ -39,6 +40,8 @@ export interface PoolOptions {
   readonly reserve?: number
   readonly readonly?: boolean
   readonly limits: Limits
+  /** How paging by id remembers sort keys (execute/cursor.ts). */
+  readonly paging?: Partial<PagingPolicy>
   /** How long a write waits for another connection's write lock before failing (SQLITE_BUSY: 503). */
   readonly busyTimeoutMs?: number
   readonly mmapBytes?: number
@@ -126,6 +129,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
     file: options.file,
     readonly: options.readonly ?? false,
     limits: options.limits,
+    paging: options.paging ?? {},
     busyTimeoutMs: options.busyTimeoutMs,
     mmapBytes: options.mmapBytes,
     extension,

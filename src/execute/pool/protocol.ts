@@ -3,12 +3,14 @@
  * structured-clone safe: requests are JSON-like, results are plain records and `Result`s.
  */
 import type { Limits } from '../../check/limits.js'
+import type { PagingPolicy } from '../cursor.js'
 
 /** What a worker needs to open its connection (`workerData.setup`). */
 export interface WorkerSetup {
   readonly file: string
   readonly readonly: boolean
   readonly limits: Limits
+  readonly paging: Partial<PagingPolicy>
   readonly busyTimeoutMs: number | undefined
   readonly mmapBytes: number | undefined
   /** The interrupt extension to load, when it was built. */

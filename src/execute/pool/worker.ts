@@ -27,7 +27,7 @@ try {
   const create = setup.operationsModule === undefined
     ? createOperations
     : ((await import(toUrl(setup.operationsModule))) as { createOperations: (...a: Parameters<typeof createOperations>) => OperationTable }).createOperations
-  const ops: OperationTable = create(vdb, setup.limits)
+  const ops: OperationTable = create(vdb, setup.limits, setup.paging)
   port.on('message', (message: ToWorker) => void run(ops, message, interruptible?.arm))
   post({ type: 'ready', slot: interruptible?.slot })
 } catch (error) {

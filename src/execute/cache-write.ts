@@ -1,0 +1,89 @@
+/**
+ * @module Best-effort writes for what a read leaves behind: cached totals, remembered sort keys
+ * (checkpoints, page boundaries), cache trims, a stored query's `last_used_at`. None of them is
+ * needed for the answer, so none may hold a read up.
+ *
+ * On SQLite a write waits for the database's one write lock, up to the busy timeout (5 s by
+ * default, `store/open.ts`), while another connection or process writes (an ingest, another
+ * server's quota update, anyone holding `BEGIN IMMEDIATE`). A cache write instead runs in one
+ * `BEGIN IMMEDIATE` transaction with the connection's busy timeout at 0 for its duration: the lock
+ * is taken at once or the write is skipped. That happens synchronously on the raw better-sqlite3
+ * handle (`ExecContext.sqlite`), in one turn of the event loop, so no other statement of this
+ * process ever runs under the zero timeout (a quota update that must wait for the lock still does).
+ * Without the handle (an ExecContext built by hand), the writes go through Kysely and a lock that
+ * outlasts the busy timeout is skipped all the same, only late.
+ *
+ * On PostgreSQL the caches are row inserts that take no lock another session holds, except on the
+ * same key of an insert not yet committed; they run as they are.
+ */
+import type { Compilable, CompiledQuery } from 'kysely'
+import type { ExecContext } from './context.js'
+
+/** What a best-effort write needs of an ExecContext: where to write, and how on SQLite. */
+export type CacheWriter = Pick<ExecContext, 'db' | 'readonly' | 'sqlite'>
+
+/** Prepared cache-write statements per connection, by SQL text (few shapes; values are bound). */
+const STATEMENTS_PER_CONNECTION = 64
+const prepared = new WeakMap<object, Map<string, { run(...params: unknown[]): unknown }>>()
+
+/** SQLite's answers for "another connection holds the lock": SQLITE_BUSY and its extended codes, SQLITE_LOCKED. */
+export function isLockBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
+}
+
+/**
+ * Runs `statements` as one best-effort write: true when written, false when skipped (the database
+ * is read-only, or SQLite's write lock is held elsewhere). Any other failure is thrown.
+ */
+export async function writeCache(ctx: CacheWriter, statements: readonly Compilable[]): Promise<boolean> {
+  if (ctx.readonly) return false
+  if (statements.length === 0) return true
+  const compiled = statements.map((s) => s.compile())
+  const sqlite = ctx.sqlite
+  if (sqlite) return writeNow(sqlite, compiled)
+  try {
+    for (const query of compiled) await ctx.db.executeQuery(query)
+    return true
+  } catch (error) {
+    if (isLockBusy(error)) return false
+    throw error
+  }
+}
+
+function writeNow(sqlite: NonNullable<ExecContext['sqlite']>, compiled: readonly CompiledQuery[]): boolean {
+  const run = () => {
+    for (const query of compiled) statement(sqlite, query.sql).run(...(query.parameters as unknown[]))
+  }
+  // Inside a transaction of the caller's, the lock is the caller's already.
+  if (sqlite.inTransaction) {
+    run()
+    return true
+  }
+  const timeout = Number(sqlite.pragma('busy_timeout', { simple: true }))
+  sqlite.pragma('busy_timeout = 0')
+  try {
+    sqlite.transaction(run).immediate()
+    return true
+  } catch (error) {
+    if (isLockBusy(error)) return false
+    throw error
+  } finally {
+    sqlite.pragma(`busy_timeout = ${Number.isSafeInteger(timeout) && timeout >= 0 ? timeout : 5000}`)
+  }
+}
+
+function statement(sqlite: NonNullable<ExecContext['sqlite']>, sql: string): { run(...params: unknown[]): unknown } {
+  let cache = prepared.get(sqlite)
+  if (!cache) prepared.set(sqlite, (cache = new Map()))
+  let s = cache.get(sql)
+  if (s) {
+    // Re-inserted: the map iterates in insertion order, so the first key is the least recently used.
+    cache.delete(sql)
+  } else {
+    s = sqlite.prepare(sql)
+    if (cache.size >= STATEMENTS_PER_CONNECTION) cache.delete(cache.keys().next().value as string)
+  }
+  cache.set(sql, s)
+  return s
+}
