@@ -110,8 +110,9 @@ describe('another process holding the write lock', () => {
       const counted = await engine.count({ dataset: 'companies', filter: { stage: 'a', employees: { gte: 3 } } })
       const listed = await engine.list({ dataset: 'fundings', filter: { amount: { gte: 12_345 } }, page: 2, per_page: 3 })
       const ms = performance.now() - started
+      // A cache write that waited for the lock would fail after writeWaitMs (SQLITE_BUSY): both answer.
       expect(counted.ok && listed.ok).toBe(true)
-      expect(ms).toBeLessThan(250)
+      expect(ms).toBeLessThan(2000)
       const reference = openDatabase(file, { readonly: true })
       try {
         const expected = reference.sqlite.prepare(`select count(*) from companies where stage = 'a' and employees >= 3`).pluck().get()
