@@ -18,9 +18,9 @@ export function checked(dataset: DatasetName, filter: FilterNode = matchAll(), s
   return { dataset: ds, filter, sort: s, page: 1, perPage }
 }
 
-export function keysSql(dialect: 'sqlite' | 'postgres', q: CheckedQuery, after?: Boundary) {
+export function keysSql(dialect: 'sqlite' | 'postgres', q: CheckedQuery, after?: Boundary, walk = false) {
   const plan = planQuery(q, DIALECTS[dialect])
-  const { sql, parameters } = plan.keysQuery(DIALECTS[dialect].coldKysely(), { limit: q.perPage, ...(after ? { after } : {}) }).compile()
+  const { sql, parameters } = plan.keysQuery(DIALECTS[dialect].coldKysely(), { limit: q.perPage, ...(after ? { after } : {}), walkSortIndex: walk }).compile()
   return { sql, parameters: [...parameters] }
 }
 
