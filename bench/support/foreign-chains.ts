@@ -26,10 +26,23 @@ export function chainRequest(levels: number, name = NO_SUCH_NAME): { dataset: st
   return { dataset: 'companies', filter: chainFilter(levels, { name: { eq: name } }) }
 }
 
-/** `{or: [{foreign: investors {name: eq name-i}} x width]}` over companies. */
-export function orOfForeignRequest(width: number, name = NO_SUCH_NAME): { dataset: string; filter: unknown } {
+/**
+ * The same chain ending in a condition every investor meets: each level's set is as large as it
+ * gets (every company with an investor, every investor with a company), the other worst case.
+ */
+export function broadChainRequest(levels: number): { dataset: string; filter: unknown } {
+  return { dataset: 'companies', filter: chainFilter(levels, { name: { is_null: false } }) }
+}
+
+/**
+ * `{or: [{foreign: investors {name: eq name-i}, match} x width]}` over companies. With `any` the
+ * conditions merge into one `foreign` (check/foreign-plan.ts); `none` and `all` cannot share one
+ * inside an `or`, so the plan keeps one probe or set per condition. With `all` and names that match
+ * nothing every alternative is false, so each is evaluated for every company: the worst case.
+ */
+export function orOfForeignRequest(width: number, match: 'any' | 'none' | 'all' = 'any', name = NO_SUCH_NAME): { dataset: string; filter: unknown } {
   return {
     dataset: 'companies',
-    filter: { or: Array.from({ length: width }, (_, i) => ({ foreign: { dataset: 'investors', filter: { name: { eq: `${name}-${i}` } } } })) },
+    filter: { or: Array.from({ length: width }, (_, i) => ({ foreign: { dataset: 'investors', filter: { name: { eq: `${name}-${i}` } }, match } })) },
   }
 }

@@ -137,11 +137,10 @@ export function rootForeignCount(filter: FilterNode): number {
 }
 
 /**
- * Whether a top-level `foreign` (not inside another) may be compiled as a correlated probe: not
- * when it is pinned by an identifying field (a semi-join), nor when its inner filter is wider than
- * `NARROW_FILTER`, nor when the filter has more than `MAX_CORRELATED` top-level `foreign`s. Compile
- * then probes only in a walk of the sort index or next to a narrowing conjunct
- * (`compile/relations.ts`); a `foreign` nested in another is always a set.
+ * Whether a top-level `foreign` (not inside another) is compiled as a correlated probe: not when it
+ * is pinned by an identifying field (a semi-join), nor when its inner filter is wider than
+ * `NARROW_FILTER`, nor when the filter has more than `MAX_CORRELATED` top-level `foreign`s; those
+ * are sets, as is every `foreign` nested in another (`compile/relations.ts`).
  */
 export function mayProbe(node: ForeignNode, target: DatasetDef | undefined, rootForeigns: number): boolean {
   if (node.match === 'any' && target && pinsByIdentifyingField(node.filter, target)) return false

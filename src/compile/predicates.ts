@@ -6,7 +6,7 @@
  */
 import type { Expression, SqlBool } from 'kysely'
 import type { FilterNode } from '../ast/nodes.js'
-import { childrenOf, visitFilter, type FilterVisitor } from '../ast/visit.js'
+import { visitFilter, type FilterVisitor } from '../ast/visit.js'
 import type { DatasetDef } from '../catalog/define.js'
 import { allOf, anyOf, negate, TRUE, type Compiled } from './compiled.js'
 import { compileCondition } from './conditions.js'
@@ -15,34 +15,10 @@ import { mergeForeignSiblings, rootForeignCount } from '../check/foreign-plan.js
 import { compileForeign } from './relations.js'
 import { createContext, ROOT_ALIAS, type CompileContext, type Scope } from './scope.js'
 
-/** Whether a subtree holds a `foreign` anywhere. */
-function hasForeign(node: FilterNode): boolean {
-  const stack: FilterNode[] = [node]
-  while (stack.length > 0) {
-    const n = stack.pop() as FilterNode
-    if (n.kind === 'Foreign') return true
-    stack.push(...childrenOf(n))
-  }
-  return false
-}
-
-/**
- * The scope for the `i`th conjunct of a top-level `and`: guarded when another conjunct holds no
- * `foreign`, since the planner evaluates such a conjunct before a subquery and only its survivors
- * reach this one (see `Scope.guarded`).
- */
-function conjunctScope(scope: Scope, children: readonly FilterNode[], i: number): Scope {
-  if (scope.alias !== ROOT_ALIAS || scope.guarded) return scope
-  return children.some((other, j) => j !== i && !hasForeign(other)) ? { ...scope, guarded: true } : scope
-}
-
 function visitor(scope: Scope, ctx: CompileContext): FilterVisitor<Compiled> {
   return {
     MatchAll: () => TRUE,
-    And: (node) => {
-      const children = mergeForeignSiblings(node.children, 'And', node.path)
-      return allOf(children.map((c, i) => compileNode(c, conjunctScope(scope, children, i), ctx)))
-    },
+    And: (node) => allOf(mergeForeignSiblings(node.children, 'And', node.path).map((c) => compileNode(c, scope, ctx))),
     Or: (node) => anyOf(mergeForeignSiblings(node.children, 'Or', node.path).map((c) => compileNode(c, scope, ctx))),
     Not: (node) => negate(compileNode(node.child, scope, ctx)),
     Foreign: (node) => compileForeign(node, scope, ctx, compileNode),

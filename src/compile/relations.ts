@@ -23,22 +23,24 @@
  *   companies -> investors -> companies -> ... whose innermost filter matches nothing multiplied
  *   the work by the fan-out at every level (5,000 companies: 3 levels 0.87 s, 4 levels 6.9 s, 5
  *   levels over 2 minutes); as sets each level is computed once from the one below, and a level
- *   that is empty or small drives the next from its few keys (5 levels: a few ms, see
- *   bench/foreign-chain.bench.ts).
+ *   that is empty or small drives the next from its few keys (bench/foreign-chain.bench.ts). The
+ *   price is paid when every level is broad: each is then one pass over the relation's rows into
+ *   a temporary index, where probes stopped at the first match (1,000,000 companies, a 5-level
+ *   chain that every company with an investor meets: 9.7 s as probes, 29 s as sets).
  * - At the top level, `any` pinned by an identifying field (`eq`/`in` on a primary key, a slug or
  *   a domain, see `FieldDef.identifying`) is a semi-join: the related records are a handful and
  *   SQLite drives the query from them. On 1,000,000 companies, counting the companies of each of
  *   the five largest portfolios took 1.1-1.6 s as EXISTS and 10-21 ms as IN
  *   (bench/counts.bench.ts times both forms).
- * - Otherwise a top-level `foreign` is a correlated probe only where the probe wins: its inner
- *   filter is narrow and the filter has few top-level `foreign`s (`check/foreign-plan.ts`,
- *   `mayProbe`: an `or` of 249 investor names inside one `foreign` took 55 s as one EXISTS on
- *   1,000,000 companies and 0.2 ms as a set), and either the plan walks the sort index
- *   (it stops after a page of hits) or another conjunct narrows the rows first (`Scope.guarded`:
- *   the spec's investors example probes only the venture firms with two or more companies, and
- *   stops at the first Fintech one; counting it through the set measured 1-6x slower). Every other
- *   top-level `foreign` is a set: a lone `{foreign: investors {name: X}}` probed every one of
- *   1,000,000 companies (3 s) where the set is a few index lookups (under 1 ms).
+ * - Any other top-level `foreign` is a correlated probe, which stops at the first related match,
+ *   unless its inner filter is wide or the filter has many top-level `foreign`s
+ *   (`check/foreign-plan.ts`, `mayProbe`): a wide filter is tested once per related record by a
+ *   set, but for every related row of every record by a probe (an `or` of 249 investor names
+ *   inside one `foreign`: 55 s as one EXISTS on 1,000,000 companies, 0.2 ms as a set). A lone
+ *   top-level `foreign` stays a probe because a broad set costs more than probing: on 1,000,000
+ *   companies, companies with an investor of portfolio_size >= 0 took 4.3 s as EXISTS and 10.4 s
+ *   as a set, investors with a USA company 0.33 s and 1.6 s (a selective one, such as one
+ *   investor's name, would have been faster as a set: 3 s against under 1 ms).
  *
  * The forms select the same rows: `x IN (...)` is NULL only when `x` is NULL (a funding without a
  * company); such a predicate is marked three-valued, so negation stays null-safe.
@@ -118,8 +120,7 @@ function relatedKeys(outer: Scope, inner: Scope, relation: RelationDef, where: C
 /** Which SQL form a `foreign` gets (see the module comment). */
 function formOf(node: ForeignNode, target: DatasetDef, outer: Scope, ctx: CompileContext): Form {
   if (node.match === 'any' && pinsByIdentifyingField(node.filter, target)) return 'pinned'
-  if (outer.alias !== ROOT_ALIAS || !mayProbe(node, target, ctx.rootForeigns)) return 'set'
-  return ctx.sortWalk !== undefined || outer.guarded === true ? 'exists' : 'set'
+  return outer.alias === ROOT_ALIAS && mayProbe(node, target, ctx.rootForeigns) ? 'exists' : 'set'
 }
 
 export function compileForeign(node: ForeignNode, outer: Scope, ctx: CompileContext, inner: CompileInner): Compiled {

@@ -25,12 +25,6 @@ export interface Scope {
    * uncorrelated set the subquery runs once, and driving from a small inner set is the point.
    */
   readonly correlated?: boolean
-  /**
-   * Top level only: the node is a conjunct (at any depth) of an `and` that also holds a branch
-   * without `foreign`, so the rows a `foreign` here sees were narrowed by that branch first
-   * (`relations.ts` keeps such a `foreign` a correlated EXISTS, which stops at the first match).
-   */
-  readonly guarded?: boolean
 }
 
 export interface CompileContext {
