@@ -82,7 +82,8 @@ export function mergeForeignSiblings(children: readonly FilterNode[], connective
     emitted.add(key!)
     const filters = members.map((m) => m.filter)
     const inner = g.match === 'all' ? and(filters, path) : or(filters, path)
-    out.push(foreign(g.foreign.dataset, inner, g.match, members[0]!.path))
+    // The merged node stands for several siblings: issues about it point at their connective.
+    out.push(foreign(g.foreign.dataset, inner, g.match, path))
   }
   return out
 }

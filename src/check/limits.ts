@@ -1,7 +1,8 @@
 /**
  * @module Configurable limits on a request. Each one, when exceeded, is a `limit_exceeded` issue
  * that names the limit and its value (attackers can send pathological filters; see
- * grammar-docs/language.md, "Limits").
+ * grammar-docs/language.md, "Limits"); `maxCost`, a limit on the plan's estimated worst case
+ * rather than on the request's shape, is `cost_exceeded`.
  */
 
 export interface Limits {
@@ -27,6 +28,15 @@ export interface Limits {
   readonly maxIssues: number
   /** Largest request body, in bytes, for front-ends that read one (CLI, HTTP). */
   readonly maxBodyBytes: number
+  /**
+   * Largest estimated worst-case cost of a filter per record of the queried dataset, in units of
+   * one condition tested on one row (`cost.ts`); above it, `cost_exceeded`. 3,000 admits an `or`
+   * of as many plain conditions as `maxNodes` allows (499), a chain of 11 nested `foreign` (2,791)
+   * and an `or` of 249 `foreign` on one dataset (merged into one, 509); it refuses, among others,
+   * 20 `foreign` conditions side by side that cannot share one (5,220), whose sets SQLite builds and
+   * probes one by one. At 20-50 ns a unit, 3,000 is under a second on the 5,000-company demo.
+   */
+  readonly maxCost: number
 }
 
 export const DEFAULT_LIMITS: Limits = Object.freeze({
@@ -39,6 +49,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   defaultPerPage: 50,
   maxIssues: 100,
   maxBodyBytes: 1_000_000,
+  maxCost: 3000,
 })
 
 export function resolveLimits(overrides?: Partial<Limits>): Limits {
