@@ -10,8 +10,8 @@ import { primaryKeyColumn } from '../catalog/index.js'
 import type { CheckedQuery } from '../check/checked.js'
 import type { SqlDialect } from './dialect.js'
 import { seekAfter, seekSplit, type Boundary } from './page.js'
-import { compileFilter } from './predicates.js'
-import { ROOT_ALIAS } from './scope.js'
+import { compileWhere } from './predicates.js'
+import { ROOT_ALIAS, type HoistedSet } from './scope.js'
 import { applyOrder, sortKeys, type SortKey } from './sort.js'
 import { walkFactorFor } from './steer.js'
 
@@ -50,20 +50,34 @@ export interface QueryPlan {
   countQuery(db: Kysely<any>): SelectQueryBuilder<any, any, { count: number | string | bigint }>
 }
 
+/**
+ * The sets of `foreign` (`relations.ts`) as common table expressions of the statement, each
+ * computed once (MATERIALIZED, on SQLite 3.35+ and PostgreSQL 12+, so a set read twice, by its
+ * emptiness guard and by its lookups, is still computed once).
+ */
+function withSets(db: Kysely<any>, sets: readonly HoistedSet[]): Kysely<any> {
+  let out: any = db
+  for (const set of sets) out = out.with((cte: any) => cte(set.name).materialized(), () => set.keys)
+  return out as Kysely<any>
+}
+
 export function planQuery(checked: Pick<CheckedQuery, 'dataset' | 'filter' | 'sort'>, dialect: SqlDialect): QueryPlan {
   const { dataset } = checked
   const keys = sortKeys(checked)
-  const where = compileFilter(checked.filter, dataset, dialect)
+  const compiledWhere = compileWhere(checked.filter, dataset, dialect)
+  const where = compiledWhere.where
   const first = keys[0]
   const canWalkSortIndex = !!(where && first && dialect.unindexed && isIndexed(dataset, first.column))
   // Compiled on first use: most plans never walk.
-  let walkWhere: Expression<SqlBool> | undefined
+  let walkWhere: ReturnType<typeof compileWhere> | undefined
   const walkFilter = () =>
-    (walkWhere ??= compileFilter(checked.filter, dataset, dialect, { column: first!.column, unindexed: dialect.unindexed! }))
-  const from = (db: Kysely<any>, walk = false) => {
-    const q = db.selectFrom(`${dataset.table} as ${ROOT_ALIAS}`)
-    const w = walk ? walkFilter() : where
-    return w ? q.where(w) : q
+    (walkWhere ??= compileWhere(checked.filter, dataset, dialect, { column: first!.column, unindexed: dialect.unindexed! }))
+  /** The statement's sets and its WHERE, for a plain or a walking query. */
+  const filterFor = (walk: boolean) => (walk ? walkFilter() : compiledWhere)
+  const from = (db: Kysely<any>, walk = false, hoisted = true) => {
+    const f = filterFor(walk)
+    const q = (hoisted ? withSets(db, f.sets) : db).selectFrom(`${dataset.table} as ${ROOT_ALIAS}`)
+    return f.where ? q.where(f.where) : q
   }
   return Object.freeze({
     dataset,
@@ -74,14 +88,15 @@ export function planQuery(checked: Pick<CheckedQuery, 'dataset' | 'filter' | 'so
     walkFactor: walkFactorFor(checked.filter, dataset),
     keysQuery(db: Kysely<any>, options: KeysOptions) {
       const walk = canWalkSortIndex && options.walkSortIndex === true
-      const select = () => from(db, walk).select(keys.map((k) => sql.ref(`${ROOT_ALIAS}.${k.column}`).as(k.alias)))
+      const select = (hoisted = true) => from(db, walk, hoisted).select(keys.map((k) => sql.ref(`${ROOT_ALIAS}.${k.column}`).as(k.alias)))
       const split = options.after && dialect.splitNullableSeek ? seekSplit(keys, options.after) : undefined
       if (split) {
         // Each branch is an index range in the sort order, limited; the merge reads only their heads.
+        // The sets go on the merging statement, so both branches read the same ones.
         const n = options.limit + (options.offset ?? 0)
-        const branch = (w: Expression<SqlBool>) => applyOrder(select().where(w), keys, dialect).limit(n)
+        const branch = (w: Expression<SqlBool>) => applyOrder(select(false).where(w), keys, dialect).limit(n)
         const merged = sql`(${branch(split.nonNull)} union all ${branch(split.nullTail)})`.as(SEEK_ALIAS)
-        let u = db.selectFrom(merged).select(keys.map((k) => sql.ref(`${SEEK_ALIAS}.${k.alias}`).as(k.alias)))
+        let u = withSets(db, filterFor(walk).sets).selectFrom(merged).select(keys.map((k) => sql.ref(`${SEEK_ALIAS}.${k.alias}`).as(k.alias)))
         u = applyOrder(u, keys, dialect, SEEK_ALIAS).limit(options.limit)
         if (options.offset) u = u.offset(options.offset)
         return u as SelectQueryBuilder<any, any, Record<string, unknown>>

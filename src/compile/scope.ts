@@ -4,7 +4,8 @@
  * (`t1`, `t2`, ... and `l1`, ... for its link table), so a nested filter on the same dataset as an
  * outer one never captures the outer table's columns.
  */
-import { sql, type Expression } from 'kysely'
+import { sql, type Expression, type SelectQueryBuilder } from 'kysely'
+import type { FilterNode } from '../ast/nodes.js'
 import type { DatasetDef, FieldDef } from '../catalog/define.js'
 import { primaryKeyColumn } from '../catalog/index.js'
 import type { SqlDialect } from './dialect.js'
@@ -43,11 +44,31 @@ export interface CompileContext {
    * (`relations.ts`, `MAX_CORRELATED`).
    */
   readonly rootForeigns: number
+  /**
+   * When present, the sets of `foreign` (`relations.ts`) are hoisted into this list, in the order
+   * they may reference each other, for the statement to compute each once as a common table
+   * expression, and `setNames` tells which `foreign` node's keys each holds. Absent, sets are
+   * inline subqueries, so the WHERE expression stands on its own (`compileFilter`).
+   */
+  readonly sets?: HoistedSet[]
+  readonly setNames?: Map<FilterNode, string>
 }
 
-export function createContext(dialect: SqlDialect, sortWalk?: CompileContext['sortWalk'], rootForeigns = 0): CompileContext {
+/** The keys of one set, `select k ...`, to be computed once as the common table expression `name`. */
+export interface HoistedSet {
+  readonly name: string
+  readonly keys: SelectQueryBuilder<any, any, any>
+}
+
+export function createContext(dialect: SqlDialect, sortWalk?: CompileContext['sortWalk'], rootForeigns = 0, hoistSets = false): CompileContext {
   let n = 0
-  return Object.freeze({ dialect, nextAlias: () => ++n, rootForeigns, ...(sortWalk ? { sortWalk } : {}) })
+  return Object.freeze({
+    dialect,
+    nextAlias: () => ++n,
+    rootForeigns,
+    ...(sortWalk ? { sortWalk } : {}),
+    ...(hoistSets ? { sets: [], setNames: new Map<FilterNode, string>() } : {}),
+  })
 }
 
 export const ROOT_ALIAS = 't0'

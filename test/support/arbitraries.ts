@@ -45,7 +45,8 @@ export interface FilterArbitraries {
   condition(dataset: DatasetName, field: string, operator: OperatorName): fc.Arbitrary<FilterJson>
   /**
    * A chain of `depth` nested `foreign` conditions from `dataset` (each with its own `match`, each
-   * level sometimes beside a condition on its dataset), ending in a field hash: the shape the
+   * level sometimes `and`-ed or `or`-ed with a condition on its dataset, which keeps many chains
+   * from selecting nothing or everything), ending in a field hash: the shape the
    * compiler plans as a probe over one set per level (compile/relations.ts).
    */
   foreignChain(dataset: DatasetName, depth: number): fc.Arbitrary<FilterJson>
@@ -277,10 +278,11 @@ export function filterArbitraries(snapshot: Snapshot, options: ArbitraryOptions 
   function foreignChain(ds: DatasetName, depth: number): fc.Arbitrary<FilterJson> {
     if (depth <= 0) return fieldHash(ds)
     return fc.constantFrom(...targets(ds)).chain((to) =>
-      fc.tuple(datasetSpelling(to), foreignChain(to, depth - 1), matchMode, fc.option(fieldHash(ds), { freq: 3 })).map(([dataset, filter, match, beside]) => {
-        const f: FilterJson = { foreign: { dataset, filter, match } }
-        return beside ? { and: [beside, f] } : f
-      }))
+      fc.tuple(datasetSpelling(to), foreignChain(to, depth - 1), matchMode, fc.option(fieldHash(ds), { freq: 2 }), fc.constantFrom('and', 'or'))
+        .map(([dataset, filter, match, beside, connective]) => {
+          const f: FilterJson = { foreign: { dataset, filter, match } }
+          return beside ? { [connective]: [beside, f] } : f
+        }))
   }
 
   function foreignSiblings(ds: DatasetName): fc.Arbitrary<FilterJson> {
