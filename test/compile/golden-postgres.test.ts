@@ -54,7 +54,7 @@ describe('golden SQL, PostgreSQL', () => {
     const none = foreign('companies', wide, 'none', '/f')
     expect(whereSql('postgres', 'investors', none)).toEqual({
       ctes:
-        '"s1" as materialized (select "l1"."investor_id" as "k" from "investments" as "l1" inner join "companies" as "t1" on "t1"."id" = "l1"."company_id"' +
+        '"s1" as materialized (select distinct "l1"."investor_id" as "k" from "investments" as "l1" inner join "companies" as "t1" on "t1"."id" = "l1"."company_id"' +
         ' where ("t1"."stage" = $1 or "t1"."stage" = $2 or "t1"."stage" = $3 or "t1"."stage" = $4 or "t1"."stage" = $5))',
       sql: 'not exists (select 1 from (select "s1"."k" as "k" from "s1") as "n1" where "n1"."k" = "t0"."id")',
       parameters: ['a', 'b', 'c', 'd', 'e'],

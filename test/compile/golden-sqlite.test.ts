@@ -44,7 +44,7 @@ describe('golden SQL, SQLite', () => {
   it('foreign all as a set = in the keys with a related record and not in the keys with one failing the filter', () => {
     // A wide inner filter makes even a top-level foreign a set (check/foreign-plan.ts, mayProbe).
     const wide = or(['a', 'b', 'c', 'd', 'e'].map((s) => c('stage', 'eq', s, '/f')), '/f')
-    const related = 'select "l1"."investor_id" as "k" from "investments" as "l1" inner join "companies" as "t1" on "t1"."id" = "l1"."company_id"'
+    const related = 'select distinct "l1"."investor_id" as "k" from "investments" as "l1" inner join "companies" as "t1" on "t1"."id" = "l1"."company_id"'
     expect(whereSql('sqlite', 'investors', foreign('companies', wide, 'all', '/f'))).toEqual({
       // Each set is a common table expression, computed once.
       ctes:
@@ -59,8 +59,8 @@ describe('golden SQL, SQLite', () => {
     const chain = foreign('investors', foreign('companies', foreign('investors', c('name', 'eq', 'x', '/f'), 'any', '/f'), 'any', '/f'), 'any', '/f')
     expect(whereSql('sqlite', 'companies', chain)).toEqual({
       ctes:
-        '"s3" as materialized (select "l3"."company_id" as "k" from "investments" as "l3" inner join "investors" as "t3" on "t3"."id" = "l3"."investor_id" where "t3"."name" = ?), ' +
-        '"s2" as materialized (select "l2"."investor_id" as "k" from "investments" as "l2" where "l2"."company_id" in (select "s3"."k" as "k" from "s3"))',
+        '"s3" as materialized (select distinct "l3"."company_id" as "k" from "investments" as "l3" inner join "investors" as "t3" on "t3"."id" = "l3"."investor_id" where "t3"."name" = ?), ' +
+        '"s2" as materialized (select distinct "l2"."investor_id" as "k" from "investments" as "l2" where "l2"."company_id" in (select "s3"."k" as "k" from "s3"))',
       // The guard: when the set below the probe is empty, no company can match, and the scan is skipped.
       sql:
         '(exists (select 1 from "s2") and exists (select 1 as "one" from "investments" as "l1" where "l1"."company_id" = "t0"."id"' +
