@@ -27,7 +27,7 @@
  *   skips the scan when the set below it is empty (`emptinessGuard`; bench/foreign-chain.bench.ts).
  *   The price is paid when every level is broad: each is then one pass over the relation's rows
  *   into a temporary index, where probes stopped at the first match (1,000,000 companies, a
- *   5-level chain that every company with an investor meets: 9.7 s as probes, 12 s as sets).
+ *   5-level chain that every company with an investor meets: 9.7 s as probes, 11 s as sets).
  * - At the top level, `any` pinned by an identifying field (`eq`/`in` on a primary key, a slug or
  *   a domain, see `FieldDef.identifying`) is a semi-join: the related records are a handful and
  *   SQLite drives the query from them. On 1,000,000 companies, counting the companies of each of
