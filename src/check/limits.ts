@@ -1,9 +1,10 @@
 /**
  * @module Configurable limits on a request and on what requests leave behind. Each limit on a
  * request, when exceeded, is a `limit_exceeded` issue that names the limit and its value (attackers
- * can send pathological filters; see grammar-docs/language.md, "Limits"). The storage bounds
- * (`maxStoredBytesPerOwner`, `storedQueryDays`) refuse nothing: they decide which stored queries
- * expire (grammar-docs/language.md, "Stored queries").
+ * can send pathological filters; see grammar-docs/language.md, "Limits"); `maxCost`, a limit on the
+ * plan's estimated worst case rather than on the request's shape, is `cost_exceeded`. The storage
+ * bounds (`maxStoredBytesPerOwner`, `storedQueryDays`) refuse nothing: they decide which stored
+ * queries expire (grammar-docs/language.md, "Stored queries").
  */
 
 export interface Limits {
@@ -42,6 +43,15 @@ export interface Limits {
   readonly maxStoredBytesPerOwner: number
   /** Days a stored query lives unused (not stored again, not paged); expired ones are deleted during later stores. */
   readonly storedQueryDays: number
+  /**
+   * Largest estimated worst-case cost of a filter per record of the queried dataset, in units of
+   * one condition tested on one row (`cost.ts`); above it, `cost_exceeded`. 3,000 admits an `or`
+   * of as many plain conditions as `maxNodes` allows (499), a chain of 11 nested `foreign` (2,791)
+   * and an `or` of 249 `foreign` on one dataset (merged into one, 509); it refuses, among others,
+   * 20 `foreign` conditions side by side that cannot share one (5,220), whose sets SQLite builds and
+   * probes one by one. At 20-50 ns a unit, 3,000 is under a second on the 5,000-company demo.
+   */
+  readonly maxCost: number
 }
 
 export const DEFAULT_LIMITS: Limits = Object.freeze({
@@ -59,6 +69,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxStoredQueryBytes: 256 * 1024,
   maxStoredBytesPerOwner: 16 * 1024 * 1024,
   storedQueryDays: 90,
+  maxCost: 3000,
 })
 
 export function resolveLimits(overrides?: Partial<Limits>): Limits {

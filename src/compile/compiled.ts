@@ -16,17 +16,25 @@ export interface Compiled {
   readonly expr: Expression<SqlBool>
   /** True when `expr` is never NULL, so `NOT expr` is its exact complement. */
   readonly twoValued: boolean
+  /**
+   * The exact complement of `expr` (true where `expr` is false or NULL) where the backend plans it
+   * better than a negation (`SqlDialect.notInKeys`); `negate` uses it when present.
+   */
+  readonly complement?: Expression<SqlBool>
 }
 
 export const eb = expressionBuilder<any, any>()
 
-export const compiled = (expr: Expression<SqlBool>, twoValued: boolean): Compiled => Object.freeze({ expr, twoValued })
+export const compiled = (expr: Expression<SqlBool>, twoValued: boolean, complement?: Expression<SqlBool>): Compiled =>
+  Object.freeze(complement ? { expr, twoValued, complement } : { expr, twoValued })
 
 export const TRUE: Compiled = compiled(sql<SqlBool>`1 = 1`, true)
 export const FALSE: Compiled = compiled(sql<SqlBool>`1 = 0`, true)
 
 /** The exact complement of `p` (see the module comment). Always two-valued. */
 export function negate(p: Compiled): Compiled {
+  // The complement of the complement is `p` itself only where `p` is never NULL.
+  if (p.complement) return compiled(p.complement, true, p.twoValued ? p.expr : undefined)
   return p.twoValued ? compiled(sql<SqlBool>`not (${p.expr})`, true) : compiled(sql<SqlBool>`(${p.expr}) is not true`, true)
 }
 

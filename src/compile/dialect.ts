@@ -40,6 +40,13 @@ export interface SqlDialect {
    */
   correlatedKey(key: Expression<unknown>): Expression<unknown>
   /**
+   * The exact complement of `key IN (keys)` for the set form of `foreign` (`relations.ts`), where a
+   * plain `NOT (key IN (...))` plans badly; `keys` selects one column `k` without NULLs and `alias`
+   * is free to name it. Absent where the negation is fine: SQLite materialises the set once and
+   * probes it per row either way.
+   */
+  readonly notInKeys?: (key: Expression<unknown>, keys: Expression<unknown>, alias: string) => Expression<SqlBool>
+  /**
    * A top-level column reference the planner will not use to drive an index scan, for plans that
    * must walk the sort index instead (`compile/steer.ts`). Absent where the backend's planner
    * already weighs an early-terminating walk of the sort index against the filter's indexes

@@ -1,9 +1,11 @@
 /**
  * @module Table aliases. The dataset in scope at the top is `t0`; each `foreign` opens a
- * correlated subquery with a fresh alias (`t1`, `t2`, ... and `l1`, ... for its link table), so a
- * nested filter on the same dataset as an outer one never captures the outer table's columns.
+ * subquery (a correlated EXISTS or an uncorrelated set, see `relations.ts`) with a fresh alias
+ * (`t1`, `t2`, ... and `l1`, ... for its link table), so a nested filter on the same dataset as an
+ * outer one never captures the outer table's columns.
  */
-import { sql, type Expression } from 'kysely'
+import { sql, type Expression, type SelectQueryBuilder } from 'kysely'
+import type { FilterNode } from '../ast/nodes.js'
 import type { DatasetDef, FieldDef } from '../catalog/define.js'
 import { primaryKeyColumn } from '../catalog/index.js'
 import type { SqlDialect } from './dialect.js'
@@ -17,6 +19,13 @@ export interface Scope {
    * reads. When it reads none, the subquery needs no join to the target table (`relations.ts`).
    */
   readonly viaLink?: { readonly keyColumn: string; columnsRead: number }
+  /**
+   * Inside a `foreign` compiled as a correlated EXISTS: the subquery runs once per outer row, so a
+   * set membership here must filter the row, never drive the subquery from the set (which would
+   * repeat a scan of the whole set per outer row, see `SqlDialect.correlatedKey`). Inside an
+   * uncorrelated set the subquery runs once, and driving from a small inner set is the point.
+   */
+  readonly correlated?: boolean
 }
 
 export interface CompileContext {
@@ -29,11 +38,37 @@ export interface CompileContext {
    * cannot drive the scan from them, leaving the sort index as its only access path.
    */
   readonly sortWalk?: { readonly column: string; readonly unindexed: (e: Expression<unknown>) => Expression<unknown> }
+  /**
+   * How many `foreign` conditions the filter has at the top level (not inside another `foreign`),
+   * after merging siblings (`check/foreign-plan.ts`): past a few, none is a correlated EXISTS
+   * (`relations.ts`, `MAX_CORRELATED`).
+   */
+  readonly rootForeigns: number
+  /**
+   * When present, the sets of `foreign` (`relations.ts`) are hoisted into this list, in the order
+   * they may reference each other, for the statement to compute each once as a common table
+   * expression, and `setNames` tells which `foreign` node's keys each holds. Absent, sets are
+   * inline subqueries, so the WHERE expression stands on its own (`compileFilter`).
+   */
+  readonly sets?: HoistedSet[]
+  readonly setNames?: Map<FilterNode, string>
 }
 
-export function createContext(dialect: SqlDialect, sortWalk?: CompileContext['sortWalk']): CompileContext {
+/** The keys of one set, `select k ...`, to be computed once as the common table expression `name`. */
+export interface HoistedSet {
+  readonly name: string
+  readonly keys: SelectQueryBuilder<any, any, any>
+}
+
+export function createContext(dialect: SqlDialect, sortWalk?: CompileContext['sortWalk'], rootForeigns = 0, hoistSets = false): CompileContext {
   let n = 0
-  return Object.freeze({ dialect, nextAlias: () => ++n, ...(sortWalk ? { sortWalk } : {}) })
+  return Object.freeze({
+    dialect,
+    nextAlias: () => ++n,
+    rootForeigns,
+    ...(sortWalk ? { sortWalk } : {}),
+    ...(hoistSets ? { sets: [], setNames: new Map<FilterNode, string>() } : {}),
+  })
 }
 
 export const ROOT_ALIAS = 't0'
@@ -52,6 +87,15 @@ export function fieldColumn(scope: Scope, field: FieldDef, ctx?: CompileContext)
   const ref = columnRef(scope, field.column)
   const walk = ctx?.sortWalk
   return walk && scope.alias === ROOT_ALIAS && field.column !== walk.column ? walk.unindexed(ref) : ref
+}
+
+/**
+ * Whether the rows of `scope` are reached one at a time and a set membership on them must filter
+ * rather than drive: the top-level table in a walk of the sort index (`steer.ts`), and the rows of a
+ * correlated EXISTS.
+ */
+export function probedRowByRow(scope: Scope, ctx: CompileContext): boolean {
+  return scope.correlated === true || (scope.alias === ROOT_ALIAS && ctx.sortWalk !== undefined)
 }
 
 export function primaryKeyRef(scope: Scope): Expression<unknown> {

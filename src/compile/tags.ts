@@ -12,17 +12,18 @@ import { sql, type Expression, type SqlBool } from 'kysely'
 import type { FieldDef } from '../catalog/define.js'
 import type { Scalar } from '../ast/nodes.js'
 import { compiled, negate, type Compiled } from './compiled.js'
-import { primaryKeyRef as scopeKey, ROOT_ALIAS, type CompileContext, type Scope } from './scope.js'
+import { primaryKeyRef as scopeKey, probedRowByRow, type CompileContext, type Scope } from './scope.js'
 import { distinctValues, valueIn } from './values.js'
 
 /**
- * The owner key of a probe: at the top level the list may drive the plan (a selective tag turns
- * into rowid lookups, design section 8); inside a `foreign` subquery, and when the plan walks the
- * sort index, it must only filter (see `SqlDialect.correlatedKey`).
+ * The owner key of a probe: at the top level, and inside a `foreign` compiled as a set (which runs
+ * once), the list may drive the plan (a selective tag turns into key lookups, design section 8);
+ * inside a correlated EXISTS, and when the plan walks the sort index, it must only filter (see
+ * `SqlDialect.correlatedKey`).
  */
 function primaryKeyRef(scope: Scope, ctx: CompileContext) {
   const key = scopeKey(scope)
-  return scope.alias === ROOT_ALIAS && !ctx.sortWalk ? key : ctx.dialect.correlatedKey(key)
+  return probedRowByRow(scope, ctx) ? ctx.dialect.correlatedKey(key) : key
 }
 
 function storage(field: FieldDef) {
@@ -41,8 +42,10 @@ function storage(field: FieldDef) {
  * the EXISTS into a join and first builds a bloom filter over the whole tag table, every query
  * (the spec's investors example, page 1 on 100,000 companies: 17.5 ms, and 0.14 ms with it).
  */
-function probes(ctx: CompileContext): boolean {
-  return ctx.sortWalk !== undefined
+function probes(scope: Scope, ctx: CompileContext): boolean {
+  // Only for the rows the walk reaches (its table and correlated EXISTS under it): a set inside
+  // is computed whole anyway, once, and the collected list is the fast way to compute it.
+  return ctx.sortWalk !== undefined && probedRowByRow(scope, ctx)
 }
 
 function ownerMatches(scope: Scope, field: FieldDef): Expression<SqlBool> {
@@ -53,7 +56,7 @@ function ownerMatches(scope: Scope, field: FieldDef): Expression<SqlBool> {
 export function hasAny(scope: Scope, field: FieldDef, values: readonly Scalar[], ctx: CompileContext): Compiled {
   const t = storage(field)
   const match = valueIn(sql.ref(`${t.table}.${t.valueColumn}`), values, 'tags', ctx)
-  if (probes(ctx)) {
+  if (probes(scope, ctx)) {
     return compiled(sql<SqlBool>`exists (select 1 from ${sql.table(t.table)} where ${ownerMatches(scope, field)} and ${match.expr} limit 1)`, true)
   }
   return compiled(
@@ -72,7 +75,7 @@ export function hasAll(scope: Scope, field: FieldDef, values: readonly Scalar[],
   const t = storage(field)
   const owner = sql.ref(`${t.table}.${t.ownerColumn}`)
   const match = valueIn(sql.ref(`${t.table}.${t.valueColumn}`), distinct, 'tags', ctx)
-  if (probes(ctx)) {
+  if (probes(scope, ctx)) {
     return compiled(sql<SqlBool>`(select count(*) from ${sql.table(t.table)} where ${ownerMatches(scope, field)} and ${match.expr}) = ${distinct.length}`, true)
   }
   return compiled(
@@ -84,7 +87,7 @@ export function hasAll(scope: Scope, field: FieldDef, values: readonly Scalar[],
 /** `is_empty: true` is NOT (has some tag); `false` is "has some tag". */
 export function isEmpty(scope: Scope, field: FieldDef, empty: boolean, ctx: CompileContext): Compiled {
   const t = storage(field)
-  const hasSome = probes(ctx)
+  const hasSome = probes(scope, ctx)
     ? sql<SqlBool>`exists (select 1 from ${sql.table(t.table)} where ${ownerMatches(scope, field)} limit 1)`
     : sql<SqlBool>`${primaryKeyRef(scope, ctx)} in (select ${sql.ref(`${t.table}.${t.ownerColumn}`)} from ${sql.table(t.table)})`
   return empty ? negate(compiled(hasSome, true)) : compiled(hasSome, true)

@@ -24,6 +24,7 @@ export const ISSUE_CODES = {
   invalid_sort: 'A sort clause that is not a one-key hash with `asc` or `desc`.',
   invalid_page: 'A `page` or `per_page` that is not a positive integer within the limits.',
   limit_exceeded: 'The request exceeds a configured limit (depth, node count, list length, body size, per_page).',
+  cost_exceeded: 'The filter\'s estimated worst-case cost per record exceeds the `maxCost` limit (see language.md, Limits); narrow the filter.',
   too_many_issues: 'More issues were found than are reported; fix these and retry.',
   // Stored queries (execute stage)
   unknown_query: 'No stored query has this id.',

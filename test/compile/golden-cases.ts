@@ -16,6 +16,8 @@ export interface GoldenCase {
   readonly after?: Boundary
   /** Compile the count query instead of the keys query. */
   readonly count?: boolean
+  /** Compile the keys query as a walk of the first sort key's index (compile/steer.ts). */
+  readonly walk?: boolean
 }
 
 const p = '/filter'
@@ -74,10 +76,57 @@ export const FILTER_CASES: readonly GoldenCase[] = [
   { name: 'foreign all', dataset: 'investors', filter: foreign('companies', c('stage', 'eq', 'a', p), 'all', p) },
   { name: 'foreign direct (companies → fundings)', dataset: 'companies', filter: foreign('fundings', c('amount', 'gte', 1000000, p), 'any', p) },
   { name: 'foreign direct (fundings → companies)', dataset: 'fundings', filter: foreign('companies', c('country', 'eq', 'USA', p), 'any', p) },
+  // Inside another foreign, each is a set (compile/relations.ts).
+  { name: 'nested foreign any: semi-join IN (link relation)', dataset: 'companies', filter: foreign('investors', foreign('companies', c('stage', 'eq', 'a', p), 'any', p), 'any', p) },
+  { name: 'nested foreign none: anti-join', dataset: 'companies', filter: foreign('investors', foreign('companies', c('stage', 'eq', 'a', p), 'none', p), 'any', p) },
+  { name: 'nested foreign all: IN related and not IN related failing the filter', dataset: 'companies', filter: foreign('investors', foreign('companies', c('stage', 'eq', 'a', p), 'all', p), 'any', p) },
+  { name: 'nested foreign direct (→ fundings): set without NULL keys, two-valued', dataset: 'investors', filter: foreign('companies', not(foreign('fundings', c('amount', 'gte', 1000000, p), 'any', p), p), 'any', p) },
+  { name: 'nested foreign direct (fundings → companies): three-valued under not', dataset: 'investors', filter: foreign('fundings', not(foreign('companies', c('country', 'eq', 'USA', p), 'any', p), p), 'any', p) },
+  { name: 'nested foreign all over a direct relation', dataset: 'investors', filter: foreign('companies', foreign('fundings', c('amount', 'gte', 1000000, p), 'all', p), 'any', p) },
   {
     name: 'nested foreign gets fresh aliases',
     dataset: 'investors',
     filter: foreign('companies', foreign('fundings', c('series', 'eq', 'seed', p), 'any', p), 'any', p),
+  },
+  {
+    name: 'chain of nested foreign: a probe at the top over one set per level, answered from the link rows',
+    dataset: 'companies',
+    filter: foreign('investors', foreign('companies', foreign('investors', c('name', 'eq', 'no-such-name', p), 'any', p), 'any', p), 'any', p),
+  },
+  {
+    name: 'chain with none and all inside: anti-join and all as sets',
+    dataset: 'companies',
+    filter: foreign('investors', and([foreign('companies', c('stage', 'eq', 'a', p), 'none', p), foreign('fundings', c('series', 'eq', 'seed', p), 'all', p)], p), 'any', p),
+  },
+  {
+    name: 'tags inside a set drive it (no + mark)',
+    dataset: 'companies',
+    filter: foreign('investors', foreign('companies', c('industries', 'has_any', ['Fintech'], p), 'none', p), 'any', p),
+  },
+  {
+    name: 'wide inner filter: a set, not a probe',
+    dataset: 'companies',
+    filter: foreign('investors', or(['a', 'b', 'c', 'd', 'e'].map((n) => c('name', 'eq', n, p)), p), 'any', p),
+  },
+  {
+    name: 'more than four top-level foreign: all sets',
+    dataset: 'companies',
+    filter: and(['a', 'b', 'c', 'd', 'e'].map((n) => foreign('investors', c('name', 'eq', n, p), 'any', p)), p),
+  },
+  {
+    name: 'or of foreign any on one dataset merges into one',
+    dataset: 'companies',
+    filter: or([foreign('investors', c('name', 'eq', 'a', p), 'any', p), c('stage', 'eq', 'a', p), foreign('investors', c('name', 'eq', 'b', p), 'any', p)], p),
+  },
+  {
+    name: 'and of foreign none and not any on one dataset merges into one none',
+    dataset: 'companies',
+    filter: and([foreign('investors', c('name', 'eq', 'a', p), 'none', p), not(foreign('investors', c('type', 'eq', 'vc', p), 'any', p), p)], p),
+  },
+  {
+    name: 'and of foreign all on one dataset merges into one all',
+    dataset: 'investors',
+    filter: and([foreign('companies', c('stage', 'eq', 'a', p), 'all', p), foreign('companies', c('country', 'eq', 'USA', p), 'all', p)], p),
   },
   {
     name: 'foreign any pinned by an identifying field: semi-join IN (link relation)',
@@ -93,6 +142,11 @@ export const FILTER_CASES: readonly GoldenCase[] = [
     name: 'foreign any pinned by an identifying field: semi-join IN (direct relation, three-valued under not)',
     dataset: 'fundings',
     filter: not(foreign('companies', and([c('website', 'eq', 'acme.com', p), c('country', 'eq', 'USA', p)], p), 'any', p), p),
+  },
+  {
+    name: 'foreign any pinned in every branch of an or: semi-join',
+    dataset: 'companies',
+    filter: and([c('country', 'eq', 'USA', p), foreign('investors', or([c('svc_slug', 'eq', 'a', p), c('investor_id', 'in', [1, 2], p)], p), 'any', p)], p),
   },
   {
     name: 'foreign none pinned by an identifying field stays NOT EXISTS',
@@ -115,6 +169,8 @@ export const SORT_CASES: readonly GoldenCase[] = [
   { name: 'seek after a NULL key', dataset: 'companies', filter: matchAll(), sort: [['svc_score', 'desc'], ['name', 'asc']], after: [null, 'Acme', 42] },
   { name: 'seek after all-NULL keys', dataset: 'companies', filter: matchAll(), sort: [['svc_score', 'desc'], ['name', 'asc']], after: [null, null, 42] },
   { name: 'seek on pk only', dataset: 'fundings', filter: matchAll(), sort: [['id', 'asc']], after: [99] },
+  { name: 'walk: a foreign is a probe, its nested set only filters', dataset: 'companies', filter: foreign('investors', foreign('companies', c('stage', 'eq', 'a', p), 'any', p), 'any', p), sort: [['svc_score', 'desc']], walk: true },
+  { name: 'walk: a wide foreign stays a set, marked so it filters', dataset: 'companies', filter: foreign('investors', or(['a', 'b', 'c', 'd', 'e'].map((n) => c('name', 'eq', n, p)), p), 'none', p), sort: [['svc_score', 'desc']], walk: true },
   { name: 'count with filter', dataset: 'investors', filter: c('portfolio_size', 'gte', 10, p), count: true },
   { name: 'count all', dataset: 'investors', filter: matchAll(), count: true },
 ]

@@ -4,14 +4,14 @@
  * there as a change of the SQL we run). The key forms are also spelled out below.
  */
 import { describe, expect, it } from 'vitest'
-import { condition as c, foreign, not } from '../../src/ast/factory.js'
+import { condition as c, foreign, not, or } from '../../src/ast/factory.js'
 import { FILTER_CASES, SORT_CASES, type GoldenCase } from './golden-cases.js'
 import { checked, countSql, keysSql, rangesSql, whereSql } from './helpers.js'
 
 function render(g: GoldenCase) {
   const q = checked(g.dataset, g.filter, g.sort ?? [])
   // After a boundary, the statements a page runs: one per seek range.
-  return g.count ? countSql('postgres', q) : g.after ? rangesSql('postgres', q, g.after) : keysSql('postgres', q)
+  return g.count ? countSql('postgres', q) : g.after ? rangesSql('postgres', q, g.after) : keysSql('postgres', q, undefined, g.walk)
 }
 
 describe('golden SQL, PostgreSQL', () => {
@@ -45,6 +45,26 @@ describe('golden SQL, PostgreSQL', () => {
         ' and not exists (select 1 as "one" from "investments" as "l1" inner join "companies" as "t1" on "t1"."id" = "l1"."company_id" where "l1"."investor_id" = "t0"."id" and ("t1"."stage" = $1) is not true))',
       parameters: ['a'],
     })
+  })
+
+  it('a set is negated as NOT EXISTS over its keys (an anti-join), never NOT IN', () => {
+    // NOT IN cannot become an anti-join, and a set PostgreSQL expects to exceed work_mem is then
+    // rescanned per outer row (compile/dialects/postgres.ts, notInKeys).
+    // A wide inner filter makes even a top-level foreign a set (check/foreign-plan.ts, mayProbe).
+    const wide = or(['a', 'b', 'c', 'd', 'e'].map((s) => c('stage', 'eq', s, '/f')), '/f')
+    const none = foreign('companies', wide, 'none', '/f')
+    expect(whereSql('postgres', 'investors', none)).toEqual({
+      ctes:
+        '"s1" as materialized (select distinct "l1"."investor_id" as "k" from "investments" as "l1" inner join "companies" as "t1" on "t1"."id" = "l1"."company_id"' +
+        ' where ("t1"."stage" = $1 or "t1"."stage" = $2 or "t1"."stage" = $3 or "t1"."stage" = $4 or "t1"."stage" = $5))',
+      sql: 'not exists (select 1 from (select "s1"."k" as "k" from "s1") as "n1" where "n1"."k" = "t0"."id")',
+      parameters: ['a', 'b', 'c', 'd', 'e'],
+    })
+    // Negating it again gives the semi-join back, not NOT (NOT EXISTS ...).
+    expect(whereSql('postgres', 'investors', not(none, '/f')).sql).toBe('"t0"."id" in (select "s1"."k" as "k" from "s1")')
+    // A nullable key (a funding without a company) keeps the complement out of a second negation.
+    const fundings = not(not(foreign('companies', or(['a', 'b', 'c', 'd', 'e'].map((s) => c('stage', 'eq', s, '/f')), '/f'), 'any', '/f'), '/f'), '/f')
+    expect(whereSql('postgres', 'fundings', fundings).sql).toMatch(/^not \(not exists \(select 1 from/)
   })
 
   it('escapes LIKE wildcards in the parameter, never in the SQL', () => {

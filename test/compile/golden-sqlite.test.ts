@@ -4,14 +4,16 @@
  * there as a change of the SQL we run). The key forms are also spelled out below.
  */
 import { describe, expect, it } from 'vitest'
-import { condition as c, foreign, not } from '../../src/ast/factory.js'
+import { and, condition as c, foreign, not, or } from '../../src/ast/factory.js'
 import { FILTER_CASES, SORT_CASES, type GoldenCase } from './golden-cases.js'
+import { datasets } from '../../src/catalog/index.js'
+import { compileFilter, DIALECTS } from '../../src/compile/index.js'
 import { checked, countSql, keysSql, rangesSql, whereSql } from './helpers.js'
 
 function render(g: GoldenCase) {
   const q = checked(g.dataset, g.filter, g.sort ?? [])
   // After a boundary, the statements a page runs: one per seek range.
-  return g.count ? countSql('sqlite', q) : g.after ? rangesSql('sqlite', q, g.after) : keysSql('sqlite', q)
+  return g.count ? countSql('sqlite', q) : g.after ? rangesSql('sqlite', q, g.after) : keysSql('sqlite', q, undefined, g.walk)
 }
 
 describe('golden SQL, SQLite', () => {
@@ -38,6 +40,44 @@ describe('golden SQL, SQLite', () => {
         ' and not exists (select 1 as "one" from "investments" as "l1" inner join "companies" as "t1" on "t1"."id" = "l1"."company_id" where "l1"."investor_id" = "t0"."id" and ("t1"."stage" = ?) is not true))',
       parameters: ['a'],
     })
+  })
+
+  it('foreign all as a set = in the keys with a related record and not in the keys with one failing the filter', () => {
+    // A wide inner filter makes even a top-level foreign a set (check/foreign-plan.ts, mayProbe).
+    const wide = or(['a', 'b', 'c', 'd', 'e'].map((s) => c('stage', 'eq', s, '/f')), '/f')
+    const related = 'select distinct "l1"."investor_id" as "k" from "investments" as "l1" inner join "companies" as "t1" on "t1"."id" = "l1"."company_id"'
+    expect(whereSql('sqlite', 'investors', foreign('companies', wide, 'all', '/f'))).toEqual({
+      // Each set is a common table expression, computed once.
+      ctes:
+        `"r1" as materialized (${related}), ` +
+        `"s1" as materialized (${related} where (("t1"."stage" = ? or "t1"."stage" = ? or "t1"."stage" = ? or "t1"."stage" = ? or "t1"."stage" = ?)) is not true)`,
+      sql: '("t0"."id" in (select "r1"."k" as "k" from "r1") and not ("t0"."id" in (select "s1"."k" as "k" from "s1")))',
+      parameters: ['a', 'b', 'c', 'd', 'e'],
+    })
+  })
+
+  it('a chain of foreign is one probe at the top over a set per level, each computed once: its cost adds up, it does not multiply', () => {
+    const chain = foreign('investors', foreign('companies', foreign('investors', c('name', 'eq', 'x', '/f'), 'any', '/f'), 'any', '/f'), 'any', '/f')
+    expect(whereSql('sqlite', 'companies', chain)).toEqual({
+      ctes:
+        '"s3" as materialized (select distinct "l3"."company_id" as "k" from "investments" as "l3" inner join "investors" as "t3" on "t3"."id" = "l3"."investor_id" where "t3"."name" = ?), ' +
+        '"s2" as materialized (select distinct "l2"."investor_id" as "k" from "investments" as "l2" where "l2"."company_id" in (select "s3"."k" as "k" from "s3"))',
+      // The guard: when the set below the probe is empty, no company can match, and the scan is skipped.
+      sql:
+        '(exists (select 1 from "s2") and exists (select 1 as "one" from "investments" as "l1" where "l1"."company_id" = "t0"."id"' +
+        ' and +"l1"."investor_id" in (select "s2"."k" as "k" from "s2")))',
+      parameters: ['x'],
+    })
+  })
+
+  it('compileFilter keeps the sets inline, so its expression stands on its own', () => {
+    const chain = foreign('investors', foreign('companies', c('name', 'eq', 'x', '/f'), 'any', '/f'), 'any', '/f')
+    const where = compileFilter(chain, datasets.companies, DIALECTS.sqlite)
+    const { sql } = DIALECTS.sqlite.coldKysely().selectFrom('companies as t0').select('t0.id').where(where!).compile()
+    expect(sql).toBe(
+      'select "t0"."id" from "companies" as "t0" where exists (select 1 as "one" from "investments" as "l1" where "l1"."company_id" = "t0"."id"' +
+      ' and +"l1"."investor_id" in (select "l2"."investor_id" as "k" from "investments" as "l2" inner join "companies" as "t2" on "t2"."id" = "l2"."company_id" where "t2"."name" = ?))',
+    )
   })
 
   it('escapes LIKE wildcards in the parameter, never in the SQL', () => {
@@ -91,10 +131,19 @@ describe('golden SQL, SQLite', () => {
 })
 
 describe('plan steering, SQLite', () => {
-  it('marks the key of a tags probe inside foreign so the list filters instead of driving', () => {
+  it('marks the key of a tags probe inside a correlated foreign so the list filters instead of driving', () => {
     const { sql } = whereSql('sqlite', 'investors', foreign('companies', c('industries', 'has_any', ['Fintech'], '/f'), 'any', '/f'))
     expect(sql).toContain('and +"l1"."company_id" in (select "company_industries"."company_id"')
-    // At the top level the list may drive the plan.
+    // At the top level, and inside a set (computed once), the list may drive the plan.
     expect(whereSql('sqlite', 'companies', c('industries', 'has_any', ['Fintech'], '/f')).sql).toMatch(/^"t0"\."id" in/)
+    const nested = foreign('companies', foreign('investors', c('industries', 'has_any', ['Fintech'], '/f'), 'any', '/f'), 'any', '/f')
+    expect(whereSql('sqlite', 'investors', nested).ctes).toContain('where "l2"."investor_id" in (select "investor_industries"."investor_id"')
+  })
+
+  it('marks the key of a set probed inside a correlated foreign, not of one inside a set', () => {
+    const chain = foreign('investors', foreign('companies', foreign('investors', c('type', 'eq', 'vc', '/f'), 'any', '/f'), 'any', '/f'), 'any', '/f')
+    const { sql, ctes } = whereSql('sqlite', 'companies', chain)
+    expect(sql).toContain('and +"l1"."investor_id" in (select "s2"."k" as "k" from "s2")')
+    expect(ctes).toContain('where "l2"."company_id" in (select "s3"."k" as "k" from "s3")')
   })
 })

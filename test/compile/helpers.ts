@@ -18,9 +18,9 @@ export function checked(dataset: DatasetName, filter: FilterNode = matchAll(), s
   return { dataset: ds, filter, sort: s, page: 1, perPage }
 }
 
-export function keysSql(dialect: 'sqlite' | 'postgres', q: CheckedQuery, after?: Boundary) {
+export function keysSql(dialect: 'sqlite' | 'postgres', q: CheckedQuery, after?: Boundary, walk = false) {
   const plan = planQuery(q, DIALECTS[dialect])
-  const { sql, parameters } = plan.keysQuery(DIALECTS[dialect].coldKysely(), { limit: q.perPage, ...(after ? { after } : {}) }).compile()
+  const { sql, parameters } = plan.keysQuery(DIALECTS[dialect].coldKysely(), { limit: q.perPage, ...(after ? { after } : {}), walkSortIndex: walk }).compile()
   return { sql, parameters: [...parameters] }
 }
 
@@ -42,9 +42,16 @@ export function countSql(dialect: 'sqlite' | 'postgres', q: CheckedQuery) {
   return { sql, parameters: [...parameters] }
 }
 
-/** Only the WHERE clause of the count query: the part each filter case is about. */
-export function whereSql(dialect: 'sqlite' | 'postgres', dataset: DatasetName, filter: FilterNode) {
+/**
+ * Only the WHERE clause of the count query: the part each filter case is about; and, when the
+ * filter has sets of `foreign` (compile/relations.ts), the common table expressions that define
+ * them, as `ctes` (the text between `with ` and the count's `select`).
+ */
+export function whereSql(dialect: 'sqlite' | 'postgres', dataset: DatasetName, filter: FilterNode): { sql: string; parameters: unknown[]; ctes?: string } {
   const { sql, parameters } = countSql(dialect, checked(dataset, filter))
-  const i = sql.indexOf(' where ')
-  return { sql: i < 0 ? '' : sql.slice(i + 7), parameters }
+  const marker = ` from "${datasets[dataset].table}" as "t0" where `
+  const i = sql.indexOf(marker)
+  const where = i < 0 ? '' : sql.slice(i + marker.length)
+  if (!sql.startsWith('with ')) return { sql: where, parameters }
+  return { sql: where, parameters, ctes: sql.slice('with '.length, sql.indexOf(' select count(*)')) }
 }

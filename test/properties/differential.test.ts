@@ -47,6 +47,43 @@ test('engine rows equal the reference evaluator\'s rows, in order', async () => 
   for (const name of DATASET_NAMES) expect(outcomes.some((o) => o.dataset === name), `no filter over ${name} was generated`).toBe(true)
 })
 
+test('nested foreign chains (depth 2-4, any/none/all) and merged siblings: engine rows equal the reference rows', async () => {
+  // The general generator above nests foreign only by chance; these are the shapes the compiler
+  // plans as sets (a foreign inside a foreign) and merges (siblings on one dataset), in every
+  // mode, on every dataset, and their complement, which must hold exactly as well.
+  const outcomes: Array<{ kind: string; matched: number; total: number }> = []
+  const depths = new Set<number>()
+  const request = fc.oneof(
+    fc.constantFrom(...DATASET_NAMES).chain((ds) => fc.integer({ min: 2, max: 4 }).chain((depth) =>
+      ctx.arbs.foreignChain(ds, depth).map((filter) => ({ kind: `chain ${depth}`, depth, request: { dataset: ds, filter } })))),
+    fc.constantFrom(...DATASET_NAMES).chain((ds) => ctx.arbs.foreignSiblings(ds).map((filter) => ({ kind: 'siblings', depth: 0, request: { dataset: ds, filter } }))),
+  )
+  await fc.assert(
+    fc.asyncProperty(request, async ({ kind, depth, request }) => {
+      const total = ctx.snapshot.datasets[request.dataset].ids.length
+      for (const filter of [request.filter, { not: request.filter }]) {
+        const query = checked({ ...request, filter })
+        const expected = referenceRows(query.filter, query.dataset, query.sort, ctx.snapshot)
+        const result = await ctx.engine.query({ ...request, filter, per_page: ALL_ROWS })
+        if (!result.ok) throw new Error(`engine rejected a valid request: ${JSON.stringify(result.issues)}`)
+        expect(resultIds(result.value.results, query.dataset)).toEqual(expected)
+        if (filter === request.filter) {
+          outcomes.push({ kind, matched: expected.length, total })
+          if (depth > 0) depths.add(depth)
+        }
+      }
+    }),
+    { numRuns: numRuns(120) },
+  )
+  const partial = (of: typeof outcomes) => of.filter((o) => o.matched > 0 && o.matched < o.total).length
+  const chains = outcomes.filter((o) => o.kind.startsWith('chain'))
+  const siblings = outcomes.filter((o) => o.kind === 'siblings')
+  console.info(`foreign shapes: ${chains.length} chains (${partial(chains)} partial), ${siblings.length} sibling groups (${partial(siblings)} partial)`)
+  expect([...depths].sort()).toEqual([2, 3, 4])
+  expect(partial(chains) / chains.length, 'chains must mostly select some but not all rows').toBeGreaterThanOrEqual(0.25)
+  expect(partial(siblings) / siblings.length, 'sibling groups must mostly select some but not all rows').toBeGreaterThanOrEqual(0.25)
+})
+
 test('every operator on every field, alone: the compiled SQL selects the reference rows', async () => {
   // The nested generator reaches a given (field, operator) pair only by chance; this walks all of
   // them. It runs the SQL that explain shows (the first page's keys query, whose last column is the

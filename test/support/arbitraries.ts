@@ -43,6 +43,20 @@ export interface FilterArbitraries {
   request(dataset?: DatasetName): fc.Arbitrary<RequestJson>
   /** `{field: {operator: operand}}`: one operator on one field, for exhaustive walks. */
   condition(dataset: DatasetName, field: string, operator: OperatorName): fc.Arbitrary<FilterJson>
+  /**
+   * A chain of `depth` nested `foreign` conditions from `dataset` (each with its own `match`, each
+   * level sometimes `and`-ed or `or`-ed with a condition on its dataset, which keeps many chains
+   * from selecting nothing or everything), ending in a field hash: the shape the
+   * compiler plans as a probe over one set per level (compile/relations.ts).
+   */
+  foreignChain(dataset: DatasetName, depth: number): fc.Arbitrary<FilterJson>
+  /**
+   * 2-3 `foreign` conditions on one related dataset side by side, in the connectives and modes
+   * that merge into one (`or` of `any`; `and` of `none`, `not` of `any` and of `all`) and in
+   * mixed ones that must not, sometimes with a condition on `dataset` among them and sometimes a
+   * nested chain inside.
+   */
+  foreignSiblings(dataset: DatasetName): fc.Arbitrary<FilterJson>
 }
 
 /**
@@ -259,7 +273,40 @@ export function filterArbitraries(snapshot: Snapshot, options: ArbitraryOptions 
       fc.tuple(...chosen.map((f) => fc.constantFrom('asc', 'desc').map((d) => ({ [f.name]: d } as Record<string, 'asc' | 'desc'>)))))
   }
 
+  const matchMode = fc.constantFrom(...FOREIGN_MATCH_MODES)
+
+  function foreignChain(ds: DatasetName, depth: number): fc.Arbitrary<FilterJson> {
+    if (depth <= 0) return fieldHash(ds)
+    return fc.constantFrom(...targets(ds)).chain((to) =>
+      fc.tuple(datasetSpelling(to), foreignChain(to, depth - 1), matchMode, fc.option(fieldHash(ds), { freq: 2 }), fc.constantFrom('and', 'or'))
+        .map(([dataset, filter, match, beside, connective]) => {
+          const f: FilterJson = { foreign: { dataset, filter, match } }
+          return beside ? { [connective]: [beside, f] } : f
+        }))
+  }
+
+  function foreignSiblings(ds: DatasetName): fc.Arbitrary<FilterJson> {
+    const inner = (to: DatasetName) => fc.oneof({ arbitrary: fieldHash(to), weight: 3 }, { arbitrary: foreignChain(to, 1), weight: 1 })
+    return fc.constantFrom(...targets(ds)).chain((to) => {
+      const one = (match: 'any' | 'none' | 'all') => fc.tuple(datasetSpelling(to), inner(to)).map(([dataset, filter]) => ({ foreign: { dataset, filter, match } }))
+      const anyOr = fc.array(one('any'), { minLength: 2, maxLength: 3 })
+      const noneAnd = fc.array(fc.oneof(one('none'), one('any').map((f) => ({ not: f }))), { minLength: 2, maxLength: 3 })
+      const allAnd = fc.array(one('all'), { minLength: 2, maxLength: 3 })
+      // And shapes that must not merge: `and` of `any` needs two related records, an `or` of
+      // `all` or `none` is no `all` or `none` of anything.
+      const mixed = fc.array(matchMode.chain(one), { minLength: 2, maxLength: 3 })
+      const withPlain = (connective: 'and' | 'or', parts: fc.Arbitrary<FilterJson[]>) =>
+        fc.tuple(parts, fc.option(fieldHash(ds), { freq: 3 })).map(([fs, plain]) => ({ [connective]: plain ? [...fs, plain] : fs }))
+      return fc.oneof(
+        withPlain('or', anyOr), withPlain('and', noneAnd), withPlain('and', allAnd),
+        withPlain('or', mixed), withPlain('and', mixed),
+      )
+    })
+  }
+
   return {
+    foreignChain,
+    foreignSiblings,
     condition: (ds, name, op) => {
       const field = datasets[ds].fields[name]
       if (!field) throw new Error(`arbitraries: ${ds} has no field ${name}`)

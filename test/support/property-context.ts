@@ -23,6 +23,13 @@ type VentureDb = Awaited<ReturnType<typeof createFixtureDatabase>>
 /** Large enough that one page holds every row of the fixture, so order can be compared whole. */
 export const ALL_ROWS = 100_000
 
+/**
+ * The limits of the property tests: pages hold every row, and no cost limit. These tests judge
+ * which rows a filter selects; deeply nested generated filters can exceed `maxCost`, whose own
+ * tests are in test/check/rules/cost-within-limit.test.ts.
+ */
+export const PROPERTY_LIMITS = Object.freeze({ maxPerPage: ALL_ROWS, maxCost: Number.MAX_SAFE_INTEGER })
+
 export interface PropertyContext {
   readonly vdb: VentureDb
   readonly engine: Engine
@@ -34,7 +41,7 @@ export interface PropertyContext {
 export async function openPropertyContext(): Promise<PropertyContext> {
   const vdb = await createFixtureDatabase()
   const snapshot = await loadSnapshot(vdb)
-  const engine = createEngine({ database: vdb, limits: { maxPerPage: ALL_ROWS } })
+  const engine = createEngine({ database: vdb, limits: PROPERTY_LIMITS })
   return {
     vdb,
     engine,
@@ -48,7 +55,7 @@ export async function openPropertyContext(): Promise<PropertyContext> {
 }
 
 /** Parses and checks a request that the generators made, which must be valid. */
-export function checked(request: unknown, limits: Limits = resolveLimits({ maxPerPage: ALL_ROWS })): CheckedQuery {
+export function checked(request: unknown, limits: Limits = resolveLimits(PROPERTY_LIMITS)): CheckedQuery {
   const parsed = parseQuery(request, limits)
   if (!parsed.ok) throw new Error(`generated request does not parse:\n${formatIssues(parsed.issues)}\n${JSON.stringify(request)}`)
   const result = checkQuery(parsed.value, limits)

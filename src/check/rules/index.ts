@@ -1,11 +1,13 @@
 /**
  * @module The check rules, in the order they run (graphql-js's specifiedRules). Limits first, so
- * a hostile request stops the walk before anything else looks at it; then the request's names
+ * a hostile request stops the walk before anything else looks at it (the size limits, then the
+ * estimated cost, which needs a tree of bounded size); then the request's names
  * (dataset, relations, fields, operators), then values, then sort. Each rule file cites the
  * grammar-docs/language.md section it enforces.
  */
 import type { Rule } from '../context.js'
 import { betweenBoundsOrdered } from './between-bounds-ordered.js'
+import { costWithinLimit } from './cost-within-limit.js'
 import { enumValuesKnown } from './enum-values-known.js'
 import { foreignRelationExists } from './foreign-relation-exists.js'
 import { knownDataset } from './known-dataset.js'
@@ -20,6 +22,7 @@ import { valuesFitFieldType } from './values-fit-field-type.js'
 
 export const specifiedRules: readonly Rule[] = Object.freeze([
   requestWithinLimits, // language.md, "Limits"
+  costWithinLimit, // language.md, "Limits" and "Foreign"
   knownDataset, // language.md, "Request"
   pageWithinLimits, // language.md, "Paging"
   noAccidentalMatchAll, // language.md, "Empty input"
@@ -34,6 +37,6 @@ export const specifiedRules: readonly Rule[] = Object.freeze([
 ])
 
 export {
-  betweenBoundsOrdered, enumValuesKnown, foreignRelationExists, knownDataset, knownFields, noAccidentalMatchAll,
+  betweenBoundsOrdered, costWithinLimit, enumValuesKnown, foreignRelationExists, knownDataset, knownFields, noAccidentalMatchAll,
   operatorAllowedForFieldType, pageWithinLimits, requestWithinLimits, sortFieldsSortable, sortFieldsUnique, valuesFitFieldType,
 }

@@ -43,6 +43,12 @@ export const postgresDialect: SqlDialect = Object.freeze({
   nullsLastByDefault: Object.freeze({ asc: true, desc: false }),
   // PostgreSQL plans a correlated IN as a hashed subplan filter already.
   correlatedKey: (key: Expression<unknown>) => key,
+  // NOT IN is never made an anti-join (its NULL rule forbids it), and a set PostgreSQL expects to
+  // exceed work_mem is then rescanned for every outer row; NOT EXISTS over the same keys becomes a
+  // hash anti-join. (On 100,000 companies a lone `none` over investors: NOT IN 293 ms, NOT EXISTS
+  // 149 ms, while the set still fitted; the full set of 1,000,000 would not.)
+  notInKeys: (key: Expression<unknown>, keys: Expression<unknown>, alias: string) =>
+    sql<SqlBool>`not exists (select 1 from ${keys} as ${sql.ref(alias)} where ${sql.ref(`${alias}.k`)} = ${key})`,
   coldKysely: () =>
     new Kysely<any>({
       dialect: {
