@@ -15,7 +15,8 @@
  * `BENCH_COMPANIES=1000000 BENCH_HTTP_SECONDS=60 npx tsx bench/serve-load.bench.ts` for the
  * issue's figures; `BENCH_HTTP_WORKERS=1,2,4` to choose the server sizes; `BENCH_HTTP_BEFORE=DIR`
  * adds a first row for the server of another checkout (e.g. a worktree of an older commit, with
- * node_modules), run with its defaults on the same database and mix.
+ * node_modules), run with its defaults on the same mix, on `BENCH_HTTP_BEFORE_DATABASE` (a copy of
+ * the bench database from before this checkout's migrations ran on it) or the same database.
  */
 import { availableParallelism } from 'node:os'
 import autocannon from 'autocannon'
@@ -94,7 +95,7 @@ async function load(url: string, requests: Req[], duration: number): Promise<aut
 
 async function measure(workers: number | 'before'): Promise<Run> {
   const server = workers === 'before'
-    ? await startServeProcess({ database: file, cwd: process.env.BENCH_HTTP_BEFORE })
+    ? await startServeProcess({ database: process.env.BENCH_HTTP_BEFORE_DATABASE ?? file, cwd: process.env.BENCH_HTTP_BEFORE })
     : await startServeProcess({ database: file, args: ['--workers', String(workers), '--query-timeout', '10000'] })
   try {
     const requests = await mixFor(server.url)
