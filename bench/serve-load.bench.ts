@@ -20,7 +20,7 @@
  */
 import { availableParallelism } from 'node:os'
 import autocannon from 'autocannon'
-import { createApiKey } from '../src/store/api-keys.js'
+import { createApiKey, hashApiKey } from '../src/store/api-keys.js'
 import { openDatabase } from '../src/store/open.js'
 import { benchCompanies, benchDatabaseFile } from './support/dataset.js'
 import { startServeProcess } from './support/serve-process.js'
@@ -36,6 +36,13 @@ const admin = openDatabase(file)
 const made = await createApiKey(admin, { plan: 'full', quota: 2_000_000_000, period: 'day', label: 'bench/serve-load' })
 if (!made.ok) throw new Error('bench: could not create a key')
 const key = made.value.key
+if (process.env.BENCH_HTTP_BEFORE_DATABASE) {
+  // The same key in the older server's copy (same table: keys are stored by hash).
+  const other = openDatabase(process.env.BENCH_HTTP_BEFORE_DATABASE, { migrate: false })
+  other.sqlite.prepare('insert into api_keys (key_hash, key_prefix, plan, quota_limit, quota_period, label, created_at) values (?, ?, ?, ?, ?, ?, ?)')
+    .run(hashApiKey(key), made.value.record.prefix, 'full', 2_000_000_000, 'day', 'bench/serve-load', new Date().toISOString())
+  await other.close()
+}
 const investors = admin.sqlite.prepare('select id from investors where portfolio_size > 0').pluck().all() as number[]
 const industries = admin.sqlite.prepare('select value from company_industries group by value order by count(*) desc limit 2').pluck().all() as string[]
 await admin.close()
