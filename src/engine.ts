@@ -216,5 +216,5 @@ function chooseBackend(vdb: VentureDb, limits: Limits, paging: Partial<PagingPol
     const interruptible = makeInterruptible(vdb.sqlite)
     return inlineBackend(createOperations(vdb, limits, paging), { interruptible, watchdog: interruptible ? createWatchdog() : undefined })
   }
-  return inlineBackend(createOperations(vdb, limits, paging))
+  return inlineBackend(createOperations(vdb, limits, paging), { cancellable: (work) => vdb.cancellable(work) })
 }

@@ -86,13 +86,21 @@ export class EngineClosedError extends Error {
 /** Whether a budget is set: 0 and Infinity mean none. */
 export const hasBudget = (ms: number): boolean => Number.isFinite(ms) && ms > 0
 
-/** SQLite's answer to an interrupted statement. */
-export const isInterrupted = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === 'SQLITE_INTERRUPT'
+/**
+ * A statement stopped for its time: SQLite's interrupt, or PostgreSQL's query_canceled (57014: its
+ * statement_timeout, or a cancel sent for the call).
+ */
+export const isInterrupted = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code
+  return code === 'SQLITE_INTERRUPT' || code === '57014'
+}
 
 export interface InlineOptions {
   /** The connection, when it can be interrupted, and the watchdog that does it: SQLite only. */
   readonly interruptible?: Interruptible | undefined
   readonly watchdog?: Watchdog | undefined
+  /** Runs a call so that its statements can be cancelled at its deadline: PostgreSQL (`pg_cancel_backend`). */
+  readonly cancellable?: <T>(work: () => Promise<T>) => { readonly result: Promise<T>; cancel(): Promise<void> }
   readonly close?: () => Promise<void>
 }
 
@@ -102,13 +110,13 @@ export interface InlineOptions {
  * PostgreSQL calls are asynchronous: the budget stops waiting for them at the deadline.
  */
 export function inlineBackend<Ops extends OperationTable>(ops: Ops, options: InlineOptions = {}): Backend<Ops> {
-  const { interruptible, watchdog } = options
+  const { interruptible, watchdog, cancellable } = options
   let nextToken = 1
   let closed = false
   return Object.freeze({
     kind: 'inline' as const,
     workers: 0,
-    interruptible: interruptible !== undefined && watchdog !== undefined,
+    interruptible: (interruptible !== undefined && watchdog !== undefined) || cancellable !== undefined,
     async call<K extends keyof Ops & string>(op: K, args: Parameters<Ops[K]>, call: BackendCall): Promise<Awaited<ReturnType<Ops[K]>>> {
       if (closed) throw new EngineClosedError()
       if (call.signal?.aborted) throw new QueryCancelledError()
@@ -121,8 +129,16 @@ export function inlineBackend<Ops extends OperationTable>(ops: Ops, options: Inl
       }
       const started = performance.now()
       try {
-        const running = Promise.resolve(ops[op]!(...args)) as Promise<Awaited<ReturnType<Ops[K]>>>
-        return await (budget === undefined ? running : withDeadline(running, budget, call.signal))
+        const run = () => Promise.resolve(ops[op]!(...args)) as Promise<Awaited<ReturnType<Ops[K]>>>
+        if (!cancellable) return await (budget === undefined && !call.signal ? run() : withDeadline(run(), budget, call.signal))
+        const { result, cancel } = cancellable(run)
+        try {
+          return await withDeadline(result, budget, call.signal)
+        } catch (error) {
+          // Given up on (deadline, abort): stop its statements on the server too.
+          if (error instanceof QueryTimeoutError || error instanceof QueryCancelledError) void cancel()
+          throw error
+        }
       } catch (error) {
         if (isInterrupted(error)) throw new QueryTimeoutError(budget ?? Math.round(performance.now() - started), 'running')
         throw error
@@ -139,9 +155,9 @@ export function inlineBackend<Ops extends OperationTable>(ops: Ops, options: Inl
 }
 
 /** Settles with `running`, or fails at the deadline or on abort (the asynchronous driver's case). */
-function withDeadline<T>(running: Promise<T>, ms: number, signal: AbortSignal | undefined): Promise<T> {
+function withDeadline<T>(running: Promise<T>, ms: number | undefined, signal: AbortSignal | undefined): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new QueryTimeoutError(ms, 'running')), ms)
+    const timer = ms === undefined ? undefined : setTimeout(() => reject(new QueryTimeoutError(ms, 'running')), ms)
     const onAbort = () => reject(new QueryCancelledError())
     signal?.addEventListener('abort', onAbort, { once: true })
     running.then(resolve, reject).finally(() => {

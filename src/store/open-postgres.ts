@@ -14,8 +14,9 @@
  * Ingest, record lookups and the HTTP server use the SQLite handle; load data with
  * `copyToPostgres` (store/copy.ts) or `ventureql copy`.
  */
+import { AsyncLocalStorage } from 'node:async_hooks'
 import pg from 'pg'
-import { Kysely, PostgresDialect, sql } from 'kysely'
+import { Kysely, PostgresDialect, sql, type PostgresPool } from 'kysely'
 import { createMigrator } from './migrations.js'
 import type { PostgresVentureDb } from './open.js'
 
@@ -30,6 +31,40 @@ export interface OpenPostgresOptions {
   readonly migrate?: boolean
   /** Most connections the created pool opens (default 10). */
   readonly maxConnections?: number
+  /**
+   * The server stops any statement running longer than this (`statement_timeout` of every pooled
+   * connection): the backstop behind the engine's budgets, which cancel a call's own statements at
+   * its deadline (`cancellable`). Default: none.
+   */
+  readonly statementTimeoutMs?: number
+}
+
+/** The connections a call is using right now, per call (`cancellable`). */
+const callConnections = new AsyncLocalStorage<Set<pg.PoolClient>>()
+
+/**
+ * The pool as Kysely sees it: every connection checked out inside `cancellable(work)` is recorded
+ * for that call until it is released, so the call's statements can be cancelled by backend pid.
+ * The async context follows Kysely from the call into `connect()`, whatever the query.
+ */
+function trackingPool(pool: pg.Pool): PostgresPool {
+  return {
+    async connect() {
+      const client = await pool.connect()
+      const inCall = callConnections.getStore()
+      if (inCall) {
+        inCall.add(client)
+        const release = client.release
+        client.release = (error?: Error | boolean) => {
+          inCall.delete(client)
+          client.release = release
+          return release.call(client, error)
+        }
+      }
+      return client
+    },
+    end: () => pool.end(),
+  }
 }
 
 const INT8_OID = 20
@@ -85,10 +120,11 @@ export async function openPostgres(options: OpenPostgresOptions = {}): Promise<P
     types,
     // Quoted like `create schema` below: unquoted, the server folds the name to lower case.
     ...(schema ? { options: `-c search_path="${schema}"` } : {}),
+    ...(options.statementTimeoutMs ? { statement_timeout: Math.floor(options.statementTimeoutMs) } : {}),
   })
   // An idle client's error (the server went away) must not crash the process; the next query fails instead.
   if (owned) pool.on('error', () => undefined)
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) })
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: trackingPool(pool) }) })
   try {
     try {
       await sql`select 1`.execute(db)
@@ -117,6 +153,18 @@ export async function openPostgres(options: OpenPostgresOptions = {}): Promise<P
     dialect: 'postgres' as const,
     readonly: false as const,
     schema,
+    cancellable<T>(work: () => Promise<T>) {
+      const clients = new Set<pg.PoolClient>()
+      return {
+        result: callConnections.run(clients, work),
+        async cancel() {
+          const pids = [...clients].map((c) => (c as pg.PoolClient & { processID?: number }).processID).filter((p): p is number => Number.isInteger(p))
+          if (pids.length === 0) return
+          // A cancel that finds nothing (the statement just ended) is harmless; a lost server is the caller's 503.
+          await pool.query('select pg_cancel_backend(pid) from unnest($1::int[]) as pid', [pids]).catch(() => undefined)
+        },
+      }
+    },
     async close() {
       if (closed) return
       closed = true

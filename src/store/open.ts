@@ -32,6 +32,11 @@ export interface PostgresVentureDb {
   readonly readonly: false
   /** The schema every pooled connection's `search_path` names, when one was given. */
   readonly schema: string | undefined
+  /**
+   * Runs `work` so that the statements it has running can be cancelled (`pg_cancel_backend` of the
+   * connections it holds): the engine's time budgets and AbortSignals on PostgreSQL.
+   */
+  cancellable<T>(work: () => Promise<T>): { readonly result: Promise<T>; cancel(): Promise<void> }
   close(): Promise<void>
 }
 
