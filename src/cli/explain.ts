@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander'
 import type { ExplainResult } from '../engine.js'
-import { readRequest, reportIssues, withEngine } from './query.js'
+import { DATABASE_HELP, readRequest, reportIssues, SCHEMA_HELP, withEngine } from './query.js'
 
 export function formatExplain(e: ExplainResult): string {
   return [
@@ -25,16 +25,17 @@ export function formatExplain(e: ExplainResult): string {
 export function registerExplain(program: Command): void {
   program.command('explain')
     .description('Print the canonical form, id, SQL and parameters of a query without running it.')
-    .requiredOption('--database <file>', 'SQLite database file')
+    .requiredOption('--database <target>', DATABASE_HELP)
+    .option('--schema <name>', SCHEMA_HELP)
     .option('--json', 'print one JSON object')
     .argument('<request>', 'JSON file with {dataset, filter?, sort?}, or - for standard input')
-    .action(async (source: string, opts: { database: string; json?: boolean }) => {
+    .action(async (source: string, opts: { database: string; schema?: string; json?: boolean }) => {
       const request = readRequest(source)
       if (!request.ok) return reportIssues(request.issues)
       await withEngine(opts.database, async (engine) => {
         const result = await engine.explain(request.value)
         if (!result.ok) return reportIssues(result.issues)
         process.stdout.write(`${opts.json ? JSON.stringify(result.value, null, 2) : formatExplain(result.value)}\n`)
-      })
+      }, opts.schema)
     })
 }

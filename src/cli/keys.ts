@@ -16,7 +16,9 @@ import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import type { Issue } from '../errors/issue.js'
 import { createApiKey, listApiKeys, PERIOD_FORMS, PLANS, revokeApiKey, SHOWN_PREFIX_LENGTH, type ApiKeyRecord, type Plan } from '../store/api-keys.js'
-import { openDatabase, type SqliteVentureDb } from '../store/open.js'
+import type { VentureDb } from '../store/open.js'
+import { PostgresConnectionError } from '../store/open-postgres.js'
+import { isPostgresUrl, openTarget, TargetError } from '../store/open-target.js'
 
 /** Where `serve` and `demo` keep their database unless told otherwise. */
 export const DEFAULT_DATA_DIR = './.ventureql'
@@ -25,15 +27,18 @@ export const DATABASE_FILE_NAME = 'ventureql.db'
 interface DatabaseFlags {
   readonly database?: string
   readonly dataDir?: string
+  readonly schema?: string
 }
 
 /** A failure the user can fix: printed on stderr as `ventureql keys <command>: <message>`, exit code 1. */
 class UsageError extends Error {}
 
-function databaseFile(flags: DatabaseFlags): string {
+/** `--database` (a file or a postgres:// URL), else the data directory's database file. */
+function databaseTarget(flags: DatabaseFlags): string {
   if (flags.database !== undefined && flags.dataDir !== undefined) {
     throw new UsageError('give --database or --data-dir, not both')
   }
+  if (flags.database !== undefined && isPostgresUrl(flags.database)) return flags.database
   const file = resolve(flags.database ?? join(flags.dataDir ?? DEFAULT_DATA_DIR, DATABASE_FILE_NAME))
   if (!existsSync(file)) {
     throw new UsageError(`no database at ${file}; run \`ventureql serve\` (or \`ventureql demo\`) first to create it, or point --database at one`)
@@ -41,8 +46,14 @@ function databaseFile(flags: DatabaseFlags): string {
   return file
 }
 
-async function withDatabase<T>(flags: DatabaseFlags, action: (vdb: SqliteVentureDb) => Promise<T>): Promise<T> {
-  const vdb = openDatabase(databaseFile(flags))
+async function withDatabase<T>(flags: DatabaseFlags, action: (vdb: VentureDb) => Promise<T>): Promise<T> {
+  let vdb: VentureDb
+  try {
+    vdb = await openTarget(databaseTarget(flags), { schema: flags.schema })
+  } catch (error) {
+    if (error instanceof TargetError || error instanceof PostgresConnectionError) throw new UsageError(error.message)
+    throw error
+  }
   try {
     return await action(vdb)
   } finally {
@@ -98,7 +109,8 @@ function guarded<A extends unknown[]>(command: string, action: (...args: A) => P
 
 function databaseOptions(command: Command): Command {
   return command
-    .option('--database <file>', 'SQLite database file of the server')
+    .option('--database <target>', 'the server\'s database: a SQLite file, or postgres://user@host:port/database')
+    .option('--schema <name>', 'PostgreSQL schema holding the tables (with a postgres:// --database)')
     .option('--data-dir <dir>', `data directory holding ${DATABASE_FILE_NAME} (default ${DEFAULT_DATA_DIR})`)
 }
 

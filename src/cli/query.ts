@@ -4,12 +4,13 @@
  * stderr and exit code 1. REQUEST is a JSON file, or `-` for standard input. Also the request
  * reading shared with `explain`.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import type { Command } from 'commander'
 import { resolveLimits } from '../check/limits.js'
 import { createEngine, type Engine } from '../engine.js'
 import { formatIssues } from '../errors/format.js'
 import { fail, issue, ok, type Issue, type Result } from '../errors/issue.js'
+import { openTarget } from '../store/open-target.js'
 
 /** Reads and parses the request: a file path or `-` (stdin), at most `maxBytes`. */
 export function readRequest(source: string, maxBytes = resolveLimits().maxBodyBytes): Result<unknown> {
@@ -38,18 +39,23 @@ export function readRequest(source: string, maxBytes = resolveLimits().maxBodyBy
   }
 }
 
-/** Runs `action` on an engine over an existing database file, closing it afterwards. */
-export async function withEngine<T>(database: string, action: (engine: Engine) => Promise<T>): Promise<T> {
-  // Opening would create an empty database and answer every query with nothing: say so instead.
-  if (database !== ':memory:' && !existsSync(database)) throw new Error(`database file not found: ${database}`)
+/** Runs `action` on an engine over an existing database (a SQLite file or a postgres:// URL), closing it afterwards. */
+export async function withEngine<T>(database: string, action: (engine: Engine) => Promise<T>, schema?: string): Promise<T> {
+  // A missing file is said as such: opening would create an empty database and answer nothing.
+  const vdb = await openTarget(database, { schema })
   // One query and exit: worker threads would only add their start-up.
-  const engine = createEngine({ database, workers: 0 })
+  const engine = createEngine({ database: vdb, workers: 0 })
   try {
     return await action(engine)
   } finally {
     await engine.close()
+    await vdb.close()
   }
 }
+
+/** The `--database` and `--schema` options every command that opens a database shares. */
+export const DATABASE_HELP = 'SQLite database file, or postgres://user@host:port/database'
+export const SCHEMA_HELP = 'PostgreSQL schema holding the tables (with a postgres:// --database)'
 
 export function reportIssues(issues: readonly Issue[]): void {
   process.stderr.write(`${formatIssues(issues)}\n`)
@@ -68,17 +74,18 @@ function withPaging(request: unknown, page?: number | string, perPage?: number |
 export function registerQuery(program: Command): void {
   program.command('query')
     .description('Run a structured query and print the result envelope as JSON.')
-    .requiredOption('--database <file>', 'SQLite database file')
+    .requiredOption('--database <target>', DATABASE_HELP)
+    .option('--schema <name>', SCHEMA_HELP)
     .option('--page <n>', 'page number, from 1', integer)
     .option('--per-page <n>', 'results per page', integer)
     .argument('<request>', 'JSON file with {dataset, filter?, sort?, page?, per_page?}, or - for standard input')
-    .action(async (source: string, opts: { database: string; page?: number | string; perPage?: number | string }) => {
+    .action(async (source: string, opts: { database: string; schema?: string; page?: number | string; perPage?: number | string }) => {
       const request = readRequest(source)
       if (!request.ok) return reportIssues(request.issues)
       await withEngine(opts.database, async (engine) => {
         const result = await engine.query(withPaging(request.value, opts.page, opts.perPage))
         if (!result.ok) return reportIssues(result.issues)
         process.stdout.write(`${JSON.stringify(result.value, null, 2)}\n`)
-      })
+      }, opts.schema)
     })
 }

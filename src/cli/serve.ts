@@ -14,7 +14,8 @@ import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { createEngine, type Engine } from '../engine.js'
-import type { SqliteVentureDb } from '../store/open.js'
+import type { VentureDb } from '../store/open.js'
+import { describeTarget, isPostgresUrl, openTarget } from '../store/open-target.js'
 import { createApp } from '../http/app.js'
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS, startNodeServer, type CloseSummary, type RunningServer } from '../http/node-server.js'
 import { loadOrCreateDevCertificate, readTlsPair, type TlsMaterial } from '../http/tls.js'
@@ -61,6 +62,8 @@ export interface ServeOptions {
   readonly queryTimeout?: number
   /** Worker threads that run queries (default: one per core; one more is kept for key checks and lookups). */
   readonly workers?: number
+  /** With a postgres:// `database`: the schema holding the tables. */
+  readonly schema?: string
   /** How long `close()` may take (milliseconds); see `RunningServer.close`. Default 10,000. */
   readonly shutdownTimeoutMs?: number
   /** Where start-up lines go (default stdout) and progress and warnings (default stderr). */
@@ -71,7 +74,7 @@ export interface ServeOptions {
 export interface ServeHandle {
   readonly url: string
   readonly server: RunningServer
-  readonly engine: Engine<SqliteVentureDb>
+  readonly engine: Engine
   readonly databaseFile: string
   /** The certificate served; absent with --http. */
   readonly tls: TlsMaterial | undefined
@@ -112,18 +115,39 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     : options.tlsCert !== undefined ? readTlsPair(options.tlsCert, options.tlsKey!)
       : await loadOrCreateDevCertificate(dataDir)
 
-  const databaseFile = options.database !== undefined ? resolve(options.database) : join(dataDir, DATABASE_FILE)
-  if (options.database !== undefined && !existsSync(databaseFile)) {
-    throw new ServeError(`the database ${databaseFile} does not exist; create one with \`ventureql generate --out FILE\` or \`ventureql import\`, or leave out --database to use the demo database`)
-  }
-  if (!existsSync(databaseFile)) await generateDemo(databaseFile, options.companies ?? DEFAULT_DEMO_COMPANIES, err)
-
   const queryTimeoutMs = options.queryTimeout ?? DEFAULT_QUERY_TIMEOUT_MS
   if (!Number.isSafeInteger(queryTimeoutMs) || queryTimeoutMs < 0) throw new ServeError(`--query-timeout must be a whole number of milliseconds (0: no limit), got ${String(queryTimeoutMs)}`)
   if (options.workers !== undefined && (!Number.isSafeInteger(options.workers) || options.workers < 1)) {
     throw new ServeError(`--workers must be a whole number of threads, at least 1, got ${String(options.workers)}`)
   }
-  const engine = createEngine({ database: databaseFile, timeoutMs: queryTimeoutMs, ...(options.workers !== undefined ? { workers: options.workers } : {}) })
+  const postgres = options.database !== undefined && isPostgresUrl(options.database)
+  if (options.schema !== undefined && !postgres) throw new ServeError('--schema applies to a PostgreSQL database: give --database postgres://...')
+
+  let databaseFile: string
+  let engine: Engine
+  /** A database the engine does not own (PostgreSQL), closed after it. */
+  let pgdb: VentureDb | undefined
+  if (postgres) {
+    databaseFile = describeTarget(options.database!, options.schema)
+    try {
+      // The server's statement_timeout backs the budget up; the engine cancels a call's statements at its deadline first.
+      pgdb = await openTarget(options.database!, { schema: options.schema, ...(queryTimeoutMs > 0 ? { statementTimeoutMs: queryTimeoutMs + 1000 } : {}) })
+    } catch (error) {
+      throw new ServeError(error instanceof Error ? error.message : String(error))
+    }
+    engine = createEngine({ database: pgdb, timeoutMs: queryTimeoutMs })
+  } else {
+    databaseFile = options.database !== undefined ? resolve(options.database) : join(dataDir, DATABASE_FILE)
+    if (options.database !== undefined && !existsSync(databaseFile)) {
+      throw new ServeError(`the database ${databaseFile} does not exist; create one with \`ventureql generate --out FILE\` or \`ventureql import\`, or leave out --database to use the demo database`)
+    }
+    if (!existsSync(databaseFile)) await generateDemo(databaseFile, options.companies ?? DEFAULT_DEMO_COMPANIES, err)
+    engine = createEngine({ database: databaseFile, timeoutMs: queryTimeoutMs, ...(options.workers !== undefined ? { workers: options.workers } : {}) })
+  }
+  const closeDatabase = async (graceMs?: number) => {
+    await engine.close(graceMs === undefined ? undefined : { graceMs })
+    await pgdb?.close()
+  }
   let server: RunningServer
   try {
     const app = createApp(engine, options.baseUrl ? { baseUrl: options.baseUrl } : {})
@@ -135,7 +159,7 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
       ...(options.accessLog ? { onAccess: (e) => err(`${e.method} ${e.path} ${e.status} ${e.ms.toFixed(1)}ms`) } : {}),
     })
   } catch (error) {
-    await engine.close()
+    await closeDatabase()
     throw error instanceof Error ? new ServeError(error.message) : error
   }
 
@@ -147,8 +171,12 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
   const companies = await engine.count({ dataset: 'companies', filter: {} })
   out(`ventureql: serving ${server.url} (${companies.ok ? `${companies.value} companies, ` : ''}${databaseFile})`)
   const { workers, interruptible, timeoutMs } = engine.execution
-  out(`queries: ${workers} worker threads (one kept for key checks and lookups), ${timeoutMs > 0 ? `stopped after ${timeoutMs} ms (--query-timeout)` : 'no time limit'}`
-    + `${timeoutMs > 0 && !interruptible ? '; the interrupt extension was not built (no C compiler at install), so a worker over budget is ended instead' : ''}`)
+  const limit = timeoutMs > 0 ? `stopped after ${timeoutMs} ms (--query-timeout)` : 'no time limit'
+  if (postgres) out(`queries: PostgreSQL's connection pool, ${limit}`)
+  else {
+    out(`queries: ${workers} worker threads (one kept for key checks and lookups), ${limit}`
+      + `${timeoutMs > 0 && !interruptible ? '; the interrupt extension was not built (no C compiler at install), so a worker over budget is ended instead' : ''}`)
+  }
   if (tls?.selfSigned) {
     out(`certificate: ${tls.certPath} (self-signed for localhost, 127.0.0.1 and ::1; ${tls.created ? 'created now' : 'reused'}, valid until ${tls.validTo.toISOString().slice(0, 10)})`)
     out(`  trust it: curl --cacert ${tls.certPath} '${server.url}/ratelimit/usage?key=KEY'`)
@@ -173,7 +201,7 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     // The database closes only after the server: requests still being answered need it.
     close: () => (closing ??= server.close(shutdownTimeoutMs).then(async (summary) => {
       // Every request has its answer now; a query still running belongs to one answered 503: stop it.
-      await engine.close({ graceMs: 0 })
+      await closeDatabase(0)
       return summary
     })),
   })
@@ -198,7 +226,7 @@ async function generateDemo(file: string, companies: number, err: (line: string)
   err(`ventureql: generated in ${((Date.now() - started) / 1000).toFixed(1)} s`)
 }
 
-async function createFirstRunKeys(engine: Engine<SqliteVentureDb>): Promise<{ full: string; trial: string }> {
+async function createFirstRunKeys(engine: Engine): Promise<{ full: string; trial: string }> {
   const keys: Record<string, string> = {}
   for (const spec of FIRST_RUN_KEYS) {
     const made = await createApiKey(engine.database, spec)
@@ -237,7 +265,8 @@ export function registerServe(program: Command): void {
     .option('--port <n>', 'port to listen on (0: any free port)', port, DEFAULT_PORT)
     .option('--host <address>', 'address to bind; 0.0.0.0 for every interface (e.g. in a container)', DEFAULT_HOST)
     .option('--data-dir <dir>', 'where the demo database and the development certificate live', DEFAULT_DATA_DIR)
-    .option('--database <file>', `serve this database instead of <data-dir>/${DATABASE_FILE} (must exist)`)
+    .option('--database <target>', `serve this database instead of <data-dir>/${DATABASE_FILE}: a SQLite file (must exist) or postgres://user@host:port/database (also VENTUREQL_DATABASE_URL)`)
+    .option('--schema <name>', 'PostgreSQL schema holding the tables (with a postgres:// --database)')
     .option('--tls-cert <file>', 'PEM certificate (with --tls-key) instead of the development certificate')
     .option('--tls-key <file>', 'PEM private key of --tls-cert')
     .option('--http', 'plain HTTP, only for running behind a reverse proxy that terminates TLS')
@@ -248,12 +277,13 @@ export function registerServe(program: Command): void {
     .option('--workers <n>', 'worker threads that run queries (default: one per core, plus one kept for key checks and lookups)', wholeNumber('--workers', 1, 'threads'))
     .option('--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, time to answer the requests received before exiting; those still running near the end are answered 503', wholeNumber('--shutdown-timeout', 0, 'milliseconds'), DEFAULT_SHUTDOWN_TIMEOUT_MS)
     .action(async (opts: {
-      port: number; host: string; dataDir: string; database?: string; tlsCert?: string; tlsKey?: string
+      port: number; host: string; dataDir: string; database?: string; schema?: string; tlsCert?: string; tlsKey?: string
       http?: boolean; companies: number; baseUrl?: string; accessLog?: boolean; queryTimeout: number; workers?: number; shutdownTimeout: number
     }) => {
       let handle: ServeHandle
       try {
-        handle = await startServe({ ...opts, shutdownTimeoutMs: opts.shutdownTimeout })
+        const database = opts.database ?? (process.env.VENTUREQL_DATABASE_URL || undefined)
+        handle = await startServe({ ...opts, ...(database !== undefined ? { database } : {}), shutdownTimeoutMs: opts.shutdownTimeout })
       } catch (error) {
         process.stderr.write(`ventureql serve: ${error instanceof Error ? error.message : String(error)}\n`)
         process.exitCode = 1

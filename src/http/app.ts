@@ -21,6 +21,7 @@ import { HTTPException } from 'hono/http-exception'
 import { EngineClosedError, QueryCancelledError, QueryTimeoutError, type Engine } from '../engine.js'
 import { authMiddleware, requestKey } from './auth.js'
 import type { AppDeps, AppOptions, HttpEnv, ResolvedOptions, RouteSpec } from './context.js'
+import { isUnavailable } from '../store/unavailable.js'
 import { issuesResponse, PROBLEM_CONTENT_TYPE, problemResponse } from './problem.js'
 import { ROUTE_MODULES } from './routes/index.js'
 
@@ -46,13 +47,10 @@ export function resolveOptions(options: AppOptions = {}): ResolvedOptions {
 }
 
 /**
- * The HTTP handler over an engine on SQLite. Record lookups, API keys and quotas read the SQLite
- * handle, so an engine on PostgreSQL is refused (use the engine API there; README, "PostgreSQL").
+ * The HTTP handler over an engine, on SQLite or PostgreSQL: every database call goes through the
+ * engine's operations, which run on either backend.
  */
 export function createApp(engine: Engine, options: AppOptions = {}): VentureApp {
-  if (engine.database.dialect !== 'sqlite') {
-    throw new Error(`createApp: the reference HTTP server runs on SQLite; use the engine API on PostgreSQL (got a ${engine.database.dialect} engine)`)
-  }
   const routes = Object.freeze(ROUTE_MODULES.flatMap((m) => m.specs))
   const deps: AppDeps = Object.freeze({ engine, options: resolveOptions(options), routes })
   // strict: false: `/companies/` is `/companies` (design section 6).
@@ -101,17 +99,13 @@ async function withoutKeyText(response: Response, request: Request): Promise<Res
   return new Response(text.split(key).join('[api key]'), { status: response.status, statusText: response.statusText, headers })
 }
 
-/** SQLite result codes that mean "busy or unavailable, try again", not "bug": 503. */
-const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY|PROTOCOL|NOLFS)/
-
 function errorResponse(error: unknown, where: { method: string; path: string }, options: ResolvedOptions): Response {
   if (error instanceof HTTPException) {
     const status = error.status
     return problemResponse(status, { detail: error.message || (status === 413 ? 'The request body is too large.' : 'The request could not be processed.') })
   }
   if (error instanceof QueryTimeoutError || error instanceof QueryCancelledError) return issuesResponse([error.issue], 503)
-  const code = (error as { code?: unknown } | null)?.code
-  if ((typeof code === 'string' && UNAVAILABLE_CODES.test(code)) || isClosedDatabase(error) || error instanceof EngineClosedError) {
+  if (isUnavailable(error) || error instanceof EngineClosedError) {
     return problemResponse(503, { detail: 'The database is busy or unavailable; retry shortly.', headers: { 'Retry-After': '1' } })
   }
   const errorId = randomUUID()
@@ -120,9 +114,6 @@ function errorResponse(error: unknown, where: { method: string; path: string }, 
   return problemResponse(500, { detail: `Internal server error (error id ${errorId}); retry later.`, extra: { error_id: errorId } })
 }
 
-function isClosedDatabase(error: unknown): boolean {
-  return error instanceof TypeError && /database connection is not open/i.test(error.message)
-}
 
 function safePath(request: Request): string {
   try {

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ServeError, startServe, type ServeHandle } from '../../src/cli/serve.js'
+import type { SqliteVentureDb } from '../../src/store/open.js'
 import { ROUTE_MODULES } from '../../src/http/routes/index.js'
 import { problemSchema } from '../../src/http/schemas/common.js'
 import { loadOrCreateDevCertificate } from '../../src/http/tls.js'
@@ -170,7 +171,7 @@ describe('ventureql serve, in-process (HTTPS with a development certificate)', (
   it('reuses the certificate, the database and the keys on the next start and prints no key', async () => {
     const fullKey = first.createdKeys!.full
     await first.close()
-    expect(first.engine.database.sqlite.open).toBe(false)
+    expect((first.engine.database as SqliteVentureDb).sqlite.open).toBe(false)
     const again: string[] = []
     const second = await startServe({ dataDir, port: 0, out: (l) => again.push(l), err: () => {} })
     try {
