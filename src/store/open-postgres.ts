@@ -48,19 +48,26 @@ const callConnections = new AsyncLocalStorage<Set<pg.PoolClient>>()
  * The async context follows Kysely from the call into `connect()`, whatever the query.
  */
 function trackingPool(pool: pg.Pool): PostgresPool {
+  const watched = new WeakSet<pg.PoolClient>()
+  const broken = new WeakSet<pg.PoolClient>()
   return {
     async connect() {
       const client = await pool.connect()
-      const inCall = callConnections.getStore()
-      if (inCall) {
-        inCall.add(client)
-        const release = client.release
-        client.release = (error?: Error | boolean) => {
-          inCall.delete(client)
-          client.release = release
-          return release.call(client, error)
-        }
+      // pg-pool listens for errors of idle clients only. A checked-out client whose server goes
+      // away emits 'error' with nobody listening, which would end the process: note it instead,
+      // and have the pool discard it on release (the query in flight fails on its own: a 503).
+      if (!watched.has(client)) {
+        watched.add(client)
+        client.on('error', () => broken.add(client))
       }
+      const inCall = callConnections.getStore()
+      const release = client.release
+      client.release = (error?: Error | boolean) => {
+        inCall?.delete(client)
+        client.release = release
+        return release.call(client, error ?? (broken.has(client) ? true : undefined))
+      }
+      inCall?.add(client)
       return client
     },
     end: () => pool.end(),
