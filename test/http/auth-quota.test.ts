@@ -41,7 +41,7 @@ afterAll(async () => {
 })
 
 async function newKey(quota: number, options: { period?: string; plan?: 'full' | 'trial'; on?: Harness['vdb'] } = {}): Promise<{ key: string; record: ApiKeyRecord }> {
-  const made = await createApiKey(options.on ?? h.vdb, { plan: options.plan ?? 'full', quota, period: options.period ?? 'day' }, HARNESS_NOW)
+  const made = await createApiKey(options.on ?? h.served, { plan: options.plan ?? 'full', quota, period: options.period ?? 'day' }, HARNESS_NOW)
   if (!made.ok) throw new Error('could not create a key')
   return made.value
 }
@@ -93,7 +93,7 @@ describe('the key', () => {
   it('a revoked key: 403 saying so, not echoed, on every endpoint', async () => {
     const { key, record } = await newKey(100)
     expect((await h.get('/companies', { key })).status).toBe(200)
-    await revokeApiKey(h.vdb, String(record.keyId))
+    await revokeApiKey(h.served, String(record.keyId))
     for (const path of ['/companies', '/ratelimit/usage', '/queries/x', '/nowhere']) {
       const { body, text } = await problem(await h.get(path, { key }), 403)
       expect(body.error).toMatch(/revoked/)

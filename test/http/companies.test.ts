@@ -242,11 +242,11 @@ describe('combining parameters and the query-string forms of design section 6', 
   test('a website stored in mixed case is found by its own spelling, with www. and a scheme', async () => {
     const { id, website } = rows<{ id: number; website: string }>('select id, website from companies where id = 9')[0]!
     const mixed = `Mixed${website.toUpperCase()}`
-    h.vdb.sqlite.prepare('update companies set website = ? where id = 9').run(mixed)
+    await h.mutate('update companies set website = ? where id = 9', mixed)
     try {
       await expectSelects(`/companies?domain=${encodeURIComponent(`http://www.${mixed}/`)}`, [id])
     } finally {
-      h.vdb.sqlite.prepare('update companies set website = ? where id = 9').run(website)
+      await h.mutate('update companies set website = ? where id = 9', website)
     }
   })
 

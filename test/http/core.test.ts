@@ -34,10 +34,10 @@ describe('authentication', () => {
   })
 
   it('refuses a revoked key with 403 saying so', async () => {
-    const made = await createApiKey(h.vdb, { plan: 'full', quota: 10, period: 'day' })
+    const made = await createApiKey(h.served, { plan: 'full', quota: 10, period: 'day' })
     if (!made.ok) throw new Error('key')
     expect((await h.get('/ratelimit/usage', { key: made.value.key })).status).not.toBe(403)
-    expect(await revokeApiKey(h.vdb, made.value.record.prefix)).toHaveLength(1)
+    expect(await revokeApiKey(h.served, made.value.record.prefix)).toHaveLength(1)
     const res = await h.get('/ratelimit/usage', { key: made.value.key })
     expect(res.status).toBe(403)
     expect((await problemOf(res)).error).toMatch(/revoked/)
@@ -51,7 +51,7 @@ describe('authentication', () => {
 
 describe('quota', () => {
   it('puts X-Quota-* headers on an authenticated response, error or not, and counts it', async () => {
-    const made = await createApiKey(h.vdb, { plan: 'full', quota: 3, period: 'hour' }, HARNESS_NOW)
+    const made = await createApiKey(h.served, { plan: 'full', quota: 3, period: 'hour' }, HARNESS_NOW)
     if (!made.ok) throw new Error('key')
     const first = await h.get('/no-such-endpoint', { key: made.value.key })
     expect(first.status).toBe(404)

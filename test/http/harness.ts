@@ -3,6 +3,11 @@
  * trial key, and a fixed clock. Tests call the fetch handler directly (no sockets), as Hono's own
  * tests do.
  *
+ * Backends: with VENTUREQL_TEST_BACKEND=postgres (the `http-on-postgres` project of
+ * vitest.config.ts runs the HTTP suite so), the fixture is copied into a fresh PostgreSQL schema and
+ * the app serves that; `vdb` stays the SQLite fixture the tests compute expected values from, and
+ * `served` is the database the app answers from (keys go there). `mutate` changes both alike.
+ *
  * @example
  * const h = await createHarness()
  * const res = await h.get('/companies?stage=a|b')          // with the full key (?key=)
@@ -13,8 +18,14 @@ import { createEngine, type Engine } from '../../src/engine.js'
 import { createApp, type VentureApp } from '../../src/http/app.js'
 import type { AppOptions } from '../../src/http/context.js'
 import { createApiKey } from '../../src/store/api-keys.js'
+import { CompiledQuery } from 'kysely'
+import { copyToPostgres } from '../../src/store/copy.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
-import type { SqliteVentureDb } from '../../src/store/open.js'
+import type { SqliteVentureDb, VentureDb } from '../../src/store/open.js'
+import { testSchema } from '../postgres/support.js'
+
+/** Which backend the app serves from in this run of the suite. */
+export const TEST_BACKEND: 'sqlite' | 'postgres' = process.env.VENTUREQL_TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite'
 
 /** The harness clock: every date phrase and quota period is computed against this instant. */
 export const HARNESS_NOW = new Date('2026-06-15T12:00:00Z')
@@ -29,7 +40,13 @@ export interface CallOptions {
 }
 
 export interface Harness {
+  /** The SQLite fixture: expected values are computed from it. */
   readonly vdb: SqliteVentureDb
+  /** The database the app serves (the fixture itself, or its PostgreSQL copy): create keys here. */
+  readonly served: VentureDb
+  readonly backend: 'sqlite' | 'postgres'
+  /** Runs one statement (SQLite syntax, `?` parameters) on the fixture and on the served copy. */
+  mutate(statement: string, ...parameters: unknown[]): Promise<void>
   readonly engine: Engine
   readonly app: VentureApp
   readonly fullKey: string
@@ -51,10 +68,16 @@ export interface HarnessOptions {
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const vdb = await createFixtureDatabase({ companies: options.companies ?? 400 })
-  const engine = createEngine({ database: vdb })
+  const schema = TEST_BACKEND === 'postgres' ? await testSchema('http') : undefined
+  let served: VentureDb = vdb
+  if (schema) {
+    served = await schema.open()
+    await copyToPostgres(vdb, served)
+  }
+  const engine = createEngine({ database: served })
   const quota = options.quota ?? 1_000_000
-  const full = await createApiKey(vdb, { plan: 'full', quota, period: 'day' }, HARNESS_NOW)
-  const trial = await createApiKey(vdb, { plan: 'trial', quota, period: 'day' }, HARNESS_NOW)
+  const full = await createApiKey(served, { plan: 'full', quota, period: 'day' }, HARNESS_NOW)
+  const trial = await createApiKey(served, { plan: 'trial', quota, period: 'day' }, HARNESS_NOW)
   if (!full.ok || !trial.ok) throw new Error('harness: could not create keys')
   const fullKey = full.value.key
   const trialKey = trial.value.key
@@ -76,7 +99,14 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   }
 
   return {
-    vdb, engine, app,
+    vdb, served, backend: TEST_BACKEND, engine, app,
+    async mutate(statement, ...parameters) {
+      vdb.sqlite.prepare(statement).run(...parameters)
+      if (served !== vdb) {
+        let n = 0
+        await served.db.executeQuery(CompiledQuery.raw(statement.replace(/\?/g, () => `$${++n}`), parameters))
+      }
+    },
     fullKey,
     trialKey,
     request,
@@ -89,6 +119,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     },
     async close() {
       await engine.close()
+      await schema?.drop()
       await vdb.close()
     },
   }

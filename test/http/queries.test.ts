@@ -278,12 +278,12 @@ describe('GET /queries/:query_id', () => {
 
   it('answers a stored query of another query_version with 400 query_outdated', async () => {
     const posted = await envelope(await postJson({ dataset: 'investors', filter: { type: 'angel' } }))
-    h.vdb.sqlite.prepare('update stored_queries set query_version = 1 where query_id = ?').run(posted.query_id)
+    await h.mutate('update stored_queries set query_version = 1 where query_id = ?', posted.query_id)
     const body = await problem(await h.get(`/queries/${posted.query_id}`), 400)
     expect(body.issues[0]).toMatchObject({ code: 'query_outdated' })
     expect(body.error).toMatch(/Post its filter again/)
     // Posting it again is idempotent on the id, so the stored row is not refreshed: it stays outdated.
-    h.vdb.sqlite.prepare('update stored_queries set query_version = ? where query_id = ?').run(posted.query.query_version, posted.query_id)
+    await h.mutate('update stored_queries set query_version = ? where query_id = ?', posted.query.query_version, posted.query_id)
   })
 
   it('refuses bad or repeated paging parameters with 400, and a trial key\'s page 2 with 403', async () => {

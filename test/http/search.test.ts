@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { problemSchema } from '../../src/http/schemas/common.js'
 import { searchResponseSchema } from '../../src/http/schemas/search.js'
 import { ingestAll } from '../../src/store/ingest.js'
-import { createHarness, type Harness } from './harness.js'
+import { createHarness, TEST_BACKEND, type Harness } from './harness.js'
 
 let h: Harness
 beforeAll(async () => { h = await createHarness() })
@@ -346,7 +346,8 @@ describe('GET /search: hostile input never reaches FTS5 as syntax', () => {
   })
 })
 
-describe('GET /search: a database without the index', () => {
+// Drops and rebuilds SQLite's FTS5 tables: SQLite only (test/postgres covers PostgreSQL's index).
+describe.runIf(TEST_BACKEND === 'sqlite')('GET /search: a database without the index', () => {
   it('answers 503 saying why, not 500', async () => {
     const bare = await createHarness({ companies: 20 })
     try {
@@ -362,7 +363,7 @@ describe('GET /search: a database without the index', () => {
   })
 })
 
-describe('GET /search: the index follows the data', () => {
+describe.runIf(TEST_BACKEND === 'sqlite')('GET /search: the index follows the data', () => {
   it('finds records added by a later import, with their derived figures', async () => {
     const own = await createHarness({ companies: 40 })
     try {

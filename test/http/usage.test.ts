@@ -15,7 +15,7 @@ afterAll(async () => { await h.close() })
 const NOW_S = Math.floor(HARNESS_NOW.getTime() / 1000)
 
 async function newKey(quota: number, period: string): Promise<{ key: string; record: ApiKeyRecord }> {
-  const made = await createApiKey(h.vdb, { plan: 'full', quota, period }, HARNESS_NOW)
+  const made = await createApiKey(h.served, { plan: 'full', quota, period }, HARNESS_NOW)
   if (!made.ok) throw new Error('could not create a key')
   return made.value
 }

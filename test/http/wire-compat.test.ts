@@ -124,9 +124,9 @@ describe('the API key', () => {
   })
 
   it('answers 403, never 401, for every kind of bad key, with a JSON body and no WWW-Authenticate', async () => {
-    const revoked = await createApiKey(h.vdb, { plan: 'full', quota: 10, period: 'day' })
+    const revoked = await createApiKey(h.served, { plan: 'full', quota: 10, period: 'day' })
     if (!revoked.ok) throw new Error('key')
-    await revokeApiKey(h.vdb, revoked.value.record.prefix)
+    await revokeApiKey(h.served, revoked.value.record.prefix)
     const cases: [string, RequestInit][] = [
       ['/companies', {}],
       ['/companies?key=', {}],
