@@ -17,6 +17,7 @@ export interface CopyCommandOptions {
 
 export async function copyCommand(opts: CopyCommandOptions, log: (line: string) => void): Promise<CopySummary> {
   if (!/^postgres(ql)?:\/\//.test(opts.to)) throw new Error(`--to must be a postgres:// or postgresql:// connection string (got "${opts.to}")`)
+  if (/^postgres(ql)?:\/\//.test(opts.from)) throw new Error('--from is a SQLite file: copy moves a SQLite database into PostgreSQL (to move data between PostgreSQL databases use pg_dump)')
   try {
     accessSync(opts.from, constants.R_OK)
   } catch (error) {
