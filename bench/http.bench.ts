@@ -49,17 +49,17 @@ const cases: Case[] = [
   {
     name: 'GET /companies/:id', maxRatio: 10,
     subject: () => call(`/companies/${companyId}`),
-    baseline: () => companyDetail(db, companyId), baselineName: 'companyDetail',
+    baseline: () => companyDetail(vdb, companyId), baselineName: 'companyDetail',
   },
   {
     name: 'GET /companies/:id/similar', maxRatio: 1.5,
     subject: () => call(`/companies/${companyId}/similar`),
-    baseline: () => similarCompanies(db, companyId), baselineName: 'similarCompanies',
+    baseline: () => similarCompanies(vdb, companyId), baselineName: 'similarCompanies',
   },
   {
     name: 'GET /companies/:id/stories', maxRatio: 25,
     subject: () => call(`/companies/${companyId}/stories`),
-    baseline: () => latestStories(db, companyId), baselineName: 'latestStories',
+    baseline: () => latestStories(vdb, companyId), baselineName: 'latestStories',
   },
   {
     name: 'GET /search?term=tec', maxRatio: 4,
