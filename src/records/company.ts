@@ -111,20 +111,24 @@ const tagValues = (field: 'industries' | 'business_models') => {
 const INDUSTRIES = tagValues('industries')
 const BUSINESS_MODELS = tagValues('business_models')
 
-// Funding items: the company's events, oldest first (undated last), as the record listed its rounds.
-const FUNDING = queryShape<{ id: number }, Omit<FundingItemRow, 'investor_ids' | 'investor_names'> & { investor_names: string | null }>('company detail: funding', (db, d, p) =>
-  db.selectFrom(`${FUNDINGS.table} as e`).leftJoin(`${T.fundingExtra} as x`, 'x.funding_id', fCol('id'))
-    .select([`${fCol('id')} as id`, `${fCol('amount')} as amount`, `${fCol('currency')} as currency`, `${fCol('series')} as series`,
-      `${fCol('rounds_funding_date')} as funding_date`, `${fCol('news_url')} as news_url`, 'x.source as source', 'x.investor_names as investor_names'])
-    .where(fCol('company_id'), '=', p.id)
-    .orderBy(fCol('rounds_funding_date'), nullsLast(d, 'asc')).orderBy(fCol('id')))
-
-const FUNDING_INVESTOR_NAMES = queryShape<{ ids: string }, { funding_id: number; investor_id: number; name: string | null }>('company detail: funding investors', (db, d, p) =>
-  db.selectFrom(`${FUNDING_INVESTORS.table} as l`)
+// Funding items: the company's events, oldest first (undated last), as the record listed its rounds,
+// each with its linked investors in id order: one row per event and investor (one row for an event
+// without any), so the items cost one statement, not a second one for the investors of the events.
+type FundingRow = Omit<FundingItemRow, 'investor_ids' | 'investor_names'> & {
+  investor_names: string | null
+  investor_id: number | null
+  investor_name: string | null
+}
+const FUNDING = queryShape<{ id: number }, FundingRow>('company detail: funding', (db, d, p) =>
+  db.selectFrom(`${FUNDINGS.table} as e`)
+    .leftJoin(`${T.fundingExtra} as x`, 'x.funding_id', fCol('id'))
+    .leftJoin(`${FUNDING_INVESTORS.table} as l`, `l.${FUNDING_INVESTORS.fromKey}`, fCol('id'))
     .leftJoin(`${INVESTORS.table} as i`, `i.${INVESTOR_ID}`, `l.${FUNDING_INVESTORS.toKey}`)
-    .select([`l.${FUNDING_INVESTORS.fromKey} as funding_id`, `l.${FUNDING_INVESTORS.toKey} as investor_id`, `i.${columnName(INVESTORS, 'name')} as name`])
-    .where(d.inList(sql.ref(`l.${FUNDING_INVESTORS.fromKey}`), p.ids, 'integer'))
-    .orderBy(`l.${FUNDING_INVESTORS.fromKey}`).orderBy(`l.${FUNDING_INVESTORS.toKey}`))
+    .select([`${fCol('id')} as id`, `${fCol('amount')} as amount`, `${fCol('currency')} as currency`, `${fCol('series')} as series`,
+      `${fCol('rounds_funding_date')} as funding_date`, `${fCol('news_url')} as news_url`, 'x.source as source', 'x.investor_names as investor_names',
+      `l.${FUNDING_INVESTORS.toKey} as investor_id`, `i.${columnName(INVESTORS, 'name')} as investor_name`])
+    .where(fCol('company_id'), '=', p.id)
+    .orderBy(fCol('rounds_funding_date'), nullsLast(d, 'asc')).orderBy(fCol('id')).orderBy(`l.${FUNDING_INVESTORS.toKey}`))
 
 // The other party's name and domain come from its company row when the acquisition did not give them.
 const acquisitions = (self: 'acquirer' | 'acquired', other: 'acquirer' | 'acquired') =>
@@ -150,18 +154,14 @@ const IOS_APPS = queryShape<{ id: number }, IosAppRow>('company detail: iOS apps
 const ANDROID_APPS = queryShape<{ id: number }, AndroidAppRow>('company detail: Android apps', (db, _d, p) =>
   db.selectFrom(T.androidApps).select(['id', 'app_name', 'package_id', 'play_url']).where('company_id', '=', p.id).orderBy('position'))
 
-/**
- * The whole detail record of one company, or undefined when no company has this id. The parts
- * after the company row are independent statements, issued together (one round trip's wait on
- * PostgreSQL's pool; one after another on SQLite, as before).
- */
+/** The whole detail record of one company, or undefined when no company has this id. */
 export async function companyDetail(vdb: VentureDb, id: number): Promise<CompanyDetailRecord | undefined> {
   if (!Number.isSafeInteger(id)) return undefined
   const s = recordSession(vdb)
-  const company = await s.first(COMPANY, { id })
-  if (!company) return undefined
-
-  const [funding, points, industries, businessModels, iosApps, androidApps, acquiredBy, acquiredCompanies, stories] = await Promise.all([
+  // Every part at once, the company row included: one round trip's wait on PostgreSQL's pool (the
+  // parts of an unknown id come back empty and are dropped); one after another on SQLite.
+  const [company, funding, points, industries, businessModels, iosApps, androidApps, acquiredBy, acquiredCompanies, stories] = await Promise.all([
+    s.first(COMPANY, { id }),
     fundingItems(s, id),
     s.all(POINTS, { id }),
     s.column(INDUSTRIES, { id }),
@@ -172,6 +172,7 @@ export async function companyDetail(vdb: VentureDb, id: number): Promise<Company
     s.all(ACQUIRED_COMPANIES, { id }),
     storiesOf(s, id, STORY_LIMIT),
   ])
+  if (!company) return undefined
   const time_series = Object.fromEntries(TIME_SERIES_NAMES.map((name) => [name, [] as PointRow[]])) as Record<TimeSeriesName, PointRow[]>
   for (const p of points) {
     const list = time_series[p.series as TimeSeriesName] as PointRow[] | undefined
@@ -194,21 +195,19 @@ export async function companyDetail(vdb: VentureDb, id: number): Promise<Company
 }
 
 async function fundingItems(s: RecordSession, companyId: number): Promise<FundingItemRow[]> {
-  const events = await s.all(FUNDING, { id: companyId })
-  if (events.length === 0) return []
-  const linked = new Map<number, { ids: number[]; names: string[] }>()
-  for (const l of await s.all(FUNDING_INVESTOR_NAMES, { ids: JSON.stringify(events.map((e) => e.id)) })) {
-    let entry = linked.get(l.funding_id)
-    if (!entry) linked.set(l.funding_id, (entry = { ids: [], names: [] }))
-    entry.ids.push(l.investor_id)
-    if (l.name != null) entry.names.push(l.name)
+  const items: FundingItemRow[] = []
+  let current: (FundingItemRow & { investor_ids: number[]; investor_names: string[] }) | undefined
+  for (const { investor_names, investor_id, investor_name, ...event } of await s.all(FUNDING, { id: companyId })) {
+    if (current?.id !== event.id) {
+      // The loader keeps the record's names only for events without investor ids (ingest.ts).
+      const names = investor_id === null && investor_names ? investor_names.split(',').map((n) => n.trim()).filter((n) => n !== '') : []
+      items.push((current = { ...event, investor_ids: [], investor_names: names }))
+    }
+    if (investor_id === null) continue
+    current.investor_ids.push(investor_id)
+    if (investor_name != null) current.investor_names.push(investor_name)
   }
-  return events.map(({ investor_names, ...e }) => {
-    const entry = linked.get(e.id)
-    // The loader keeps the record's names only for events without investor ids (ingest.ts).
-    const names = entry ? entry.names : investor_names ? investor_names.split(',').map((s) => s.trim()).filter((s) => s !== '') : []
-    return { ...e, investor_ids: entry?.ids ?? [], investor_names: names }
-  })
+  return items
 }
 
 //// lookup by domain (spec 4.3) ////
