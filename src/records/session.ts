@@ -47,7 +47,9 @@ export interface RecordSession {
   first<P extends object, R>(shape: QueryShape<P, R>, params: P): Promise<R | undefined>
   /**
    * Runs `read` with a session whose statements all see one state of the database (the dialect's
-   * `snapshot`), so the parts of a record agree with each other while an import writes.
+   * `snapshot`), so the parts of a record agree with each other while an import writes. `read`
+   * reads through the session it is given only: on SQLite the transaction holds Kysely's
+   * connection lock, which a Kysely call of its own would wait for forever.
    */
   snapshot<T>(read: (session: RecordSession) => Promise<T>): Promise<T>
 }

@@ -26,7 +26,7 @@ import { dataVersion, type VentureDb } from '../store/open.js'
 import { DETAIL_TABLES } from '../store/schema/detail-tables.js'
 import { columnName, COMPANIES, tagTableOf } from '../store/sql-names.js'
 import { COMPANY_ID, COMPANY_TABLE } from './company-sql.js'
-import { queryShape } from './query-shape.js'
+import { queryShape, type ShapeBuilder } from './query-shape.js'
 import { recordSession, type RecordSession } from './session.js'
 
 /** Spec 4.5 and section 8: at most 20. */
@@ -74,7 +74,7 @@ const keyOf = (field: number, value: string): TagKey => `${field}\u0000${value}`
 //// Statements, one of each per tags field ////
 
 type Owner = { owner: number }
-const perField = <P extends object, R>(name: string, build: (t: (typeof TAG_TABLES)[number]) => Parameters<typeof queryShape<P, R>>[1]) =>
+const perField = <P extends object, R>(name: string, build: (t: (typeof TAG_TABLES)[number]) => ShapeBuilder<P>) =>
   TAG_TABLES.map((t) => queryShape<P, R>(`similar: ${name} (${t.table})`, build(t)))
 
 /** The company's own tags, in binary order. */
