@@ -254,20 +254,22 @@ export async function similarCompanies(vdb: VentureDb, companyId: number, option
   if (!self) return []
 
   const targetSet = new Set(target)
-  const scoredIds = candidates.filter((id) => rows.has(id))
+  const scoredTags = new Map<number, Set<TagKey>>()
+  for (const id of candidates) if (rows.has(id)) scoredTags.set(id, new Set(candidateTags.get(id)))
   // The weights scoring needs that are not known yet, counted in one statement per field, in the
   // order scoring meets them and as many as the per-request budget allows (the rest take the mean).
-  await weights.count(s, weights.unknown(scoredIds.flatMap((id) => [...new Set(candidateTags.get(id) ?? [])]).filter((key) => !targetSet.has(key))))
+  await weights.count(s, weights.unknown((function* () {
+    for (const tags of scoredTags.values()) for (const key of tags) if (!targetSet.has(key)) yield key
+  })()))
 
   const targetWords = descriptionWords(self.description)
   const scored: { row: CompanyFields; score: number }[] = []
-  for (const id of scoredIds) {
+  for (const [id, tags] of scoredTags) {
     const row = rows.get(id)!
-    const tags = candidateTags.get(id) ?? []
     let intersection = 0
     let union = 0
     for (const key of targetSet) union += weights.of(key)
-    for (const key of new Set(tags)) {
+    for (const key of tags) {
       if (targetSet.has(key)) intersection += weights.of(key)
       else union += weights.of(key)
     }
