@@ -19,5 +19,6 @@ const EXISTS = queryShape<{ id: number }, { found: number }>('company exists', (
 
 /** Whether a company with this id exists (the sub-resources answer 404 otherwise). */
 export async function companyExists(vdb: VentureDb, id: number): Promise<boolean> {
-  return (await recordSession(vdb).first(EXISTS, { id })) !== undefined
+  // Only a whole number can be an id (PostgreSQL would refuse 1.5 or 2 ** 70 as a bigint).
+  return Number.isSafeInteger(id) && (await recordSession(vdb).first(EXISTS, { id })) !== undefined
 }

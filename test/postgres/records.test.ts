@@ -110,8 +110,8 @@ afterAll(async () => {
   await schema?.drop()
 })
 
-/** Ids no record has: below, between and above the real ones. */
-const missing = (ids: readonly number[]) => [0, -1, Math.max(...ids) + 1, 2 ** 40]
+/** Ids no record has: below and above the real ones, and numbers no id can be. */
+const missing = (ids: readonly number[]) => [0, -1, Math.max(...ids) + 1, 2 ** 40, 2 ** 70, 1.5]
 
 /** Calls `lookup` on both engines and requires the same answer; returns it. */
 async function same<T>(what: string, lookup: (engine: Engine<SqliteVentureDb> | Engine<PostgresVentureDb>) => Promise<T>): Promise<T> {
