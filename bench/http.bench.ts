@@ -12,8 +12,10 @@ import { createEngine } from '../src/engine.js'
 import { createApp } from '../src/http/app.js'
 import { companyDetail } from '../src/records/company.js'
 import { investorDetail } from '../src/records/investor.js'
+import { investorPortfolio } from '../src/records/portfolio.js'
 import { searchRecords } from '../src/records/search.js'
 import { similarCompanies } from '../src/records/similar.js'
+import { latestStories } from '../src/records/stories.js'
 import { createApiKey, quotaStatus } from '../src/store/api-keys.js'
 import { benchCompanies, openBenchDatabase } from './support/dataset.js'
 import { runBench, type Case } from './support/measure.js'
@@ -47,12 +49,17 @@ const cases: Case[] = [
   {
     name: 'GET /companies/:id', maxRatio: 10,
     subject: () => call(`/companies/${companyId}`),
-    baseline: () => companyDetail(db, companyId), baselineName: 'companyDetail',
+    baseline: () => companyDetail(vdb, companyId), baselineName: 'companyDetail',
   },
   {
     name: 'GET /companies/:id/similar', maxRatio: 1.5,
     subject: () => call(`/companies/${companyId}/similar`),
-    baseline: () => similarCompanies(db, companyId), baselineName: 'similarCompanies',
+    baseline: () => similarCompanies(vdb, companyId), baselineName: 'similarCompanies',
+  },
+  {
+    name: 'GET /companies/:id/stories', maxRatio: 25,
+    subject: () => call(`/companies/${companyId}/stories`),
+    baseline: () => latestStories(vdb, companyId), baselineName: 'latestStories',
   },
   {
     name: 'GET /search?term=tec', maxRatio: 4,
@@ -63,6 +70,11 @@ const cases: Case[] = [
     name: 'GET /investors/:id (largest portfolio)', maxRatio: 1.5,
     subject: () => call(`/investors/${investor.id}`),
     baseline: () => investorDetail(vdb, investor.id), baselineName: 'investorDetail',
+  },
+  {
+    name: 'GET /investors/:id/portfolio?page=2 (largest)', maxRatio: 4,
+    subject: () => call(`/investors/${investor.id}/portfolio?page=2&per_page=50`),
+    baseline: () => investorPortfolio(vdb, investor.id, { page: 2, perPage: 50 }), baselineName: 'investorPortfolio',
   },
   {
     name: 'GET /companies?stage=a|b&country=USA', maxRatio: 2,

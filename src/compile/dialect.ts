@@ -1,10 +1,10 @@
 /**
- * @module The few places where SQLite and PostgreSQL need different SQL for the filter language,
- * as one small hook object per backend (`dialects/sqlite.ts`, `dialects/postgres.ts`). The
+ * @module The few places where SQLite and PostgreSQL need different SQL for the filter language
+ * and the record lookups (src/records), as one small hook object per backend (`dialects/sqlite.ts`, `dialects/postgres.ts`). The
  * compiler calls hooks and never asks which backend it is compiling for, so a third backend is one
  * more file, not a hunt for `if (dialect === ...)`.
  */
-import type { Expression, Kysely, RawBuilder, SqlBool } from 'kysely'
+import type { Expression, Kysely, RawBuilder, SqlBool, TransactionBuilder } from 'kysely'
 import type { FieldTypeKind } from '../catalog/field-types.js'
 import type { DialectName } from '../store/schema/column-types.js'
 
@@ -61,6 +61,23 @@ export interface SqlDialect {
    * `seekRanges`). PostgreSQL has indexes in the descending order (migration 007) and needs none.
    */
   readonly descendingTiesSorted?: boolean
+  /**
+   * The non-NULL values of `value` joined by `separator` (bound as a parameter) in the order of
+   * `orderBy`, as an aggregate; NULL over no rows or only NULLs. `value` is text.
+   */
+  stringAgg(value: Expression<unknown>, separator: string, orderBy: Expression<unknown>): RawBuilder<string | null>
+  /**
+   * The text column compared byte by byte, for ORDER BY over text whose column has the database's
+   * default collation (the detail tables): SQLite's default is binary already; PostgreSQL's follows
+   * the database's locale (en_US sorts `b` before `C`), where the catalog's columns are "C"
+   * (`store/schema/column-types.ts`). Both backends then order the same rows the same way.
+   */
+  binaryText(column: Expression<unknown>): Expression<unknown>
+  /**
+   * A transaction in which every read sees the same state of the database, for a record assembled
+   * from several statements (an investor's aggregates) while an import may write.
+   */
+  snapshot(db: Kysely<any>): TransactionBuilder<any>
   /** A Kysely instance that compiles this dialect's SQL without a database (explain, golden tests). */
   coldKysely(): Kysely<any>
 }

@@ -13,6 +13,9 @@
  *
  * Lookups of a company's sub-resources answer `undefined` when the company does not exist, so the
  * HTTP layer needs one call per request instead of an existence check first.
+ *
+ * Everything but search runs on either backend: the record lookups are Kysely statements with
+ * dialect hooks (src/records). Search is FTS5, SQLite's own; on PostgreSQL it says so.
  */
 import type { Limits } from '../check/limits.js'
 import { companyDetail, companyIdByDomain } from '../records/company.js'
@@ -27,7 +30,7 @@ import { similarCompanies } from '../records/similar.js'
 import { latestStories } from '../records/stories.js'
 import { companyTechStack } from '../records/tech-stack.js'
 import { consumeQuota, findApiKey, quotaStatus, type ApiKeyRecord, type QuotaState } from '../store/api-keys.js'
-import type { SqliteVentureDb, VentureDb } from '../store/open.js'
+import type { VentureDb } from '../store/open.js'
 import type { PagingPolicy } from './cursor.js'
 import { createPipeline } from './pipeline.js'
 
@@ -36,21 +39,19 @@ export type Authorization =
   | { readonly ok: true; readonly key: ApiKeyRecord; readonly quota: QuotaState }
   | { readonly ok: false; readonly reason: 'unknown' | 'revoked' }
 
-/**
- * The operations on one connection. The query pipeline and API keys run on either backend; record
- * lookups are still written for SQLite's handle, and on PostgreSQL they say so (createApp refuses
- * a PostgreSQL engine for that reason).
- */
+/** What search on PostgreSQL answers until it has an index there (FTS5 is SQLite's). */
+export class SearchUnavailableError extends Error {
+  override readonly name = 'SearchUnavailableError'
+  constructor() {
+    super('search runs on SQLite only for now (its index is FTS5); on PostgreSQL every other record lookup and the query methods run')
+  }
+}
+
+/** The operations on one connection, SQLite or PostgreSQL (search: SQLite only). */
 export function createOperations(database: VentureDb, limits: Limits, paging: Partial<PagingPolicy> = {}) {
   const pipeline = createPipeline(database, limits, paging)
-  const sqliteOnly = (): SqliteVentureDb => {
-    if (database.dialect !== 'sqlite') throw new Error('record lookups and API keys run on SQLite only; on PostgreSQL use the query methods')
-    return database
-  }
-  const ifCompany = <T>(id: number, lookup: (sqlite: SqliteVentureDb['sqlite']) => T): T | undefined => {
-    const { sqlite } = sqliteOnly()
-    return companyExists(sqlite, id) ? lookup(sqlite) : undefined
-  }
+  const ifCompany = async <T>(id: number, lookup: () => Promise<T>): Promise<T | undefined> =>
+    (await companyExists(database, id)) ? lookup() : undefined
   return {
     query: pipeline.query,
     list: pipeline.list,
@@ -59,26 +60,25 @@ export function createOperations(database: VentureDb, limits: Limits, paging: Pa
     explain: pipeline.explain,
     count: pipeline.count,
 
-    companyDetail: (id: number) => companyDetail(sqliteOnly().sqlite, id),
-    companyByDomain: (domain: string) => {
-      const { sqlite } = sqliteOnly()
-      const id = companyIdByDomain(sqlite, domain)
-      return id === undefined ? undefined : companyDetail(sqlite, id)
+    companyDetail: (id: number) => companyDetail(database, id),
+    companyByDomain: async (domain: string) => {
+      const id = await companyIdByDomain(database, domain)
+      return id === undefined ? undefined : companyDetail(database, id)
     },
-    companyExists: (id: number) => companyExists(sqliteOnly().sqlite, id),
-    companyStories: (id: number) => ifCompany(id, (sqlite) => latestStories(sqlite, id)),
-    similarCompanies: (id: number) => ifCompany(id, (sqlite) => similarCompanies(sqlite, id)),
-    companyPeople: (id: number) => ifCompany(id, (sqlite) => companyPeople(sqlite, id)),
-    companyTechStack: (id: number) => ifCompany(id, (sqlite) => companyTechStack(sqlite, id)),
-    contactEmail: (companyId: number, fullName: string) => contactEmail(sqliteOnly().sqlite, companyId, fullName),
-    investorDetail: (id: number) => investorDetail(sqliteOnly(), id),
-    investorPortfolio: (id: number, paging: { page: number; perPage: number }) => investorPortfolio(sqliteOnly(), id, paging),
+    companyExists: (id: number) => companyExists(database, id),
+    companyStories: (id: number) => ifCompany(id, () => latestStories(database, id)),
+    similarCompanies: (id: number) => ifCompany(id, () => similarCompanies(database, id)),
+    companyPeople: (id: number) => ifCompany(id, () => companyPeople(database, id)),
+    companyTechStack: (id: number) => ifCompany(id, () => companyTechStack(database, id)),
+    contactEmail: (companyId: number, fullName: string) => contactEmail(database, companyId, fullName),
+    investorDetail: (id: number) => investorDetail(database, id),
+    investorPortfolio: (id: number, paging: { page: number; perPage: number }) => investorPortfolio(database, id, paging),
     /** `undefined` when the database has no search index (a pre-006 file opened read-only). */
-    search: (request: SearchRequest) => {
-      const vdb = sqliteOnly()
-      return searchIndexReady(vdb) ? searchRecords(vdb, request) : undefined
+    search: async (request: SearchRequest) => {
+      if (database.dialect !== 'sqlite') throw new SearchUnavailableError()
+      return searchIndexReady(database) ? searchRecords(database, request) : undefined
     },
-    fundingExtras: (ids: readonly number[]) => fundingExtras(sqliteOnly(), ids),
+    fundingExtras: (ids: readonly number[]) => fundingExtras(database, ids),
 
     /**
      * The key's record and its quota state: counted (one atomic statement, exact across

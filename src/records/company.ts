@@ -5,11 +5,16 @@
  * (`http/views/company-detail.ts`) turns them into the wire forms of spec section 2. Also the
  * lookup of a company by its canonical domain (spec 4.3).
  */
-import type BetterSqlite3 from 'better-sqlite3'
+import { sql } from 'kysely'
+import { primaryKeyColumn } from '../catalog/index.js'
+import type { VentureDb } from '../store/open.js'
 import { DETAIL_TABLES, TIME_SERIES_NAMES, type TimeSeriesName } from '../store/schema/detail-tables.js'
+import { columnName, COMPANIES, FUNDINGS, INVESTORS, tagTableOf } from '../store/sql-names.js'
 import { COMPANY_ID, COMPANY_TABLE, FUNDING_INVESTORS } from './company-sql.js'
-import { columnOf, COMPANIES, FUNDINGS, INVESTORS, prepared, tagTableOf } from '../store/sql-names.js'
-import { latestStories, STORY_LIMIT, type StoryRow } from './stories.js'
+import { nullsLast } from './order.js'
+import { queryShape } from './query-shape.js'
+import { recordSession, type RecordSession } from './session.js'
+import { storiesOf, STORY_LIMIT, type StoryRow } from './stories.js'
 
 /** The scalar fields of spec 2.3, by their catalog names, in the spec's order. */
 export const DETAIL_SCALAR_FIELDS = Object.freeze([
@@ -88,49 +93,88 @@ export interface CompanyDetailRecord {
 }
 
 const T = DETAIL_TABLES
-const c = (name: string) => `c.${columnOf(COMPANIES, name)}`
-const f = (name: string) => `e.${columnOf(FUNDINGS, name)}`
+const cCol = (name: string) => `c.${columnName(COMPANIES, name)}`
+const fCol = (name: string) => `e.${columnName(FUNDINGS, name)}`
+const INVESTOR_ID = primaryKeyColumn(INVESTORS)
 
-const COMPANY_SQL = `select ${DETAIL_SCALAR_FIELDS.map((name) => `${c(name)} as "${name}"`).join(', ')},
-    x.last_funding_date_raw, x.stage_raw
-  from ${COMPANY_TABLE} c left join ${T.companyExtra} x on x.company_id = c.${COMPANY_ID}
-  where c.${COMPANY_ID} = ?`
+const COMPANY = queryShape<{ id: number }, CompanyRow>('company detail: row', (db, _d, p) =>
+  db.selectFrom(`${COMPANY_TABLE} as c`).leftJoin(`${T.companyExtra} as x`, 'x.company_id', `c.${COMPANY_ID}`)
+    .select([...DETAIL_SCALAR_FIELDS.map((name) => `${cCol(name)} as ${name}`), 'x.last_funding_date_raw', 'x.stage_raw'])
+    .where(`c.${COMPANY_ID}`, '=', p.id))
 
-const industries = tagTableOf(COMPANIES, 'industries')
-const businessModels = tagTableOf(COMPANIES, 'business_models')
-const tagSql = (t: ReturnType<typeof tagTableOf>) => `select "${t.valueColumn}" from "${t.table}" where "${t.ownerColumn}" = ? order by "${t.valueColumn}"`
+/** The values of one tags field of one company, in binary order (the tag columns are "C" on PostgreSQL). */
+const tagValues = (field: 'industries' | 'business_models') => {
+  const t = tagTableOf(COMPANIES, field)
+  return queryShape<{ id: number }, { value: string }>(`company detail: ${field}`, (db, _d, p) =>
+    db.selectFrom(t.table).select(`${t.valueColumn} as value`).where(t.ownerColumn, '=', p.id).orderBy(t.valueColumn))
+}
+const INDUSTRIES = tagValues('industries')
+const BUSINESS_MODELS = tagValues('business_models')
 
-// Funding items: the company's events, oldest first, as the record listed its rounds.
-const FUNDING_SQL = `select ${f('id')} as id, ${f('amount')} as amount, ${f('currency')} as currency, ${f('series')} as series,
-    ${f('rounds_funding_date')} as funding_date, ${f('news_url')} as news_url, x.source as source, x.investor_names as investor_names
-  from "${FUNDINGS.table}" e left join ${T.fundingExtra} x on x.funding_id = ${f('id')}
-  where ${f('company_id')} = ?
-  order by ${f('rounds_funding_date')} is null, ${f('rounds_funding_date')}, ${f('id')}`
-
-const FUNDING_INVESTORS_SQL = `select l.${FUNDING_INVESTORS.fundingKey} as funding_id, l.${FUNDING_INVESTORS.investorKey} as investor_id, i.${columnOf(INVESTORS, 'name')} as name
-  from ${FUNDING_INVESTORS.table} l
-  left join "${INVESTORS.table}" i on i.${columnOf(INVESTORS, INVESTORS.primaryKey)} = l.${FUNDING_INVESTORS.investorKey}
-  where l.${FUNDING_INVESTORS.fundingKey} in (select value from json_each(?))
-  order by l.${FUNDING_INVESTORS.fundingKey}, l.${FUNDING_INVESTORS.investorKey}`
+// Funding items: the company's events, oldest first (undated last), as the record listed its rounds,
+// each with its linked investors in id order: one row per event and investor (one row for an event
+// without any), so the items cost one statement, not a second one for the investors of the events.
+type FundingRow = Omit<FundingItemRow, 'investor_ids' | 'investor_names'> & {
+  investor_names: string | null
+  investor_id: number | null
+  investor_name: string | null
+}
+const FUNDING = queryShape<{ id: number }, FundingRow>('company detail: funding', (db, d, p) =>
+  db.selectFrom(`${FUNDINGS.table} as e`)
+    .leftJoin(`${T.fundingExtra} as x`, 'x.funding_id', fCol('id'))
+    .leftJoin(`${FUNDING_INVESTORS.table} as l`, `l.${FUNDING_INVESTORS.fromKey}`, fCol('id'))
+    .leftJoin(`${INVESTORS.table} as i`, `i.${INVESTOR_ID}`, `l.${FUNDING_INVESTORS.toKey}`)
+    .select([`${fCol('id')} as id`, `${fCol('amount')} as amount`, `${fCol('currency')} as currency`, `${fCol('series')} as series`,
+      `${fCol('rounds_funding_date')} as funding_date`, `${fCol('news_url')} as news_url`, 'x.source as source', 'x.investor_names as investor_names',
+      `l.${FUNDING_INVESTORS.toKey} as investor_id`, `i.${columnName(INVESTORS, 'name')} as investor_name`])
+    .where(fCol('company_id'), '=', p.id)
+    .orderBy(fCol('rounds_funding_date'), nullsLast(d, 'asc')).orderBy(fCol('id')).orderBy(`l.${FUNDING_INVESTORS.toKey}`))
 
 // The other party's name and domain come from its company row when the acquisition did not give them.
-const acquisitionSql = (self: 'acquirer' | 'acquired', other: 'acquirer' | 'acquired') => `select a.event_id as event_id, a.closed_date as closed_date,
-    a.${other}_id as company_id, coalesce(a.${other}_name, o.${columnOf(COMPANIES, 'name')}) as company_name,
-    coalesce(a.${other}_domain, o.${columnOf(COMPANIES, 'website')}) as company_domain
-  from ${T.acquisitions} a left join ${COMPANY_TABLE} o on o.${COMPANY_ID} = a.${other}_id
-  where a.${self}_id = ?
-  order by a.closed_date is null, a.closed_date, a.event_id`
+const acquisitions = (self: 'acquirer' | 'acquired', other: 'acquirer' | 'acquired') =>
+  queryShape<{ id: number }, AcquisitionRow>(`company detail: ${self} side of acquisitions`, (db, d, p) =>
+    db.selectFrom(`${T.acquisitions} as a`).leftJoin(`${COMPANY_TABLE} as o`, `o.${COMPANY_ID}`, `a.${other}_id`)
+      .select((eb) => [
+        'a.event_id as event_id', 'a.closed_date as closed_date', `a.${other}_id as company_id`,
+        eb.fn.coalesce(`a.${other}_name`, `o.${columnName(COMPANIES, 'name')}`).as('company_name'),
+        eb.fn.coalesce(`a.${other}_domain`, `o.${columnName(COMPANIES, 'website')}`).as('company_domain'),
+      ])
+      .where(`a.${self}_id`, '=', p.id)
+      .orderBy(d.binaryText(sql.ref('a.closed_date')), nullsLast(d, 'asc')).orderBy('a.event_id'))
+const ACQUIRED_BY = acquisitions('acquired', 'acquirer')
+const ACQUIRED_COMPANIES = acquisitions('acquirer', 'acquired')
 
-const POINTS_SQL = `select series, recorded_at, score, score_is_string from ${T.timeSeries} where company_id = ? order by series, position`
+// Only the order within a series matters (position); the series are sorted by the primary key's order.
+const POINTS = queryShape<{ id: number }, { series: string; recorded_at: string; score: string | null; score_is_string: number }>('company detail: time series', (db, _d, p) =>
+  db.selectFrom(T.timeSeries).select(['series', 'recorded_at', 'score', 'score_is_string']).where('company_id', '=', p.id).orderBy('series').orderBy('position'))
+
+const IOS_APPS = queryShape<{ id: number }, IosAppRow>('company detail: iOS apps', (db, _d, p) =>
+  db.selectFrom(T.iosApps).select(['developer_url', 'ios_store_id', 'ios_store_url', 'app_name']).where('company_id', '=', p.id).orderBy('position'))
+
+const ANDROID_APPS = queryShape<{ id: number }, AndroidAppRow>('company detail: Android apps', (db, _d, p) =>
+  db.selectFrom(T.androidApps).select(['id', 'app_name', 'package_id', 'play_url']).where('company_id', '=', p.id).orderBy('position'))
 
 /** The whole detail record of one company, or undefined when no company has this id. */
-export function companyDetail(sqlite: BetterSqlite3.Database, id: number): CompanyDetailRecord | undefined {
-  const company = prepared(sqlite, COMPANY_SQL).get(id) as CompanyRow | undefined
+export async function companyDetail(vdb: VentureDb, id: number): Promise<CompanyDetailRecord | undefined> {
+  if (!Number.isSafeInteger(id)) return undefined
+  const s = recordSession(vdb)
+  // Every part at once, the company row included: one round trip's wait on PostgreSQL's pool (the
+  // parts of an unknown id come back empty and are dropped); one after another on SQLite.
+  const [company, funding, points, industries, businessModels, iosApps, androidApps, acquiredBy, acquiredCompanies, stories] = await Promise.all([
+    s.first(COMPANY, { id }),
+    fundingItems(s, id),
+    s.all(POINTS, { id }),
+    s.column(INDUSTRIES, { id }),
+    s.column(BUSINESS_MODELS, { id }),
+    s.all(IOS_APPS, { id }),
+    s.all(ANDROID_APPS, { id }),
+    s.all(ACQUIRED_BY, { id }),
+    s.all(ACQUIRED_COMPANIES, { id }),
+    storiesOf(s, id, STORY_LIMIT),
+  ])
   if (!company) return undefined
-
-  const funding = fundingItems(sqlite, id)
   const time_series = Object.fromEntries(TIME_SERIES_NAMES.map((name) => [name, [] as PointRow[]])) as Record<TimeSeriesName, PointRow[]>
-  for (const p of prepared(sqlite, POINTS_SQL).all(id) as { series: string; recorded_at: string; score: string | null; score_is_string: number }[]) {
+  for (const p of points) {
     const list = time_series[p.series as TimeSeriesName] as PointRow[] | undefined
     // Points of a series this build does not know are ignored rather than invented into the shape.
     if (list) list.push({ recorded_at: p.recorded_at, score: p.score, score_is_string: p.score_is_string === 1 })
@@ -138,35 +182,32 @@ export function companyDetail(sqlite: BetterSqlite3.Database, id: number): Compa
 
   return {
     company,
-    industries: prepared(sqlite, tagSql(industries)).pluck().all(id) as string[],
-    business_models: prepared(sqlite, tagSql(businessModels)).pluck().all(id) as string[],
-    ios_store_apps: prepared(sqlite, `select developer_url, ios_store_id, ios_store_url, app_name from ${T.iosApps} where company_id = ? order by position`).all(id) as IosAppRow[],
-    android_store_apps: prepared(sqlite, `select id, app_name, package_id, play_url from ${T.androidApps} where company_id = ? order by position`).all(id) as AndroidAppRow[],
+    industries,
+    business_models: businessModels,
+    ios_store_apps: iosApps,
+    android_store_apps: androidApps,
     funding,
-    acquired_by: prepared(sqlite, acquisitionSql('acquired', 'acquirer')).all(id) as AcquisitionRow[],
-    acquired_companies: prepared(sqlite, acquisitionSql('acquirer', 'acquired')).all(id) as AcquisitionRow[],
-    stories: latestStories(sqlite, id, STORY_LIMIT),
+    acquired_by: acquiredBy,
+    acquired_companies: acquiredCompanies,
+    stories,
     time_series,
   }
 }
 
-function fundingItems(sqlite: BetterSqlite3.Database, companyId: number): FundingItemRow[] {
-  const events = prepared(sqlite, FUNDING_SQL).all(companyId) as (Omit<FundingItemRow, 'investor_ids' | 'investor_names'> & { investor_names: string | null })[]
-  if (events.length === 0) return []
-  const linked = new Map<number, { ids: number[]; names: string[] }>()
-  const links = prepared(sqlite, FUNDING_INVESTORS_SQL).all(JSON.stringify(events.map((e) => e.id))) as { funding_id: number; investor_id: number; name: string | null }[]
-  for (const l of links) {
-    let entry = linked.get(l.funding_id)
-    if (!entry) linked.set(l.funding_id, (entry = { ids: [], names: [] }))
-    entry.ids.push(l.investor_id)
-    if (l.name != null) entry.names.push(l.name)
+async function fundingItems(s: RecordSession, companyId: number): Promise<FundingItemRow[]> {
+  const items: FundingItemRow[] = []
+  let current: (FundingItemRow & { investor_ids: number[]; investor_names: string[] }) | undefined
+  for (const { investor_names, investor_id, investor_name, ...event } of await s.all(FUNDING, { id: companyId })) {
+    if (current?.id !== event.id) {
+      // The loader keeps the record's names only for events without investor ids (ingest.ts).
+      const names = investor_id === null && investor_names ? investor_names.split(',').map((n) => n.trim()).filter((n) => n !== '') : []
+      items.push((current = { ...event, investor_ids: [], investor_names: names }))
+    }
+    if (investor_id === null) continue
+    current.investor_ids.push(investor_id)
+    if (investor_name != null) current.investor_names.push(investor_name)
   }
-  return events.map(({ investor_names, ...e }) => {
-    const entry = linked.get(e.id)
-    // The loader keeps the record's names only for events without investor ids (ingest.ts).
-    const names = entry ? entry.names : investor_names ? investor_names.split(',').map((s) => s.trim()).filter((s) => s !== '') : []
-    return { ...e, investor_ids: entry?.ids ?? [], investor_names: names }
-  })
+  return items
 }
 
 //// lookup by domain (spec 4.3) ////
@@ -184,10 +225,14 @@ export function canonicalDomain(text: string): string | undefined {
   return /^[\p{L}\p{N}_-]+(\.[\p{L}\p{N}_-]+)*$/u.test(d) ? d : undefined
 }
 
-const WEBSITE = columnOf(COMPANIES, 'website')
-const BY_EXACT_WEBSITE = `select ${COMPANY_ID} from ${COMPANY_TABLE} where ${WEBSITE} in (?, ?) order by ${COMPANY_ID} limit 1`
-const HAS_WEBSITE_PREFIX = `select 1 from ${COMPANY_TABLE} where ${WEBSITE} >= ? and ${WEBSITE} < ? limit 1`
-const BY_WEBSITES = `select ${COMPANY_ID} as id, ${WEBSITE} as website from ${COMPANY_TABLE} where ${WEBSITE} in (select value from json_each(?)) order by ${COMPANY_ID}`
+const WEBSITE = columnName(COMPANIES, 'website')
+const BY_EXACT_WEBSITE = queryShape<{ bare: string; www: string }, { id: number }>('company by domain: exact', (db, _d, p) =>
+  db.selectFrom(COMPANY_TABLE).select(`${COMPANY_ID} as id`).where(WEBSITE, 'in', [p.bare, p.www]).orderBy(COMPANY_ID).limit(1))
+const HAS_WEBSITE_PREFIX = queryShape<{ from: string; to: string }, { found: number }>('company by domain: prefix probe', (db, _d, p) =>
+  db.selectFrom(COMPANY_TABLE).select((eb) => eb.lit(1).as('found')).where(WEBSITE, '>=', p.from).where(WEBSITE, '<', p.to).limit(1))
+const BY_WEBSITES = queryShape<{ websites: string }, { id: number; website: string }>('company by domain: spellings', (db, d, p) =>
+  db.selectFrom(COMPANY_TABLE).select([`${COMPANY_ID} as id`, `${WEBSITE} as website`])
+    .where(d.inList(sql.ref(WEBSITE), p.websites, 'string')).orderBy(COMPANY_ID))
 /** Sorts after every character a website can hold, so `prefix` .. `prefix + PREFIX_END` is every text starting with `prefix`. */
 const PREFIX_END = '\u{10FFFF}'
 
@@ -197,21 +242,45 @@ const PREFIX_END = '\u{10FFFF}'
  * index only: first the stored spellings a loader normally writes (lower case, with or without
  * `www.`), then, for websites stored in mixed case, the stored spellings found by
  * `storedCaseSpellings`. A 1M-row scan with `lower(website) = ?` would cost ~100 ms per unknown
- * domain, which a client could send in a loop.
+ * domain, which a client could send in a loop. The website column compares bytes on both
+ * backends (BINARY, "C"), so the prefix ranges are the same ranges.
  */
-export function companyIdByDomain(sqlite: BetterSqlite3.Database, domain: string): number | undefined {
+export async function companyIdByDomain(vdb: VentureDb, domain: string): Promise<number | undefined> {
   const d = canonicalDomain(domain)
   if (d === undefined) return undefined
-  const exact = prepared(sqlite, BY_EXACT_WEBSITE).pluck().get(d, `www.${d}`) as number | undefined
-  if (exact !== undefined) return exact
-  const hasPrefix = prepared(sqlite, HAS_WEBSITE_PREFIX)
-  const exists = (prefix: string) => hasPrefix.get(prefix, prefix + PREFIX_END) !== undefined
-  const spellings = [d, `www.${d}`].flatMap((lower) => storedCaseSpellings(lower, exists))
+  const s = recordSession(vdb)
+  const exact = await s.first(BY_EXACT_WEBSITE, { bare: d, www: `www.${d}` })
+  if (exact !== undefined) return exact.id
+  const exists = async (prefix: string) => (await s.first(HAS_WEBSITE_PREFIX, { from: prefix, to: prefix + PREFIX_END })) !== undefined
+  const spellings = (await Promise.all([d, `www.${d}`].map((lower) => storedCaseSpellingsOf(lower, exists)))).flat()
   if (spellings.length === 0) return undefined
   // A stored trailing dot (`Example.com.`) is the same domain.
-  const candidates = spellings.flatMap((s) => [s, `${s}.`])
-  const rows = prepared(sqlite, BY_WEBSITES).all(JSON.stringify(candidates)) as { id: number; website: string }[]
+  const candidates = spellings.flatMap((sp) => [sp, `${sp}.`])
+  const rows = await s.all(BY_WEBSITES, { websites: JSON.stringify(candidates) })
   return rows.find((row) => canonicalDomain(row.website) === d)?.id
+}
+
+/**
+ * `storedCaseSpellings` with an asynchronous probe. The search is replayed over the answers known
+ * so far until it asks nothing new: each replay stops at the first character whose prefixes are
+ * unknown (every one of them then answers "no" for now), those prefixes are probed together, and
+ * the next replay gets one character further. So each prefix is probed once, the probes of one
+ * character run at the same time (one round trip on PostgreSQL), and the search itself stays the
+ * one pure function below.
+ */
+async function storedCaseSpellingsOf(lower: string, exists: (prefix: string) => Promise<boolean>): Promise<string[]> {
+  const known = new Map<string, boolean>()
+  for (;;) {
+    const unknown: string[] = []
+    const found = storedCaseSpellings(lower, (prefix) => {
+      const answer = known.get(prefix)
+      if (answer === undefined) unknown.push(prefix)
+      return answer ?? false
+    })
+    if (unknown.length === 0) return found
+    const answers = await Promise.all(unknown.map(exists))
+    unknown.forEach((prefix, i) => known.set(prefix, answers[i]!))
+  }
 }
 
 /**

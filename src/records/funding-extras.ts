@@ -9,10 +9,13 @@
  * otherwise they are read through the fundings→investors link table, in investor id order. The
  * industries are the company's tags, in alphabetical order.
  */
-import type { Statement } from 'better-sqlite3'
-import { datasets, findRelation, getField, type FieldDef } from '../catalog/index.js'
+import { sql } from 'kysely'
+import { datasets, primaryKeyColumn } from '../catalog/index.js'
+import type { VentureDb } from '../store/open.js'
 import { DETAIL_TABLES } from '../store/schema/detail-tables.js'
-import type { SqliteVentureDb } from '../store/open.js'
+import { columnName, linkNames, tagTableOf } from '../store/sql-names.js'
+import { queryShape } from './query-shape.js'
+import { recordSession } from './session.js'
 
 export interface FundingExtras {
   /** Investor names separated by ', ' ('' when the round names none). */
@@ -29,59 +32,47 @@ const NO_EXTRAS: FundingExtras = Object.freeze({ investors: '', investor_slugs: 
 const NAME_SEPARATOR = ', '
 const SLUG_SEPARATOR = ','
 
-function catalogField(dataset: keyof typeof datasets, name: string): FieldDef {
-  const f = getField(datasets[dataset], name)
-  if (!f) throw new Error(`funding-extras: ${dataset}.${name} is not in the catalog`)
-  return f
-}
+interface ExtrasRow { id: number; investors: string | null; investor_slugs: string | null; industry: string | null }
 
-function column(f: FieldDef): string {
-  if (!f.column) throw new Error(`funding-extras: ${f.name} has no column`)
-  return `"${f.column}"`
-}
+const FUNDINGS = datasets.fundings
+const INVESTORS = datasets.investors
+const LINK = linkNames('fundings', 'investors')
+const INDUSTRIES = tagTableOf(datasets.companies, 'industries')
+const F_ID = `f.${primaryKeyColumn(FUNDINGS)}`
+const I_ID = `i.${primaryKeyColumn(INVESTORS)}`
 
 /** The one statement, built from catalog names (identifiers never come from input). */
-function buildSql(): string {
-  const fundings = datasets.fundings
-  const investors = datasets.investors
-  const link = findRelation('fundings', 'investors')
-  if (!link || link.kind !== 'link') throw new Error('funding-extras: no fundings→investors link relation in the catalog')
-  const industries = catalogField('companies', 'industries').tags
-  if (!industries) throw new Error('funding-extras: companies.industries is not a tags field')
-  const fId = column(catalogField('fundings', fundings.primaryKey))
-  const fCompany = column(catalogField('fundings', 'company_id'))
-  const iId = column(catalogField('investors', investors.primaryKey))
-  const iName = column(catalogField('investors', 'name'))
-  const iSlug = column(catalogField('investors', 'svc_slug'))
-  const investorsOf = (col: string, sep: string) => `(
-      select group_concat(i.${col}, '${sep}' order by i.${iId})
-      from "${link.table}" fi join "${investors.table}" i on i.${iId} = fi."${link.toKey}"
-      where fi."${link.fromKey}" = f.${fId})`
-  return `
-    select f.${fId} as id,
-      coalesce(x.investor_names, ${investorsOf(iName, NAME_SEPARATOR)}) as investors,
-      coalesce(x.investor_slugs, ${investorsOf(iSlug, SLUG_SEPARATOR)}) as investor_slugs,
-      (select group_concat(t."${industries.valueColumn}", '${NAME_SEPARATOR}' order by t."${industries.valueColumn}")
-         from "${industries.table}" t where t."${industries.ownerColumn}" = f.${fCompany}) as industry
-    from json_each(?) j
-    join "${fundings.table}" f on f.${fId} = j.value
-    left join "${DETAIL_TABLES.fundingExtra}" x on x.funding_id = f.${fId}`
-}
-
-const statements = new WeakMap<SqliteVentureDb, Statement>()
+const EXTRAS = queryShape<{ ids: string }, ExtrasRow>('funding extras', (db, d, p) => {
+  // A round's investors joined in investor id order, when the loader kept no names of its own.
+  const investorsOf = (field: 'name' | 'svc_slug', separator: string) =>
+    db.selectFrom(`${LINK.table} as fi`).innerJoin(`${INVESTORS.table} as i`, I_ID, `fi.${LINK.toKey}`)
+      .select(d.stringAgg(sql.ref(`i.${columnName(INVESTORS, field)}`), separator, sql.ref(I_ID)).as('joined'))
+      .whereRef(`fi.${LINK.fromKey}`, '=', sql.ref(F_ID))
+  const industry = db.selectFrom(`${INDUSTRIES.table} as t`)
+    .select(d.stringAgg(sql.ref(`t.${INDUSTRIES.valueColumn}`), NAME_SEPARATOR, sql.ref(`t.${INDUSTRIES.valueColumn}`)).as('joined'))
+    .whereRef(`t.${INDUSTRIES.ownerColumn}`, '=', sql.ref(`f.${columnName(FUNDINGS, 'company_id')}`))
+  return db.selectFrom(`${FUNDINGS.table} as f`)
+    .leftJoin(`${DETAIL_TABLES.fundingExtra} as x`, 'x.funding_id', F_ID)
+    .select((eb) => [
+      sql.ref(F_ID).as('id'),
+      eb.fn.coalesce('x.investor_names', investorsOf('name', NAME_SEPARATOR)).as('investors'),
+      eb.fn.coalesce('x.investor_slugs', investorsOf('svc_slug', SLUG_SEPARATOR)).as('investor_slugs'),
+      industry.as('industry'),
+    ])
+    // The ids travel as one JSON array parameter: no bind-variable ceiling, one compiled statement.
+    .where(d.inList(sql.ref(F_ID), p.ids, 'integer'))
+})
 
 /**
  * The extras of each funding event in `ids`, by id. Ids that are not funding events are absent
  * from the map; an event without investors or industries gets empty strings.
  */
-export function fundingExtras(vdb: SqliteVentureDb, ids: readonly number[]): ReadonlyMap<number, FundingExtras> {
+export async function fundingExtras(vdb: VentureDb, ids: readonly number[]): Promise<ReadonlyMap<number, FundingExtras>> {
   const out = new Map<number, FundingExtras>()
-  if (ids.length === 0) return out
-  let statement = statements.get(vdb)
-  if (!statement) statements.set(vdb, (statement = vdb.sqlite.prepare(buildSql())))
-  // The ids travel as one JSON array parameter: no bind-variable ceiling, one prepared statement.
-  const rows = statement.all(JSON.stringify(ids)) as { id: number; investors: string | null; investor_slugs: string | null; industry: string | null }[]
-  for (const r of rows) {
+  // Only whole numbers can be funding ids (PostgreSQL would refuse 1.5 as a bigint).
+  const wanted = ids.filter((id) => Number.isSafeInteger(id))
+  if (wanted.length === 0) return out
+  for (const r of await recordSession(vdb).all(EXTRAS, { ids: JSON.stringify(wanted) })) {
     out.set(Number(r.id), Object.freeze({ investors: r.investors ?? '', investor_slugs: r.investor_slugs ?? '', industry: r.industry ?? '' }))
   }
   return out

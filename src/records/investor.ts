@@ -23,9 +23,14 @@
  *   tracked investor of that round; null when the investor has no deals.
  * - `most_recent_filings` are the latest {@link RECENT_FILINGS_LIMIT} filings, newest first.
  */
-import { columnOf, COMPANIES, FUNDINGS, INVESTORS, linkOf, preparedCache, quote, tagsOf } from '../store/sql-names.js'
+import { sql } from 'kysely'
+import { primaryKeyColumn } from '../catalog/index.js'
+import type { VentureDb } from '../store/open.js'
 import { DETAIL_TABLES } from '../store/schema/detail-tables.js'
-import type { SqliteVentureDb } from '../store/open.js'
+import { columnName, COMPANIES, FUNDINGS, INVESTORS, linkNames, tagTableOf } from '../store/sql-names.js'
+import { nullsLast } from './order.js'
+import { queryShape } from './query-shape.js'
+import { recordSession } from './session.js'
 
 /** How many industries `top_industries` lists. */
 export const TOP_INDUSTRIES_LIMIT = 10
@@ -34,36 +39,29 @@ export const RECENT_FILINGS_LIMIT = 10
 
 //// SQL names, all from the catalog (design 2: nothing outside it hard-codes a field name) ////
 
-export const companyCol = (field: string): string => columnOf(COMPANIES, field)
-const investorCol = (field: string): string => columnOf(INVESTORS, field)
-const fundingCol = (field: string): string => columnOf(FUNDINGS, field)
+export const companyCol = (field: string): string => columnName(COMPANIES, field)
+const investorCol = (field: string): string => columnName(INVESTORS, field)
+const fundingCol = (field: string): string => columnName(FUNDINGS, field)
 
 /** investors → companies: the portfolio, with `first_invested_on` (spec 2.13). */
-export const PORTFOLIO_LINK = linkOf('investors', 'companies')
+export const PORTFOLIO_LINK = linkNames('investors', 'companies')
 /** investors → fundings: the deals. */
-const DEALS_LINK = linkOf('investors', 'fundings')
+const DEALS_LINK = linkNames('investors', 'fundings')
+/** fundings → investors: the investors of a round. */
+const ROUND_LINK = linkNames('fundings', 'investors')
 /** Column of the portfolio link table holding the date of the first deal with the company. */
-export const FIRST_INVESTED_ON = quote('first_invested_on')
+export const FIRST_INVESTED_ON = 'first_invested_on'
 
-//// Prepared statements, one set per connection ////
-
-const I = { table: quote(INVESTORS.table), id: investorCol('investor_id') }
-const C = { table: quote(COMPANIES.table), id: companyCol('id') }
-const F = { table: quote(FUNDINGS.table), id: fundingCol('id'), company: fundingCol('company_id'), date: fundingCol('rounds_funding_date') }
+const I_ID = primaryKeyColumn(INVESTORS)
+const C_ID = primaryKeyColumn(COMPANIES)
+const F_ID = primaryKeyColumn(FUNDINGS)
 const t = DETAIL_TABLES
 
 /** The four company breakdowns of portfolio_aggregates and of each quarter, by the dimension's wire name. */
 export const DIMENSIONS = Object.freeze(['stages', 'locations', 'business_models', 'industries'] as const)
 export type Dimension = (typeof DIMENSIONS)[number]
 
-const INDUSTRIES = tagsOf(COMPANIES, 'industries')
-const BUSINESS_MODELS = tagsOf(COMPANIES, 'business_models')
-
-/** The tag rows of the investor's portfolio companies: one pass over the tag table's primary key. */
-const portfolioTags = (tags: { table: string; owner: string; value: string }): string => `
-  select x.${tags.owner} as company_id, x.${tags.value} as name
-  from ${PORTFOLIO_LINK.table} p join ${tags.table} x on x.${tags.owner} = p.${PORTFOLIO_LINK.toKey}
-  where p.${PORTFOLIO_LINK.fromKey} = ?`
+//// Statements ////
 
 /*
  * Why the counting happens in JS: each breakdown as its own GROUP BY re-reads the company rows
@@ -73,43 +71,59 @@ const portfolioTags = (tags: { table: string; owner: string; value: string }): s
  * stage/location once and each tag table once (4 passes) and counting in memory: ~40 ms, and the
  * median investor 0.7 → 0.2 ms. The reads stay bounded by the investor's own link rows.
  */
-const statements = preparedCache((sqlite) => ({
-  investor: sqlite.prepare(`
-    select i.${I.id} as id, i.${investorCol('name')} as name, i.${investorCol('svc_slug')} as svc_slug,
-      i.${investorCol('website')} as website, i.${investorCol('type')} as type, i.${investorCol('location')} as location,
-      -- Counts, which materialise sets for every investor (0 without deals); coalesce for a
-      -- database loaded without it.
-      coalesce(i.${investorCol('portfolio_size')}, 0) as portfolio_size, coalesce(i.${investorCol('number_of_deals')}, 0) as number_of_deals,
-      i.${investorCol('three_year_funds_sold')} as three_year_funds_sold,
-      i.${investorCol('est_most_recent_fund_date')} as est_most_recent_fund_date,
-      d.portfolio_path as portfolio_path, d.funding_rounds_path as funding_rounds_path
-    from ${I.table} i left join ${t.investorDetails} d on d.investor_id = i.${I.id}
-    where i.${I.id} = ?`),
-  deals: sqlite.prepare(`
-    select e.${F.id} as id, e.${F.company} as company_id, e.${fundingCol('series')} as series,
-      e.${F.date} as date, e.${fundingCol('amount')} as amount, e.${fundingCol('company_name')} as company_name
-    from ${DEALS_LINK.table} l join ${F.table} e on e.${F.id} = l.${DEALS_LINK.toKey}
-    where l.${DEALS_LINK.fromKey} = ?`),
-  portfolioCompanies: sqlite.prepare(`
-    select p.${PORTFOLIO_LINK.toKey} as company_id, c.${companyCol('stage')} as stage, c.${companyCol('location')} as location
-    from ${PORTFOLIO_LINK.table} p left join ${C.table} c on c.${C.id} = p.${PORTFOLIO_LINK.toKey}
-    where p.${PORTFOLIO_LINK.fromKey} = ?`),
-  portfolioIndustries: sqlite.prepare(portfolioTags(INDUSTRIES)),
-  portfolioBusinessModels: sqlite.prepare(portfolioTags(BUSINESS_MODELS)),
-  companyName: sqlite.prepare(`select ${companyCol('name')} from ${C.table} where ${C.id} = ?`).pluck(),
-  roundInvestors: (() => {
-    const link = linkOf('fundings', 'investors')
-    return sqlite.prepare(`
-      select i.${investorCol('svc_slug')} as svc_slug, i.${investorCol('name')} as display_name
-      from ${link.table} l join ${I.table} i on i.${I.id} = l.${link.toKey}
-      where l.${link.fromKey} = ?
-      order by i.${investorCol('name')}, i.${I.id}`)
-  })(),
-  filings: sqlite.prepare(`
-    select entity_name, total_offering, total_sold, filing_date, form
-    from ${t.investorFilings} where investor_id = ?
-    order by filing_date desc nulls last, position limit ${RECENT_FILINGS_LIMIT}`),
-}))
+const INVESTOR = queryShape<{ id: number }, InvestorRow>('investor detail: row', (db, _d, p) =>
+  db.selectFrom(`${INVESTORS.table} as i`).leftJoin(`${t.investorDetails} as d`, 'd.investor_id', `i.${I_ID}`)
+    .select((eb) => [
+      `i.${I_ID} as id`, `i.${investorCol('name')} as name`, `i.${investorCol('svc_slug')} as svc_slug`,
+      `i.${investorCol('website')} as website`, `i.${investorCol('type')} as type`, `i.${investorCol('location')} as location`,
+      // Counts, which materialise sets for every investor (0 without deals); coalesce for a
+      // database loaded without it.
+      eb.fn.coalesce(`i.${investorCol('portfolio_size')}`, eb.lit(0)).as('portfolio_size'),
+      eb.fn.coalesce(`i.${investorCol('number_of_deals')}`, eb.lit(0)).as('number_of_deals'),
+      `i.${investorCol('three_year_funds_sold')} as three_year_funds_sold`,
+      `i.${investorCol('est_most_recent_fund_date')} as est_most_recent_fund_date`,
+      'd.portfolio_path as portfolio_path', 'd.funding_rounds_path as funding_rounds_path',
+    ])
+    .where(`i.${I_ID}`, '=', p.id))
+
+const DEALS = queryShape<{ id: number }, DealRow>('investor detail: deals', (db, _d, p) =>
+  db.selectFrom(`${DEALS_LINK.table} as l`).innerJoin(`${FUNDINGS.table} as e`, `e.${F_ID}`, `l.${DEALS_LINK.toKey}`)
+    .select([
+      `e.${F_ID} as id`, `e.${fundingCol('company_id')} as company_id`, `e.${fundingCol('series')} as series`,
+      `e.${fundingCol('rounds_funding_date')} as date`, `e.${fundingCol('amount')} as amount`, `e.${fundingCol('company_name')} as company_name`,
+    ])
+    .where(`l.${DEALS_LINK.fromKey}`, '=', p.id))
+
+const PORTFOLIO_COMPANIES = queryShape<{ id: number }, { company_id: number; stage: string | null; location: string | null }>('investor detail: portfolio companies', (db, _d, p) =>
+  db.selectFrom(`${PORTFOLIO_LINK.table} as p`).leftJoin(`${COMPANIES.table} as c`, `c.${C_ID}`, `p.${PORTFOLIO_LINK.toKey}`)
+    .select([`p.${PORTFOLIO_LINK.toKey} as company_id`, `c.${companyCol('stage')} as stage`, `c.${companyCol('location')} as location`])
+    .where(`p.${PORTFOLIO_LINK.fromKey}`, '=', p.id))
+
+/** The tag rows of the investor's portfolio companies: one pass over the tag table's primary key. */
+const portfolioTags = (field: 'industries' | 'business_models') => {
+  const tags = tagTableOf(COMPANIES, field)
+  return queryShape<{ id: number }, { company_id: number; name: string }>(`investor detail: portfolio ${field}`, (db, _d, p) =>
+    db.selectFrom(`${PORTFOLIO_LINK.table} as p`).innerJoin(`${tags.table} as x`, `x.${tags.ownerColumn}`, `p.${PORTFOLIO_LINK.toKey}`)
+      .select([`x.${tags.ownerColumn} as company_id`, `x.${tags.valueColumn} as name`])
+      .where(`p.${PORTFOLIO_LINK.fromKey}`, '=', p.id))
+}
+const PORTFOLIO_INDUSTRIES = portfolioTags('industries')
+const PORTFOLIO_BUSINESS_MODELS = portfolioTags('business_models')
+
+const COMPANY_NAME = queryShape<{ id: number }, { name: string | null }>('investor detail: company name', (db, _d, p) =>
+  db.selectFrom(COMPANIES.table).select(`${companyCol('name')} as name`).where(C_ID, '=', p.id))
+
+const ROUND_INVESTORS = queryShape<{ fundingId: number }, RoundInvestor>('investor detail: investors of a round', (db, _d, p) =>
+  db.selectFrom(`${ROUND_LINK.table} as l`).innerJoin(`${INVESTORS.table} as i`, `i.${I_ID}`, `l.${ROUND_LINK.toKey}`)
+    .select([`i.${investorCol('svc_slug')} as svc_slug`, `i.${investorCol('name')} as display_name`])
+    .where(`l.${ROUND_LINK.fromKey}`, '=', p.fundingId)
+    .orderBy(`i.${investorCol('name')}`).orderBy(`i.${I_ID}`))
+
+const FILINGS = queryShape<{ id: number; limit: number }, Filing>('investor detail: filings', (db, d, p) =>
+  db.selectFrom(t.investorFilings).select(['entity_name', 'total_offering', 'total_sold', 'filing_date', 'form'])
+    .where('investor_id', '=', p.id)
+    .orderBy(d.binaryText(sql.ref('filing_date')), nullsLast(d, 'desc')).orderBy('position')
+    .limit(p.limit))
 
 //// The record ////
 
@@ -225,28 +239,31 @@ function laterDeal(a: DealRow, b: DealRow): DealRow {
 
 /**
  * The investor detail of spec 2.12, or undefined when no investor has this id. Reads run in one
- * transaction so the parts agree with each other even while an ingest writes.
+ * snapshot so the parts agree with each other even while an ingest writes.
  *
  * @example
- * const detail = investorDetail(engine.database, 8)
+ * const detail = await investorDetail(engine.database, 8)
  * detail?.deal_aggregates.quarterly[0]?.quarter // '2024-04-01'
  */
-export function investorDetail(vdb: SqliteVentureDb, id: number): InvestorDetail | undefined {
+export async function investorDetail(vdb: VentureDb, id: number): Promise<InvestorDetail | undefined> {
   if (!Number.isSafeInteger(id)) return undefined
-  const s = statements(vdb.sqlite)
-  return vdb.sqlite.transaction((): InvestorDetail | undefined => {
-    const row = s.investor.get(id) as InvestorRow | undefined
+  return recordSession(vdb).snapshot(async (s): Promise<InvestorDetail | undefined> => {
+    const row = await s.first(INVESTOR, { id })
     if (!row) return undefined
 
+    const [companies, industries, businessModels, deals, filings] = await Promise.all([
+      s.all(PORTFOLIO_COMPANIES, { id }),
+      s.all(PORTFOLIO_INDUSTRIES, { id }),
+      s.all(PORTFOLIO_BUSINESS_MODELS, { id }),
+      s.all(DEALS, { id }),
+      s.all(FILINGS, { id, limit: RECENT_FILINGS_LIMIT }),
+    ])
     const facts = new Map<number, CompanyFacts>()
-    for (const c of s.portfolioCompanies.all(id) as { company_id: number; stage: string | null; location: string | null }[]) {
-      facts.set(c.company_id, { stage: c.stage, location: c.location, industries: [], business_models: [] })
-    }
-    for (const t of s.portfolioIndustries.all(id) as { company_id: number; name: string }[]) facts.get(t.company_id)?.industries.push(t.name)
-    for (const t of s.portfolioBusinessModels.all(id) as { company_id: number; name: string }[]) facts.get(t.company_id)?.business_models.push(t.name)
+    for (const c of companies) facts.set(c.company_id, { stage: c.stage, location: c.location, industries: [], business_models: [] })
+    for (const t of industries) facts.get(t.company_id)?.industries.push(t.name)
+    for (const t of businessModels) facts.get(t.company_id)?.business_models.push(t.name)
     const portfolio = breakdownOf(facts.keys(), facts)
 
-    const deals = s.deals.all(id) as DealRow[]
     const series = new Tally()
     const companiesByQuarter = new Map<string, Set<number>>()
     let latest: DealRow | undefined
@@ -264,16 +281,21 @@ export function investorDetail(vdb: SqliteVentureDb, id: number): InvestorDetail
       return { quarter, companies: companies.size, breakdown: breakdownOf(companies, facts) }
     })
 
-    const mostRecentFunding: MostRecentFunding | null = latest
-      ? {
-          funding_id: latest.id,
-          funding_date: latest.date,
-          amount: latest.amount,
-          series: latest.series,
-          company: { id: latest.company_id, company_name: (s.companyName.get(latest.company_id) as string | null | undefined) ?? latest.company_name },
-          investors: s.roundInvestors.all(latest.id) as RoundInvestor[],
-        }
-      : null
+    let mostRecentFunding: MostRecentFunding | null = null
+    if (latest) {
+      const [company, investors] = await Promise.all([
+        s.first(COMPANY_NAME, { id: latest.company_id }),
+        s.all(ROUND_INVESTORS, { fundingId: latest.id }),
+      ])
+      mostRecentFunding = {
+        funding_id: latest.id,
+        funding_date: latest.date,
+        amount: latest.amount,
+        series: latest.series,
+        company: { id: latest.company_id, company_name: company?.name ?? latest.company_name },
+        investors,
+      }
+    }
 
     return {
       ...row,
@@ -281,7 +303,7 @@ export function investorDetail(vdb: SqliteVentureDb, id: number): InvestorDetail
       portfolio_aggregates: portfolio,
       deal_aggregates: { series: series.sorted(), quarterly },
       top_industries: portfolio.industries.slice(0, TOP_INDUSTRIES_LIMIT).map((i) => ({ industry_name: i.name, investments: i.count })),
-      most_recent_filings: s.filings.all(id) as Filing[],
+      most_recent_filings: filings,
     }
-  })()
+  })
 }

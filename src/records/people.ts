@@ -1,9 +1,10 @@
 /**
  * @module Key personnel of a company (spec 2.6, 4.6), in the order the record listed them.
  */
-import type BetterSqlite3 from 'better-sqlite3'
+import type { VentureDb } from '../store/open.js'
 import { DETAIL_TABLES } from '../store/schema/detail-tables.js'
-import { prepared } from '../store/sql-names.js'
+import { queryShape } from './query-shape.js'
+import { recordSession } from './session.js'
 
 export interface PersonRow {
   readonly name: string
@@ -11,6 +12,9 @@ export interface PersonRow {
   readonly path: string | null
 }
 
-export function companyPeople(sqlite: BetterSqlite3.Database, companyId: number): PersonRow[] {
-  return prepared(sqlite, `select name, title, path from ${DETAIL_TABLES.people} where company_id = ? order by position`).all(companyId) as PersonRow[]
+const PEOPLE = queryShape<{ companyId: number }, PersonRow>('people', (db, _d, p) =>
+  db.selectFrom(DETAIL_TABLES.people).select(['name', 'title', 'path']).where('company_id', '=', p.companyId).orderBy('position'))
+
+export function companyPeople(vdb: VentureDb, companyId: number): Promise<PersonRow[]> {
+  return recordSession(vdb).all(PEOPLE, { companyId })
 }

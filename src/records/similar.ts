@@ -3,8 +3,8 @@
  * business models and keywords, blended with the word overlap of the descriptions.
  *
  * - A tag's weight is its inverse document frequency, ln(1 + N / df): sharing a rare keyword says
- *   more than sharing "Software". Weights are counted through the tag tables' value indexes and
- *   cached per connection and data version.
+ *   more than sharing "Software". N is the number of companies and df the tag's, both counted
+ *   through indexes and cached per connection and data version.
  * - Candidates are the companies that share at least one tag, gathered rarest tag first from the
  *   value indexes until a postings budget is spent (a common tag alone has up to 175,000
  *   companies on a million rows). Tags whose postings did not fit are then probed for those
@@ -16,12 +16,18 @@
  *   process reads cold pages and counts weights (~0.9 s once).
  * - score = 0.8 · weighted Jaccard of the tag sets + 0.2 · Jaccard of the description words (when
  *   the company has a description); best first, equal scores by id. Never the company itself.
+ *
+ * The same statements run on SQLite and PostgreSQL, and every row order the arithmetic depends on
+ * is explicit (tag values in binary order, owners ascending): weights are summed in the same order
+ * on both backends, so equal scores stay equal and the results are the same to the last bit.
  */
-import type BetterSqlite3 from 'better-sqlite3'
-import { dataVersionSync } from '../store/open.js'
+import { sql } from 'kysely'
+import { dataVersion, type VentureDb } from '../store/open.js'
 import { DETAIL_TABLES } from '../store/schema/detail-tables.js'
+import { columnName, COMPANIES, tagTableOf } from '../store/sql-names.js'
 import { COMPANY_ID, COMPANY_TABLE } from './company-sql.js'
-import { columnOf, COMPANIES, prepared, tagTableOf } from '../store/sql-names.js'
+import { queryShape, type ShapeBuilder } from './query-shape.js'
+import { recordSession, type RecordSession } from './session.js'
 
 /** Spec 4.5 and section 8: at most 20. */
 export const SIMILAR_LIMIT = 20
@@ -65,38 +71,72 @@ const MAX_CACHED_WEIGHTS = 50_000
 type TagKey = string
 const keyOf = (field: number, value: string): TagKey => `${field}\u0000${value}`
 
+//// Statements, one of each per tags field ////
+
+type Owner = { owner: number }
+const perField = <P extends object, R>(name: string, build: (t: (typeof TAG_TABLES)[number]) => ShapeBuilder<P>) =>
+  TAG_TABLES.map((t) => queryShape<P, R>(`similar: ${name} (${t.table})`, build(t)))
+
+/** The company's own tags, in binary order. */
+const TAGS_OF_ONE = perField<{ id: number }, { value: string }>('tags of the company', (t) => (db, _d, p) =>
+  db.selectFrom(t.table).select(`${t.valueColumn} as value`).where(t.ownerColumn, '=', p.id).orderBy(t.valueColumn))
+/** The tags of the candidates, by owner then value (the order their weights are summed in). */
+const TAGS_OF_MANY = perField<{ ids: string }, { owner: number; value: string }>('tags of the candidates', (t) => (db, d, p) =>
+  db.selectFrom(t.table).select([`${t.ownerColumn} as owner`, `${t.valueColumn} as value`])
+    .where(d.inList(sql.ref(t.ownerColumn), p.ids, 'integer')).orderBy(t.ownerColumn).orderBy(t.valueColumn))
+/** df of several tags at once, through the value index. */
+const COUNTS_OF_TAGS = perField<{ values: string }, { value: string; n: number | string }>('tag counts', (t) => (db, d, p) =>
+  db.selectFrom(t.table).select((eb) => [`${t.valueColumn} as value`, eb.fn.countAll().as('n')])
+    .where(d.inList(sql.ref(t.valueColumn), p.values, 'tags')).groupBy(t.valueColumn))
+const POSTINGS = perField<{ value: string }, Owner>('postings', (t) => (db, _d, p) =>
+  db.selectFrom(t.table).select(`${t.ownerColumn} as owner`).where(t.valueColumn, '=', p.value).orderBy(t.ownerColumn))
+const PROBE = perField<{ value: string; ids: string }, Owner>('probe', (t) => (db, d, p) =>
+  db.selectFrom(t.table).select(`${t.ownerColumn} as owner`).where(t.valueColumn, '=', p.value)
+    .where(d.inList(sql.ref(t.ownerColumn), p.ids, 'integer')))
+const POSTINGS_FROM = perField<{ value: string; pivot: number; limit: number }, Owner>('postings from a pivot', (t) => (db, _d, p) =>
+  db.selectFrom(t.table).select(`${t.ownerColumn} as owner`).where(t.valueColumn, '=', p.value).where(t.ownerColumn, '>=', p.pivot)
+    .orderBy(t.ownerColumn).limit(p.limit))
+const POSTINGS_BEFORE = perField<{ value: string; pivot: number; limit: number }, Owner>('postings before a pivot', (t) => (db, _d, p) =>
+  db.selectFrom(t.table).select(`${t.ownerColumn} as owner`).where(t.valueColumn, '=', p.value).where(t.ownerColumn, '<', p.pivot)
+    .orderBy(t.ownerColumn).limit(p.limit))
+
+/** N of the weights: exact, so both backends weigh alike (ANALYZE's estimates differ between them). */
+const COMPANY_COUNT = queryShape<object, { n: number | string }>('similar: companies', (db) =>
+  db.selectFrom(COMPANY_TABLE).select((eb) => eb.fn.countAll().as('n')))
+const MAX_COMPANY_ID = queryShape<object, { id: number | string | null }>('similar: highest company id', (db) =>
+  db.selectFrom(COMPANY_TABLE).select((eb) => eb.fn.max(COMPANY_ID).as('id')))
+
+const COMPANY_FIELDS = queryShape<{ ids: string }, CompanyFields>('similar: companies by id', (db, d, p) =>
+  db.selectFrom(`${COMPANY_TABLE} as c`).leftJoin(`${DETAIL_TABLES.companyExtra} as x`, 'x.company_id', `c.${COMPANY_ID}`)
+    .select((eb) => [
+      `c.${COMPANY_ID} as id`, `c.${columnName(COMPANIES, 'name')} as name`, `c.${columnName(COMPANIES, 'description')} as description`,
+      `c.${columnName(COMPANIES, 'website')} as website`, eb.fn.coalesce('x.stage_raw', `c.${columnName(COMPANIES, 'stage')}`).as('stage'),
+      `c.${columnName(COMPANIES, 'total_funding')} as total_funding`,
+    ])
+    .where(d.inList(sql.ref(`c.${COMPANY_ID}`), p.ids, 'integer')))
+
+type CompanyFields = Omit<SimilarCompanyRow, 'probability' | 'score'>
+
+//// Weights ////
+
 interface WeightCache {
   readonly version: number
-  /** Companies (N of the weights); from the planner's statistics when present, a count otherwise. */
+  /** Companies (N of the weights). */
   readonly companies: number
   readonly maxId: number
   readonly df: Map<TagKey, number>
 }
-const weightCaches = new WeakMap<BetterSqlite3.Database, WeightCache>()
+/** Per connection (a SQLite handle, a PostgreSQL pool): keyed by the database's Kysely instance. */
+const weightCaches = new WeakMap<object, WeightCache>()
 
-function weightCache(sqlite: BetterSqlite3.Database): WeightCache {
-  const version = dataVersionSync(sqlite)
-  let cache = weightCaches.get(sqlite)
+async function weightCache(vdb: VentureDb, s: RecordSession): Promise<WeightCache> {
+  const version = await dataVersion(vdb)
+  let cache = weightCaches.get(vdb.db)
   if (!cache || cache.version !== version) {
-    const maxId = Number(prepared(sqlite, `select coalesce(max(${COMPANY_ID}), 0) from ${COMPANY_TABLE}`).pluck().get())
-    weightCaches.set(sqlite, (cache = { version, companies: companyCount(sqlite), maxId, df: new Map() }))
+    const [count, max] = await Promise.all([s.first(COMPANY_COUNT, {}), s.first(MAX_COMPANY_ID, {})])
+    weightCaches.set(vdb.db, (cache = { version, companies: Number(count?.n ?? 0), maxId: Number(max?.id ?? 0), df: new Map() }))
   }
   return cache
-}
-
-/**
- * N for the weights. ANALYZE's row count of the companies table when there is one (IDF does not
- * need an exact N, and counting a million rows cold took 0.8 s), else an exact count.
- */
-function companyCount(sqlite: BetterSqlite3.Database): number {
-  try {
-    const stat = prepared(sqlite, `select stat from sqlite_stat1 where tbl = ? and stat is not null limit 1`).pluck().get(COMPANIES.table) as string | undefined
-    const n = stat ? Number(stat.split(' ')[0]) : NaN
-    if (Number.isSafeInteger(n) && n > 0) return n
-  } catch {
-    // No sqlite_stat1 before the first ANALYZE.
-  }
-  return Number(prepared(sqlite, `select count(*) from ${COMPANY_TABLE}`).pluck().get())
 }
 
 /**
@@ -131,39 +171,26 @@ function topCandidates(shared: ReadonlyMap<number, number>, cap: number, company
   return picked
 }
 
-const tagsOfOne = TAG_TABLES.map((t) => `select "${t.valueColumn}" from "${t.table}" where "${t.ownerColumn}" = ?`)
-const tagsOfMany = TAG_TABLES.map((t) => `select "${t.ownerColumn}" as owner, "${t.valueColumn}" as value from "${t.table}" where "${t.ownerColumn}" in (select value from json_each(?))`)
-const countOfTag = TAG_TABLES.map((t) => `select count(*) from "${t.table}" where "${t.valueColumn}" = ?`)
-const postingsOfTag = TAG_TABLES.map((t) => `select "${t.ownerColumn}" from "${t.table}" where "${t.valueColumn}" = ?`)
-const probeOfTag = TAG_TABLES.map((t) => `select "${t.ownerColumn}" from "${t.table}" where "${t.valueColumn}" = ? and "${t.ownerColumn}" in (select value from json_each(?))`)
-const postingsFrom = TAG_TABLES.map((t) => `select "${t.ownerColumn}" from "${t.table}" where "${t.valueColumn}" = ? and "${t.ownerColumn}" >= ? order by "${t.ownerColumn}" limit ?`)
-const postingsBefore = TAG_TABLES.map((t) => `select "${t.ownerColumn}" from "${t.table}" where "${t.valueColumn}" = ? and "${t.ownerColumn}" < ? order by "${t.ownerColumn}" limit ?`)
-
-const COMPANY_FIELDS_SQL = `select c.${COMPANY_ID} as id, c.${columnOf(COMPANIES, 'name')} as name, c.${columnOf(COMPANIES, 'description')} as description,
-    c.${columnOf(COMPANIES, 'website')} as website, coalesce(x.stage_raw, c.${columnOf(COMPANIES, 'stage')}) as stage,
-    c.${columnOf(COMPANIES, 'total_funding')} as total_funding
-  from ${COMPANY_TABLE} c left join ${DETAIL_TABLES.companyExtra} x on x.company_id = c.${COMPANY_ID}
-  where c.${COMPANY_ID} in (select value from json_each(?))`
-
-type CompanyFields = Omit<SimilarCompanyRow, 'probability' | 'score'>
-
 /**
  * The companies most similar to `companyId`, best first; empty when the company has no tags (no
  * candidate shares anything with it) or does not exist.
  */
-export function similarCompanies(sqlite: BetterSqlite3.Database, companyId: number, options: SimilarityOptions = {}): SimilarCompanyRow[] {
+export async function similarCompanies(vdb: VentureDb, companyId: number, options: SimilarityOptions = {}): Promise<SimilarCompanyRow[]> {
+  if (!Number.isSafeInteger(companyId)) return []
   const limit = options.limit ?? SIMILAR_LIMIT
   const budget = options.postingsBudget ?? 25_000
   const probeBudget = options.probeBudget ?? 100_000
   const cap = options.candidateCap ?? 500
-  const cache = weightCache(sqlite)
-  const weights = new TagWeights(sqlite, cache)
+  const s = recordSession(vdb)
+  const cache = await weightCache(vdb, s)
+  const weights = new TagWeights(cache)
 
   const target: TagKey[] = []
-  TAG_TABLES.forEach((_, field) => {
-    for (const value of prepared(sqlite, tagsOfOne[field]!).pluck().all(companyId) as string[]) target.push(keyOf(field, value))
-  })
+  const own = await Promise.all(TAGS_OF_ONE.map((shape) => s.column(shape, { id: companyId })))
+  own.forEach((values, field) => { for (const value of values) target.push(keyOf(field, value)) })
   if (target.length === 0) return []
+  // Every tag of the company is counted, whatever the budget (as it is read or probed below).
+  await weights.count(s, target)
 
   // Rarest first: the postings of rare tags are short and the most telling. A tag with more
   // postings than the budget has left is skipped, except the rarest one, which is read in part,
@@ -181,54 +208,68 @@ export function similarCompanies(sqlite: BetterSqlite3.Database, companyId: numb
     const [field, value] = splitKey(key)
     const w = weights.of(key)
     let owners: number[]
-    if (df <= remaining) owners = prepared(sqlite, postingsOfTag[field]!).pluck().all(value) as number[]
+    if (df <= remaining) owners = await s.column(POSTINGS[field]!, { value })
     else {
       const pivot = mix(companyId, df) % (cache.maxId + 1)
-      owners = prepared(sqlite, postingsFrom[field]!).pluck().all(value, pivot, remaining) as number[]
-      if (owners.length < remaining) owners.push(...(prepared(sqlite, postingsBefore[field]!).pluck().all(value, pivot, remaining - owners.length) as number[]))
+      owners = await s.column(POSTINGS_FROM[field]!, { value, pivot, limit: remaining })
+      if (owners.length < remaining) owners.push(...await s.column(POSTINGS_BEFORE[field]!, { value, pivot, limit: remaining - owners.length }))
     }
     read += owners.length
     for (const owner of owners) if (owner !== companyId) shared.set(owner, (shared.get(owner) ?? 0) + w)
   }
   // The common tags whose postings did not fit still rank the candidates found: each is probed for
   // the candidates only (primary-key lookups), so a company sharing "Software" and "B2C" on top of
-  // the rare tag comes before one sharing the rare tag alone.
+  // the rare tag comes before one sharing the rare tag alone. The probes run together; their
+  // weights are added in the tags' order, as the sums must not depend on which answers first.
   if (unread.length > 0 && shared.size > 0 && shared.size * unread.length <= probeBudget) {
     const ids = JSON.stringify([...shared.keys()])
-    for (const key of unread) {
+    const probed = await Promise.all(unread.map((key) => {
       const [field, value] = splitKey(key)
+      return s.column(PROBE[field]!, { value, ids })
+    }))
+    unread.forEach((key, i) => {
       const w = weights.of(key)
-      for (const owner of prepared(sqlite, probeOfTag[field]!).pluck().all(value, ids) as number[]) shared.set(owner, shared.get(owner)! + w)
-    }
+      for (const owner of probed[i]!) shared.set(owner, shared.get(owner)! + w)
+    })
   }
   const candidates = topCandidates(shared, cap, companyId)
   if (candidates.length === 0) return []
 
-  const candidateTags = new Map<number, TagKey[]>()
   const ids = JSON.stringify(candidates)
-  TAG_TABLES.forEach((_, field) => {
-    for (const row of prepared(sqlite, tagsOfMany[field]!).all(ids) as { owner: number; value: string }[]) {
+  const [fieldsRows, ...tagRows] = await Promise.all([
+    s.all(COMPANY_FIELDS, { ids: JSON.stringify([companyId, ...candidates]) }),
+    ...TAGS_OF_MANY.map((shape) => s.all(shape, { ids })),
+  ])
+  const candidateTags = new Map<number, TagKey[]>()
+  tagRows.forEach((rows, field) => {
+    for (const row of rows as { owner: number; value: string }[]) {
       let list = candidateTags.get(row.owner)
       if (!list) candidateTags.set(row.owner, (list = []))
       list.push(keyOf(field, row.value))
     }
   })
   const rows = new Map<number, CompanyFields>()
-  for (const row of prepared(sqlite, COMPANY_FIELDS_SQL).all(JSON.stringify([companyId, ...candidates])) as CompanyFields[]) rows.set(row.id, row)
+  for (const row of fieldsRows as CompanyFields[]) rows.set(row.id, row)
   const self = rows.get(companyId)
   if (!self) return []
 
   const targetSet = new Set(target)
+  const scoredTags = new Map<number, Set<TagKey>>()
+  for (const id of candidates) if (rows.has(id)) scoredTags.set(id, new Set(candidateTags.get(id)))
+  // The weights scoring needs that are not known yet, counted in one statement per field, in the
+  // order scoring meets them and as many as the per-request budget allows (the rest take the mean).
+  await weights.count(s, weights.unknown((function* () {
+    for (const tags of scoredTags.values()) for (const key of tags) if (!targetSet.has(key)) yield key
+  })()))
+
   const targetWords = descriptionWords(self.description)
   const scored: { row: CompanyFields; score: number }[] = []
-  for (const id of candidates) {
-    const row = rows.get(id)
-    if (!row) continue
-    const tags = candidateTags.get(id) ?? []
+  for (const [id, tags] of scoredTags) {
+    const row = rows.get(id)!
     let intersection = 0
     let union = 0
     for (const key of targetSet) union += weights.of(key)
-    for (const key of new Set(tags)) {
+    for (const key of tags) {
       if (targetSet.has(key)) intersection += weights.of(key)
       else union += weights.of(key)
     }
@@ -248,38 +289,80 @@ export function similarCompanies(sqlite: BetterSqlite3.Database, companyId: numb
   }))
 }
 
-/** Tag weights: ln(1 + N / df), df counted through the value index and cached. */
+/**
+ * Tag weights: ln(1 + N / df), df counted through the value index and cached. Counting is
+ * asynchronous and happens in batches before the weights are needed (`count`), so that weighing
+ * stays a synchronous loop.
+ */
 class TagWeights {
   #newThisRequest = 0
-  readonly #sqlite: BetterSqlite3.Database
   readonly #cache: WeightCache
+  /** This request's counts, also kept when the connection's cache is cleared in between. */
+  readonly #mine = new Map<TagKey, number>()
   readonly #fallback: number[] = []
 
-  constructor(sqlite: BetterSqlite3.Database, cache: WeightCache) {
-    this.#sqlite = sqlite
+  constructor(cache: WeightCache) {
     this.#cache = cache
   }
 
-  /** Companies with this tag; unknown (past the per-request budget) is undefined. */
+  #known(key: TagKey): number | undefined {
+    return this.#mine.get(key) ?? this.#cache.df.get(key)
+  }
+
+  /**
+   * The distinct keys of `keys` without a known count, in order, as many as the request may still
+   * count: the keys a weighing loop over `keys` would count, one at a time, until the budget ran out.
+   */
+  unknown(keys: Iterable<TagKey>): TagKey[] {
+    const out = new Set<TagKey>()
+    const room = MAX_NEW_WEIGHTS_PER_REQUEST - this.#newThisRequest
+    for (const key of keys) {
+      if (out.size >= room) break
+      if (this.#known(key) === undefined) out.add(key)
+    }
+    return [...out]
+  }
+
+  /** Counts the companies of each key not known yet (one statement per tags field). */
+  async count(s: RecordSession, keys: readonly TagKey[]): Promise<void> {
+    const byField = TAG_TABLES.map((): string[] => [])
+    const wanted = new Set<TagKey>()
+    for (const key of keys) {
+      if (this.#known(key) !== undefined || wanted.has(key)) continue
+      wanted.add(key)
+      const [field, value] = splitKey(key)
+      byField[field]!.push(value)
+    }
+    if (wanted.size === 0) return
+    const counted = await Promise.all(byField.map((values, field) => (values.length === 0 ? [] : s.all(COUNTS_OF_TAGS[field]!, { values: JSON.stringify(values) }))))
+    const found = new Map<TagKey, number>()
+    counted.forEach((rows, field) => { for (const r of rows) found.set(keyOf(field, r.value), Number(r.n)) })
+    if (this.#cache.df.size + wanted.size > MAX_CACHED_WEIGHTS) this.#cache.df.clear()
+    for (const key of wanted) {
+      // A tag without rows (deleted since it was read) has no companies.
+      const n = found.get(key) ?? 0
+      this.#mine.set(key, n)
+      this.#cache.df.set(key, n)
+    }
+    this.#newThisRequest += wanted.size
+  }
+
+  /** Companies with this tag (counted by `count` first). */
   df(key: TagKey): number {
-    const known = this.#cache.df.get(key)
-    if (known !== undefined) return known
-    const [field, value] = splitKey(key)
-    const n = Number(prepared(this.#sqlite, countOfTag[field]!).pluck().get(value))
-    this.#newThisRequest++
-    if (this.#cache.df.size >= MAX_CACHED_WEIGHTS) this.#cache.df.clear()
-    this.#cache.df.set(key, n)
-    return n
+    const known = this.#known(key)
+    if (known === undefined) throw new Error(`similar: the tag ${JSON.stringify(key)} was weighed before it was counted`)
+    return known
   }
 
   of(key: TagKey): number {
-    const known = this.#cache.df.get(key)
-    if (known === undefined && this.#newThisRequest >= MAX_NEW_WEIGHTS_PER_REQUEST) {
-      // Imported data with a huge vocabulary: counting every candidate's rare tags could take
-      // seconds; past the budget an unseen tag weighs what the tags seen so far weigh on average.
+    const known = this.#known(key)
+    if (known === undefined) {
+      // Past the per-request budget (`unknown`): imported data with a huge vocabulary, where
+      // counting every candidate's rare tags could take seconds. An unseen tag then weighs what
+      // the tags seen so far weigh on average.
       return this.#fallback.length ? this.#fallback.reduce((a, b) => a + b, 0) / this.#fallback.length : 1
     }
-    const w = Math.log(1 + this.#cache.companies / Math.max(1, known ?? this.df(key)))
+    const w = Math.log(1 + this.#cache.companies / Math.max(1, known))
     if (this.#fallback.length < 64) this.#fallback.push(w)
     return w
   }

@@ -1,10 +1,15 @@
 /**
  * @module A company's technology stack (spec 2.8, 4.8), by title.
  */
-import type BetterSqlite3 from 'better-sqlite3'
+import { sql } from 'kysely'
+import type { VentureDb } from '../store/open.js'
 import { DETAIL_TABLES } from '../store/schema/detail-tables.js'
-import { prepared } from '../store/sql-names.js'
+import { queryShape } from './query-shape.js'
+import { recordSession } from './session.js'
 
-export function companyTechStack(sqlite: BetterSqlite3.Database, companyId: number): string[] {
-  return prepared(sqlite, `select title from ${DETAIL_TABLES.techStack} where company_id = ? order by title`).pluck().all(companyId) as string[]
+const TITLES = queryShape<{ companyId: number }, { title: string }>('tech stack', (db, d, p) =>
+  db.selectFrom(DETAIL_TABLES.techStack).select('title').where('company_id', '=', p.companyId).orderBy(d.binaryText(sql.ref('title'))))
+
+export function companyTechStack(vdb: VentureDb, companyId: number): Promise<string[]> {
+  return recordSession(vdb).column(TITLES, { companyId })
 }

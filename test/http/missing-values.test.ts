@@ -57,7 +57,7 @@ beforeAll(async () => {
   // that every endpoint showing companies shows them.
   const inPortfolio = new Set(all('select distinct f.company_id from fundings f join funding_investors l on l.funding_id = f.id').map((r) => r.company_id as number))
   const inSimilar = new Set<number>()
-  for (const { id } of all('select id from companies order by id limit 120')) for (const x of similarCompanies(s, id)) inSimilar.add(x.id)
+  for (const { id } of all('select id from companies order by id limit 120')) for (const x of await similarCompanies(h.vdb, id)) inSimilar.add(x.id)
   const both = [...inPortfolio].filter((id) => inSimilar.has(id)).sort((a, b) => a - b)
   expect(both.length).toBeGreaterThan(2)
   const name = (id: number) => one('select name from companies where id = ?', id)!.name as string

@@ -45,7 +45,7 @@ describe('companyIdByDomain', () => {
   beforeAll(async () => { vdb = await createFixtureDatabase({ companies: 120 }) })
   afterAll(async () => { await vdb.close() })
 
-  it('finds stored lower-case, www. and mixed-case websites, the lowest id when shared, and nothing else', () => {
+  it('finds stored lower-case, www. and mixed-case websites, the lowest id when shared, and nothing else', async () => {
     const insert = vdb.sqlite.prepare('insert into companies (id, name, website) values (?, ?, ?)')
     insert.run(9001, 'Mixed', 'MiXeD-Case.Example')
     insert.run(9002, 'Prefixed', 'www.prefixed.example')
@@ -53,15 +53,15 @@ describe('companyIdByDomain', () => {
     insert.run(9004, 'Shared A', 'Shared.Example')
     // Distractors that sort inside the first prefix's range.
     for (let i = 0; i < 50; i++) insert.run(9100 + i, `Noise ${i}`, `mixed-case${i}.example`)
-    expect(companyIdByDomain(vdb.sqlite, 'mixed-case.example')).toBe(9001)
-    expect(companyIdByDomain(vdb.sqlite, 'MIXED-CASE.EXAMPLE.')).toBe(9001)
-    expect(companyIdByDomain(vdb.sqlite, 'prefixed.example')).toBe(9002)
-    expect(companyIdByDomain(vdb.sqlite, 'WWW.PREFIXED.EXAMPLE')).toBe(9002)
+    expect(await companyIdByDomain(vdb, 'mixed-case.example')).toBe(9001)
+    expect(await companyIdByDomain(vdb, 'MIXED-CASE.EXAMPLE.')).toBe(9001)
+    expect(await companyIdByDomain(vdb, 'prefixed.example')).toBe(9002)
+    expect(await companyIdByDomain(vdb, 'WWW.PREFIXED.EXAMPLE')).toBe(9002)
     // The exact spelling is found first; it is the lowest id among exact spellings.
-    expect(companyIdByDomain(vdb.sqlite, 'shared.example')).toBe(9003)
-    expect(companyIdByDomain(vdb.sqlite, 'mixed-case.exampl')).toBeUndefined()
-    expect(companyIdByDomain(vdb.sqlite, 'not a domain')).toBeUndefined()
+    expect(await companyIdByDomain(vdb, 'shared.example')).toBe(9003)
+    expect(await companyIdByDomain(vdb, 'mixed-case.exampl')).toBeUndefined()
+    expect(await companyIdByDomain(vdb, 'not a domain')).toBeUndefined()
     const row = vdb.sqlite.prepare('select id, website from companies where id = 5').get() as { id: number; website: string }
-    expect(companyIdByDomain(vdb.sqlite, row.website.toUpperCase())).toBe(row.id)
+    expect(await companyIdByDomain(vdb, row.website.toUpperCase())).toBe(row.id)
   })
 })

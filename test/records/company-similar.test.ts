@@ -40,10 +40,10 @@ describe('similarCompanies', () => {
     { postingsBudget: 1, candidateCap: 3, probeBudget: 0 },
     { postingsBudget: 10, candidateCap: 30, probeBudget: 50 },
     { postingsBudget: 25_000, candidateCap: 500 },
-  ])('with budgets %j: never itself, always a shared tag, best first, probability 1 then lower', (options) => {
+  ])('with budgets %j: never itself, always a shared tag, best first, probability 1 then lower', async (options) => {
     let nonEmpty = 0
     for (let id = 1; id <= 300; id += 7) {
-      const result = similarCompanies(vdb.sqlite, id, options)
+      const result = await similarCompanies(vdb, id, options)
       expect(result.length).toBeLessThanOrEqual(20)
       const mine = tagsOf(id)
       if (mine.size === 0) { expect(result).toEqual([]); continue }
@@ -56,12 +56,12 @@ describe('similarCompanies', () => {
         if (i === 0) expect(r.probability).toBe(1)
         else expect(r.score < result[i - 1]!.score || (r.score === result[i - 1]!.score && r.id > result[i - 1]!.id)).toBe(true)
       })
-      expect(similarCompanies(vdb.sqlite, id, options)).toEqual(result)
+      expect(await similarCompanies(vdb, id, options)).toEqual(result)
     }
     expect(nonEmpty).toBeGreaterThan(30)
   })
 
-  it('is empty for an unknown company', () => {
-    expect(similarCompanies(vdb.sqlite, 999_999)).toEqual([])
+  it('is empty for an unknown company', async () => {
+    expect(await similarCompanies(vdb, 999_999)).toEqual([])
   })
 })

@@ -56,8 +56,8 @@ afterAll(async () => {
 })
 
 describe('investorDetail', () => {
-  it('computes every aggregate as worked out by hand', () => {
-    const detail = investorDetail(vdb, 1)!
+  it('computes every aggregate as worked out by hand', async () => {
+    const detail = (await investorDetail(vdb, 1))!
     expect(detail).toMatchObject({
       id: 1, name: 'Alpha Ventures', svc_slug: 'alpha', website: null, location: null,
       portfolio_path: null, funding_rounds_path: null, portfolio_size: 4, number_of_deals: 7,
@@ -106,31 +106,31 @@ describe('investorDetail', () => {
     expect(detail.most_recent_filings[0]).toEqual({ entity_name: 'Alpha Fund 10', total_offering: 11_000, total_sold: 5_500, filing_date: '2020-11-15', form: 'D' })
   })
 
-  it('answers an investor without deals with empty aggregates', () => {
-    expect(investorDetail(vdb, 3)).toMatchObject({
+  it('answers an investor without deals with empty aggregates', async () => {
+    expect(await investorDetail(vdb, 3)).toMatchObject({
       portfolio_size: 0, number_of_deals: 0, most_recent_funding: null,
       portfolio_aggregates: { stages: [], locations: [], business_models: [], industries: [] },
       deal_aggregates: { series: [], quarterly: [] }, top_industries: [], most_recent_filings: [],
     })
   })
 
-  it('is undefined for an unknown id and for ids that are not safe integers', () => {
-    expect(investorDetail(vdb, 4)).toBeUndefined()
-    expect(investorDetail(vdb, 1.5)).toBeUndefined()
-    expect(investorDetail(vdb, Number.MAX_SAFE_INTEGER + 2)).toBeUndefined()
+  it('is undefined for an unknown id and for ids that are not safe integers', async () => {
+    expect(await investorDetail(vdb, 4)).toBeUndefined()
+    expect(await investorDetail(vdb, 1.5)).toBeUndefined()
+    expect(await investorDetail(vdb, Number.MAX_SAFE_INTEGER + 2)).toBeUndefined()
   })
 })
 
 describe('investorPortfolio', () => {
-  it('orders by first investment desc, then company id, across pages (the tie of 2024-02-10 included)', () => {
-    const pages = [1, 2, 3, 4, 5].map((page) => investorPortfolio(vdb, 1, { page, perPage: 1 })!)
+  it('orders by first investment desc, then company id, across pages (the tie of 2024-02-10 included)', async () => {
+    const pages = await Promise.all([1, 2, 3, 4, 5].map(async (page) => (await investorPortfolio(vdb, 1, { page, perPage: 1 }))!))
     expect(pages.map((p) => p.total)).toEqual([4, 4, 4, 4, 4])
     expect(pages.map((p) => p.companies.map((c) => c.id))).toEqual([[13], [10], [11], [12], []])
     expect(pages.map((p) => p.companies[0]?.investor_first_invested_on)).toEqual(['2024-04-01', '2024-02-10', '2024-02-10', '2023-12-31', undefined])
   })
 
-  it('shows the stage as the company detail does (raw spelling) and the company funding fields', () => {
-    const all = investorPortfolio(vdb, 1, { page: 1, perPage: 10 })!.companies
+  it('shows the stage as the company detail does (raw spelling) and the company funding fields', async () => {
+    const all = (await investorPortfolio(vdb, 1, { page: 1, perPage: 10 }))!.companies
     expect(all[0]).toEqual({
       id: 13, company_name: 'Thirteenco', domain: 'thirteenco.com', stage: 'no known funding', location: 'Berlin',
       last_funding_date: '2024-04-01', total_funding: 2_000_000, investor_first_invested_on: '2024-04-01',
@@ -138,9 +138,9 @@ describe('investorPortfolio', () => {
     expect(all[2]).toMatchObject({ id: 11, stage: null, location: null })
   })
 
-  it('is undefined for an unknown investor and empty past the end', () => {
-    expect(investorPortfolio(vdb, 4, { page: 1, perPage: 10 })).toBeUndefined()
-    expect(investorPortfolio(vdb, 1, { page: Number.MAX_SAFE_INTEGER, perPage: 50 })).toEqual({ total: 4, companies: [] })
+  it('is undefined for an unknown investor and empty past the end', async () => {
+    expect(await investorPortfolio(vdb, 4, { page: 1, perPage: 10 })).toBeUndefined()
+    expect(await investorPortfolio(vdb, 1, { page: Number.MAX_SAFE_INTEGER, perPage: 50 })).toEqual({ total: 4, companies: [] })
   })
 })
 

@@ -49,6 +49,13 @@ export const postgresDialect: SqlDialect = Object.freeze({
   // 149 ms, while the set still fitted; the full set of 1,000,000 would not.)
   notInKeys: (key: Expression<unknown>, keys: Expression<unknown>, alias: string) =>
     sql<SqlBool>`not exists (select 1 from ${keys} as ${sql.ref(alias)} where ${sql.ref(`${alias}.k`)} = ${key})`,
+  stringAgg: (value: Expression<unknown>, separator: string, orderBy: Expression<unknown>) =>
+    sql<string | null>`string_agg(${value}, ${separator} order by ${orderBy})`,
+  // "C" compares the bytes of UTF-8, which is SQLite's BINARY order.
+  binaryText: (column: Expression<unknown>) => sql`${column} collate "C"`,
+  // READ COMMITTED (the default) takes a new snapshot per statement; REPEATABLE READ keeps the
+  // first statement's, and a read-only transaction of it never fails to serialize.
+  snapshot: (db: Kysely<any>) => db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only'),
   coldKysely: () =>
     new Kysely<any>({
       dialect: {

@@ -23,6 +23,14 @@ export const sqliteDialect: SqlDialect = Object.freeze({
   // Its indexes are ascending: `order by col desc, id asc` walks `(col, id)` backwards and sorts
   // every group of equal col by id (a group of 6,000 svc_scores: 2.3 ms per page).
   descendingTiesSorted: true,
+  // group_concat takes an ORDER BY of its own since SQLite 3.44 (better-sqlite3 12 bundles 3.5x).
+  stringAgg: (value: Expression<unknown>, separator: string, orderBy: Expression<unknown>) =>
+    sql<string | null>`group_concat(${value}, ${separator} order by ${orderBy})`,
+  // BINARY is every column's collation unless declared otherwise, and no record table declares one.
+  binaryText: (column: Expression<unknown>) => column,
+  // A deferred transaction reads one WAL snapshot from its first read to its end; it never takes
+  // the write lock, so it neither waits for an import nor holds one up.
+  snapshot: (db: Kysely<any>) => db.transaction(),
   coldKysely: () =>
     new Kysely<any>({
       dialect: {
