@@ -365,16 +365,18 @@ describe('data the generator does not produce', () => {
     const m = await createHarness({ companies: 30 })
     try {
       const db = m.vdb.sqlite
-      db.prepare("insert into companies (id, name, website, description) values (5001, 'Mixed Case Co', 'WWW.MixedCase.Example', '<p>**Bold** [robots](https://x.example) for <b>farming</b> &amp; more</p>')").run()
-      db.prepare("insert into companies (id, name, website, description) values (5002, 'Twin', 'twin.example', 'robots for farming')").run()
-      db.prepare("insert into company_industries (company_id, value) values (5001, 'Agritech-only-here'), (5002, 'Agritech-only-here')").run()
+      await m.mutate("insert into companies (id, name, website, description) values (5001, 'Mixed Case Co', 'WWW.MixedCase.Example', '<p>**Bold** [robots](https://x.example) for <b>farming</b> &amp; more</p>')")
+      await m.mutate("insert into companies (id, name, website, description) values (5002, 'Twin', 'twin.example', 'robots for farming')")
+      await m.mutate("insert into company_industries (company_id, value) values (5001, 'Agritech-only-here'), (5002, 'Agritech-only-here')")
       for (const d of ['mixedcase.example', 'MIXEDCASE.EXAMPLE', 'www.mixedcase.example.']) {
         const res = await m.get(`/domains/${d}/companies`)
         expect(res.status, d).toBe(200)
         expect(companyDetailSchema.parse(await res.json()).id).toBe('5001')
       }
-      const insert = db.prepare('insert into company_stories (id, company_id, title, url, published_at, source_title) values (?, 5001, ?, ?, ?, ?)')
-      for (let i = 0; i < 60; i++) insert.run(90_000 + i, `Story ${i}`, `https://s.example/${i}`, `2025-01-${String((i % 28) + 1).padStart(2, '0')} 10:00:${String(i).padStart(2, '0')}`, 'Wire')
+      for (let i = 0; i < 60; i++) {
+        await m.mutate('insert into company_stories (id, company_id, title, url, published_at, source_title) values (?, 5001, ?, ?, ?, ?)',
+          90_000 + i, `Story ${i}`, `https://s.example/${i}`, `2025-01-${String((i % 28) + 1).padStart(2, '0')} 10:00:${String(i).padStart(2, '0')}`, 'Wire')
+      }
       const stories = storiesSchema.parse(await (await m.get('/companies/5001/stories')).json())
       expect(stories).toHaveLength(50)
       const expected = db.prepare('select id from company_stories where company_id = 5001 order by published_at desc, id desc limit 50').pluck().all()
