@@ -213,11 +213,16 @@ function fromDigits(value: unknown): unknown {
   return typeof value === 'string' && /^[0-9]{1,15}$/.test(value) ? Number(value) : value
 }
 
+/** What a query id can look like (`queryIdOf` makes 22 of these characters; a little room for other lengths). */
+const QUERY_ID_SHAPE = /^[A-Za-z0-9_-]{1,200}$/
+
 /** `page()`'s own arguments come from a URL, not through parse: validate them here. */
 function pagingIssues(queryId: unknown, paging: { page?: unknown; per_page?: unknown }, limits: Limits): Issue[] {
   const issues: Issue[] = []
-  if (typeof queryId !== 'string' || queryId.length === 0 || queryId.length > 200) {
-    issues.push(issue({ code: 'unknown_query', path: '', message: 'A query id is a non-empty string, as returned by a stored query.', got: JSON.stringify(queryId) ?? String(queryId) }))
+  // Ids are URL-safe base64 (queryIdOf): anything else was never stored, and is answered before any
+  // SQL (PostgreSQL refuses text holding NUL as a parameter, which would be a fault, not a 404).
+  if (typeof queryId !== 'string' || !QUERY_ID_SHAPE.test(queryId)) {
+    issues.push(issue({ code: 'unknown_query', path: '', message: 'A query id is a string of URL-safe base64 characters, as returned by a stored query.', got: JSON.stringify(queryId) ?? String(queryId) }))
   }
   const positive = (key: 'page' | 'per_page', max: number) => {
     const v = paging[key]

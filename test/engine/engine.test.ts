@@ -182,6 +182,11 @@ describe('stored queries', () => {
     const r = await engine.page('nope', { page: 1, per_page: 10 })
     expect(r.ok).toBe(false)
     if (!r.ok) expect(r.issues[0]?.code).toBe('unknown_query')
+    // Not an id's characters at all (NUL, spaces, quotes): refused before any SQL, the same issue.
+    for (const odd of ['a\u0000b', "x' or 1=1--", 'with space', '']) {
+      const refused = await engine.page(odd, { page: 1, per_page: 10 })
+      expect(!refused.ok && refused.issues.map((i) => i.code)).toEqual(['unknown_query'])
+    }
     const stored = unwrap(await engine.store({ dataset: 'companies' }))
     const bad = await engine.page(stored.query_id, { page: 0, per_page: 10 })
     expect(!bad.ok && bad.issues.map((i) => [i.code, i.path])).toEqual([['invalid_page', '/page']])

@@ -149,7 +149,7 @@ describe('quota', () => {
     const res = await later.fetch(new Request(`https://api.test/companies?key=${key}`))
     expect(res.status).toBe(200)
     expect(res.headers.get('x-quota-remaining')).toBe('0')
-    expect(h.vdb.sqlite.prepare('select count(*) from quota_usage where key_id = ?').pluck().get(record.keyId)).toBe(2)
+    expect(await h.servedValue('select count(*) from quota_usage where key_id = ?', record.keyId)).toBe(2)
   })
 
   it('persists across a restart: a new engine and app on the same file continue the count', async () => {
@@ -180,7 +180,7 @@ describe('quota', () => {
       h.get(i % 2 === 0 ? '/companies?per_page=5' : '/fundings?per_page=5', { key }).then((r) => r.status)))
     expect(statuses.filter((s) => s === 200)).toHaveLength(25)
     expect(statuses.filter((s) => s === 429)).toHaveLength(35)
-    expect(h.vdb.sqlite.prepare('select used from quota_usage where key_id = ?').pluck().get(record.keyId)).toBe(30)
+    expect(await h.servedValue('select used from quota_usage where key_id = ?', record.keyId)).toBe(30)
   })
 
   it('is exact across two apps and engines on one database file (two connections)', async () => {

@@ -47,6 +47,12 @@ export interface Harness {
   readonly backend: 'sqlite' | 'postgres'
   /** Runs one statement (SQLite syntax, `?` parameters) on the fixture and on the served copy. */
   mutate(statement: string, ...parameters: unknown[]): Promise<void>
+  /**
+   * The first column of the first row of one statement (`?` parameters) on the served database:
+   * for what the app itself wrote (quota counters, stored queries), which only the served copy has.
+   * Numbers come back as numbers on both backends (PostgreSQL returns bigint sums as text).
+   */
+  servedValue(statement: string, ...parameters: unknown[]): Promise<unknown>
   readonly engine: Engine
   readonly app: VentureApp
   readonly fullKey: string
@@ -106,6 +112,13 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         let n = 0
         await served.db.executeQuery(CompiledQuery.raw(statement.replace(/\?/g, () => `$${++n}`), parameters))
       }
+    },
+    async servedValue(statement, ...parameters) {
+      let n = 0
+      const text = served.dialect === 'postgres' ? statement.replace(/\?/g, () => `$${++n}`) : statement
+      const { rows } = await served.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, parameters))
+      const value = rows[0] === undefined ? undefined : Object.values(rows[0])[0]
+      return typeof value === 'string' && /^-?\d+$/.test(value) && served.dialect === 'postgres' ? Number(value) : value
     },
     fullKey,
     trialKey,

@@ -52,7 +52,6 @@ const details = new Map<number, Detail>()
 
 beforeAll(async () => {
   h = await createHarness()
-  const s = h.vdb.sqlite
   // Companies in some investor's portfolio that also appear in some company's similar list, so
   // that every endpoint showing companies shows them.
   const inPortfolio = new Set(all('select distinct f.company_id from fundings f join funding_investors l on l.funding_id = f.id').map((r) => r.company_id as number))
@@ -64,24 +63,24 @@ beforeAll(async () => {
   nameless = { id: both[0]!, oldName: name(both[0]!) }
   stageless = { id: both[1]!, oldName: name(both[1]!) }
 
-  s.prepare('update companies set name = null, website = null where id = ?').run(nameless.id)
-  s.prepare(`update companies set stage = null, total_funding = null, last_funding_date = null, last_funding_amount = null, added_date = null,
-    country = null, location = null, city = null, svc_score = null, professionalnet_id = null, est_founding_date = null where id = ?`).run(stageless.id)
-  s.prepare('update companies_extra set stage_raw = null, last_funding_date_raw = null where company_id = ?').run(stageless.id)
+  await h.mutate('update companies set name = null, website = null where id = ?', nameless.id)
+  await h.mutate(`update companies set stage = null, total_funding = null, last_funding_date = null, last_funding_amount = null, added_date = null,
+    country = null, location = null, city = null, svc_score = null, professionalnet_id = null, est_founding_date = null where id = ?`, stageless.id)
+  await h.mutate('update companies_extra set stage_raw = null, last_funding_date_raw = null where company_id = ?', stageless.id)
   // A story and a person of the stageless company (or of any company that has one) without their optional parts.
   const story = one('select id, company_id from company_stories order by company_id = ? desc, id limit 1', stageless.id)!
-  s.prepare('update company_stories set url = null, source_title = null, published_at = null where id = ?').run(story.id)
+  await h.mutate('update company_stories set url = null, source_title = null, published_at = null where id = ?', story.id)
   const person = one('select company_id, position from company_people order by company_id = ? desc, company_id, position limit 1', stageless.id)!
-  s.prepare('update company_people set title = null, path = null where company_id = ? and position = ?').run(person.company_id, person.position)
+  await h.mutate('update company_people set title = null, path = null where company_id = ? and position = ?', person.company_id, person.position)
 
   bareFunding = one('select min(id) as id from fundings where company_id is not null')!.id as number
-  s.prepare(`update fundings set series = null, rounds_funding_date = null, amount = null, currency = null, news_url = null, region = null,
-    city = null, state = null, country = null, created_on = null where id = ?`).run(bareFunding)
+  await h.mutate(`update fundings set series = null, rounds_funding_date = null, amount = null, currency = null, news_url = null, region = null,
+    city = null, state = null, country = null, created_on = null where id = ?`, bareFunding)
 
   const investor = one('select id, name from investors order by portfolio_size desc, id limit 1 offset 1')!
   bareInvestor = { id: investor.id, oldName: investor.name }
-  s.prepare(`update investors set name = null, website = null, location = null, type = null, three_year_funds_sold = null,
-    est_most_recent_fund_date = null where id = ?`).run(investor.id)
+  await h.mutate(`update investors set name = null, website = null, location = null, type = null, three_year_funds_sold = null,
+    est_most_recent_fund_date = null where id = ?`, investor.id)
 
   for (const { id } of all('select id from companies order by id')) details.set(id, await get(`/companies/${id}`, companyDetailSchema))
 }, 120_000)

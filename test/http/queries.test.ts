@@ -106,8 +106,8 @@ describe('POST /queries', () => {
 
   it('stores the query: the id is in stored_queries after the POST', async () => {
     const body = await envelope(await postJson({ dataset: 'investors', filter: { number_of_deals: { gte: 41 } } }))
-    const row = h.vdb.sqlite.prepare('select dataset, query_version from stored_queries where query_id = ?').get(body.query_id) as any
-    expect(row).toEqual({ dataset: 'investors', query_version: body.query.query_version })
+    expect(await h.servedValue('select dataset from stored_queries where query_id = ?', body.query_id)).toBe('investors')
+    expect(await h.servedValue('select query_version from stored_queries where query_id = ?', body.query_id)).toBe(body.query.query_version)
   })
 
   it('gives the same query_id for JSON, url-encoded, multipart and content-type-less bodies', async () => {
