@@ -13,18 +13,13 @@
  * targets bound the plans, not that fixed cost (bench/README.md has the figures).
  */
 import pg from 'pg'
-import { sql } from 'kysely'
 import { createEngine } from '../src/engine.js'
-import { copyToPostgres } from '../src/store/copy.js'
-import { dataVersion, dataVersionSync } from '../src/store/open.js'
-import { openPostgres, PostgresConnectionError } from '../src/store/open-postgres.js'
 import { benchCompanies, freshCaches, openBenchDatabase } from './support/dataset.js'
 import { BENCH_FILTERS } from './support/filters.js'
 import { runBench, type Case } from './support/measure.js'
+import { BENCH_PG_URL, benchSchema, freshPostgresCaches, openBenchPostgres } from './support/postgres-copy.js'
 
-const PG_URL = process.env.VENTUREQL_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test'
 const companies = benchCompanies()
-const SCHEMA = `vq_bench_${companies}`
 
 /**
  * PostgreSQL / SQLite median bounds: page 1, page 20 (seek), first count. A page on SQLite is ~1-2 ms,
@@ -54,26 +49,9 @@ const DEFAULT_TARGET = { page1: 5, seek: 5, count: 3 }
 
 const vdb = openBenchDatabase()
 freshCaches(vdb)
-let pgdb
-try {
-  pgdb = await openPostgres({ connectionString: PG_URL, schema: SCHEMA })
-} catch (error) {
-  if (error instanceof PostgresConnectionError) {
-    console.error(`bench postgres: FAILED, ${error.message} (set VENTUREQL_PG_URL to another server)`)
-    process.exit(1)
-  }
-  throw error
-}
-
-const sourceRows = vdb.sqlite.prepare('select count(*) from companies').pluck().get() as number
-const pgRows = Number((await sql<{ n: string }>`select count(*) as n from companies`.execute(pgdb.db)).rows[0]?.n ?? 0)
-if (pgRows !== sourceRows || (await dataVersion(pgdb)) !== dataVersionSync(vdb.sqlite)) {
-  process.stderr.write(`bench postgres: copying the benchmark database into schema ${SCHEMA} (once) ...\n`)
-  const summary = await copyToPostgres(vdb, pgdb)
-  process.stderr.write(`bench postgres: copied ${summary.rows} rows in ${(summary.ms / 1000).toFixed(1)} s\n`)
-}
-const admin = new pg.Pool({ connectionString: PG_URL, options: `-c search_path=${SCHEMA}`, max: 1 })
-await admin.query('delete from query_totals; delete from query_checkpoints; delete from stored_queries')
+const pgdb = await openBenchPostgres(vdb, companies, 'postgres')
+await freshPostgresCaches(companies)
+const admin = new pg.Pool({ connectionString: BENCH_PG_URL, options: `-c search_path=${benchSchema(companies)}`, max: 1 })
 
 const lite = createEngine({ database: vdb })
 const post = createEngine({ database: pgdb })
