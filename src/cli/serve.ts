@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { createEngine, type Engine } from '../engine.js'
 import type { VentureDb } from '../store/open.js'
+import { DEFAULT_MAX_CONNECTIONS } from '../store/open-postgres.js'
 import { describeTarget, isPostgresUrl, openTarget } from '../store/open-target.js'
 import { createApp } from '../http/app.js'
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS, startNodeServer, type CloseSummary, type RunningServer } from '../http/node-server.js'
@@ -35,6 +36,8 @@ export const DATABASE_FILE = 'ventureql.db'
  * proxies and clients give up on it.
  */
 export const DEFAULT_QUERY_TIMEOUT_MS = 10_000
+/** PostgreSQL pool size of `serve` unless `--connections` says otherwise. */
+export const DEFAULT_PG_CONNECTIONS = DEFAULT_MAX_CONNECTIONS
 
 /** The keys a first run creates: enough for interactive use and scripts, and a trial key to see its limits. */
 export const FIRST_RUN_KEYS: readonly (NewKey & { readonly name: 'full' | 'trial' })[] = Object.freeze([
@@ -64,6 +67,11 @@ export interface ServeOptions {
   readonly workers?: number
   /** With a postgres:// `database`: the schema holding the tables. */
   readonly schema?: string
+  /**
+   * With a postgres:// `database`: connections in the pool (default 10). What `workers` is to a
+   * SQLite file: how many queries run at once. Across N servers the database sees N times this.
+   */
+  readonly connections?: number
   /** How long `close()` may take (milliseconds); see `RunningServer.close`. Default 10,000. */
   readonly shutdownTimeoutMs?: number
   /** Where start-up lines go (default stdout) and progress and warnings (default stderr). */
@@ -120,8 +128,13 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
   if (options.workers !== undefined && (!Number.isSafeInteger(options.workers) || options.workers < 1)) {
     throw new ServeError(`--workers must be a whole number of threads, at least 1, got ${String(options.workers)}`)
   }
+  if (options.connections !== undefined && (!Number.isSafeInteger(options.connections) || options.connections < 1)) {
+    throw new ServeError(`--connections must be a whole number of connections, at least 1, got ${String(options.connections)}`)
+  }
   const postgres = options.database !== undefined && isPostgresUrl(options.database)
   if (options.schema !== undefined && !postgres) throw new ServeError('--schema applies to a PostgreSQL database: give --database postgres://...')
+  if (options.connections !== undefined && !postgres) throw new ServeError('--connections applies to a PostgreSQL database (the size of its connection pool); a SQLite file runs queries in --workers threads')
+  if (options.workers !== undefined && postgres) throw new ServeError('--workers applies to a SQLite file (its worker threads); on PostgreSQL the pool\'s --connections run queries at once')
 
   let databaseFile: string
   let engine: Engine
@@ -131,7 +144,11 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     databaseFile = describeTarget(options.database!, options.schema)
     try {
       // The server's statement_timeout backs the budget up; the engine cancels a call's statements at its deadline first.
-      pgdb = await openTarget(options.database!, { schema: options.schema, ...(queryTimeoutMs > 0 ? { statementTimeoutMs: queryTimeoutMs + 1000 } : {}) })
+      pgdb = await openTarget(options.database!, {
+        schema: options.schema,
+        ...(queryTimeoutMs > 0 ? { statementTimeoutMs: queryTimeoutMs + 1000 } : {}),
+        ...(options.connections !== undefined ? { maxConnections: options.connections } : {}),
+      })
     } catch (error) {
       throw new ServeError(error instanceof Error ? error.message : String(error))
     }
@@ -172,7 +189,7 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
   out(`ventureql: serving ${server.url} (${companies.ok ? `${companies.value} companies, ` : ''}${databaseFile})`)
   const { workers, interruptible, timeoutMs } = engine.execution
   const limit = timeoutMs > 0 ? `stopped after ${timeoutMs} ms (--query-timeout)` : 'no time limit'
-  if (postgres) out(`queries: PostgreSQL's connection pool, ${limit}`)
+  if (postgres) out(`queries: a pool of ${options.connections ?? DEFAULT_PG_CONNECTIONS} PostgreSQL connections (--connections), ${limit}`)
   else {
     out(`queries: ${workers} worker threads (one kept for key checks and lookups), ${limit}`
       + `${timeoutMs > 0 && !interruptible ? '; the interrupt extension was not built (no C compiler at install), so a worker over budget is ended instead' : ''}`)
@@ -274,11 +291,12 @@ export function registerServe(program: Command): void {
     .option('--base-url <url>', 'public base URL used in response URLs and the OpenAPI document, e.g. behind a proxy (default: the request\'s origin)')
     .option('--access-log', 'log METHOD /path status time per request to stderr (query strings are never logged)')
     .option('--query-timeout <ms>', 'milliseconds a request\'s query may run before it is stopped and answered 503 with Retry-After (0: no limit)', wholeNumber('--query-timeout', 0, 'milliseconds'), DEFAULT_QUERY_TIMEOUT_MS)
-    .option('--workers <n>', 'worker threads that run queries (default: one per core, plus one kept for key checks and lookups)', wholeNumber('--workers', 1, 'threads'))
+    .option('--workers <n>', 'SQLite: worker threads that run queries (default: one per core, plus one kept for key checks and lookups)', wholeNumber('--workers', 1, 'threads'))
+    .option('--connections <n>', `PostgreSQL: connections in the pool, the queries that run at once (default ${DEFAULT_PG_CONNECTIONS})`, wholeNumber('--connections', 1, 'connections'))
     .option('--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, time to answer the requests received before exiting; those still running near the end are answered 503', wholeNumber('--shutdown-timeout', 0, 'milliseconds'), DEFAULT_SHUTDOWN_TIMEOUT_MS)
     .action(async (opts: {
       port: number; host: string; dataDir: string; database?: string; schema?: string; tlsCert?: string; tlsKey?: string
-      http?: boolean; companies: number; baseUrl?: string; accessLog?: boolean; queryTimeout: number; workers?: number; shutdownTimeout: number
+      http?: boolean; companies: number; baseUrl?: string; accessLog?: boolean; queryTimeout: number; workers?: number; connections?: number; shutdownTimeout: number
     }) => {
       let handle: ServeHandle
       try {

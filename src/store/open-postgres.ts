@@ -20,6 +20,9 @@ import { Kysely, PostgresDialect, sql, type PostgresPool } from 'kysely'
 import { createMigrator } from './migrations.js'
 import type { PostgresVentureDb } from './open.js'
 
+/** Connections in the pool `openPostgres` creates unless told otherwise. */
+export const DEFAULT_MAX_CONNECTIONS = 10
+
 export interface OpenPostgresOptions {
   /** `postgres://user@host:port/database`; ignored when `pool` is given. Default: the PG* environment variables. */
   readonly connectionString?: string
@@ -123,7 +126,7 @@ export async function openPostgres(options: OpenPostgresOptions = {}): Promise<P
   const owned = !options.pool
   const pool = options.pool ?? new pg.Pool({
     ...(options.connectionString ? { connectionString: options.connectionString } : {}),
-    max: options.maxConnections ?? 10,
+    max: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     types,
     // Quoted like `create schema` below: unquoted, the server folds the name to lower case.
     ...(schema ? { options: `-c search_path="${schema}"` } : {}),
