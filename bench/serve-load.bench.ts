@@ -17,12 +17,16 @@
  * adds a first row for the server of another checkout (e.g. a worktree of an older commit, with
  * node_modules), run with its defaults on the same mix, on `BENCH_HTTP_BEFORE_DATABASE` (a copy of
  * the bench database from before this checkout's migrations ran on it) or the same database.
+ * `BENCH_HTTP_POSTGRES=1` adds a row for the same server on the PostgreSQL copy of the bench
+ * database (`support/postgres-copy.ts`, `--connections BENCH_HTTP_PG_CONNECTIONS`, default 10), so
+ * the two backends are compared on the same mix, data and machine in one run.
  */
 import { availableParallelism } from 'node:os'
 import autocannon from 'autocannon'
 import { createApiKey, hashApiKey } from '../src/store/api-keys.js'
 import { openDatabase } from '../src/store/open.js'
 import { benchCompanies, benchDatabaseFile } from './support/dataset.js'
+import { BENCH_PG_URL, benchSchema, openBenchPostgres } from './support/postgres-copy.js'
 import { startServeProcess } from './support/serve-process.js'
 
 const file = benchDatabaseFile()
@@ -42,6 +46,18 @@ if (process.env.BENCH_HTTP_BEFORE_DATABASE) {
   other.sqlite.prepare('insert into api_keys (key_hash, key_prefix, plan, quota_limit, quota_period, label, created_at) values (?, ?, ?, ?, ?, ?, ?)')
     .run(hashApiKey(key), made.value.record.prefix, 'full', 2_000_000_000, 'day', 'bench/serve-load', new Date().toISOString())
   await other.close()
+}
+const onPostgres = process.env.BENCH_HTTP_POSTGRES === '1'
+const pgConnections = Number(process.env.BENCH_HTTP_PG_CONNECTIONS ?? 10)
+if (onPostgres) {
+  // The PostgreSQL copy (made once), holding the same key by its hash.
+  const pgdb = await openBenchPostgres(admin, companies, 'serve-load')
+  await pgdb.db.deleteFrom('api_keys').where('label', '=', 'bench/serve-load').execute()
+  await pgdb.db.insertInto('api_keys').values({
+    key_hash: hashApiKey(key), key_prefix: made.value.record.prefix, plan: 'full', quota_limit: 2_000_000_000,
+    quota_period: 'day', label: 'bench/serve-load', created_at: new Date().toISOString(),
+  }).execute()
+  await pgdb.close()
 }
 const investors = admin.sqlite.prepare('select id from investors where portfolio_size > 0').pluck().all() as number[]
 const industries = admin.sqlite.prepare('select value from company_industries group by value order by count(*) desc limit 2').pluck().all() as string[]
@@ -100,10 +116,12 @@ async function load(url: string, requests: Req[], duration: number): Promise<aut
   return autocannon({ url, connections, duration, requests, headers: auth, timeout: 10 })
 }
 
-async function measure(workers: number | 'before'): Promise<Run> {
+async function measure(workers: number | 'before' | 'postgres'): Promise<Run> {
   const server = workers === 'before'
     ? await startServeProcess({ database: process.env.BENCH_HTTP_BEFORE_DATABASE ?? file, cwd: process.env.BENCH_HTTP_BEFORE })
-    : await startServeProcess({ database: file, args: ['--workers', String(workers), '--query-timeout', '10000'] })
+    : workers === 'postgres'
+      ? await startServeProcess({ database: BENCH_PG_URL, args: ['--schema', benchSchema(companies), '--connections', String(pgConnections), '--query-timeout', '10000'] })
+      : await startServeProcess({ database: file, args: ['--workers', String(workers), '--query-timeout', '10000'] })
   try {
     const requests = await mixFor(server.url)
     process.stderr.write(`  serve-load: ${workers} workers: warm-up 5 s, then ${seconds} s ...\n`)
@@ -136,9 +154,10 @@ const before = process.env.BENCH_HTTP_BEFORE ? [await measure('before')] : []
 const runs: Run[] = []
 for (const workers of sizes) runs.push(await measure(workers))
 const base = runs[0]!
+const postgresRun = onPostgres ? [await measure('postgres')] : []
 console.log(`\n## Requests/s on the mix (${companies} companies, ${connections} connections, ${seconds} s per server)`)
 console.log('workers   req/s   ratio to 1   p50 ms   p99 ms   >10 s   non-200   errors   anon MB   map MB')
-for (const r of [...before, ...runs]) {
+for (const r of [...before, ...runs, ...postgresRun]) {
   console.log(`${String(r.workers).padStart(7)}   ${r.rps.toFixed(0).padStart(5)}   ${(r.rps / base.rps).toFixed(2).padStart(10)}   ${String(r.p50).padStart(6)}   ${String(r.p99).padStart(6)}   ${String(r.over10s).padStart(5)}   ${String(r.non2xx).padStart(7)}   ${String(r.errors).padStart(6)}   ${r.anonMb.toFixed(0).padStart(7)}   ${r.fileMb.toFixed(0).padStart(6)}`)
 }
 // More workers must not be slower (the mix has enough independent work for every core), and no
@@ -147,4 +166,12 @@ const missed = runs.filter((r) => r.rps < base.rps * 0.9 || r.over10s > 0)
 if (missed.length > 0) {
   console.log(`targets missed (req/s below 0.9x of 1 worker, or requests over 10 s) at: ${missed.map((r) => r.workers).join(', ')} workers`)
   process.exitCode = 1
+}
+for (const r of postgresRun) {
+  const best = runs.reduce((a, b) => (b.rps > a.rps ? b : a))
+  console.log(`PostgreSQL (${pgConnections} connections): ${(r.rps / best.rps).toFixed(2)}x the requests/s of SQLite's best (${best.workers} workers), p99 ${r.p99} ms against ${best.p99} ms`)
+  if (r.over10s > 0 || r.errors > 0) {
+    console.log('target missed on PostgreSQL: requests over 10 s or errors')
+    process.exitCode = 1
+  }
 }

@@ -84,9 +84,12 @@ export interface Engine<D extends VentureDb = VentureDb> {
   explain(request: unknown, options?: CallOptions): Promise<Result<ExplainResult>>
   /** The number of records a query selects. */
   count(request: unknown, options?: CallOptions): Promise<Result<number>>
-  /** Record lookups of the detail endpoints, on the same threads as queries (SQLite only). */
+  /**
+   * Record lookups of the detail endpoints and search, on either backend: on SQLite on the same
+   * worker threads as queries, on PostgreSQL through the same connection pool.
+   */
   readonly records: EngineRecords
-  /** API keys and quotas as the reference server checks them (SQLite only). */
+  /** API keys and quotas as the reference server checks them (one atomic statement per counted request, either backend). */
   readonly access: EngineAccess
   /**
    * Refuses new calls, lets running ones finish for up to `graceMs` (default 5,000) and then stops
