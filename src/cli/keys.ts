@@ -121,7 +121,7 @@ export function registerKeys(program: Command): void {
     .description('Create an API key and print it once (stdout); only its hash is stored.')
     .requiredOption('--plan <plan>', `access plan: ${PLANS.join(' or ')} (trial: at most 50 results, first page only)`)
     .requiredOption('--quota <n>', 'requests allowed per period')
-    .requiredOption('--period <period>', `quota period: ${PERIOD_FORMS}`)
+    .option('--period <period>', `quota period: ${PERIOD_FORMS}`, 'day')
     .option('--label <text>', 'a note to tell keys apart in `keys list`')
     .action(guarded('create', async (opts: DatabaseFlags & { plan: string; quota: string; period: string; label?: string }) => {
       const quota = quotaFlag(opts.quota)

@@ -89,6 +89,13 @@ describe('keys create', () => {
     expect(usage.quota_reset - usage.quota_period).toBe(3600)
   })
 
+  it('counts per day when no --period is given', async () => {
+    const { stdout, stderr, exitCode } = await run(['keys', 'create', '--database', database, '--plan', 'full', '--quota', '100000'])
+    expect(exitCode, stderr).toBe(0)
+    expect(stdout).toMatch(/^vql_\S+\n$/)
+    expect(stderr).toMatch(/100000 requests per day/)
+  })
+
   it('creates a trial key with a period given as a length', async () => {
     const { stdout, stderr, exitCode } = await run(['keys', 'create', '--database', database, '--plan', 'trial', '--quota', '5', '--period', '15m'])
     expect(exitCode).toBe(0)
@@ -105,7 +112,7 @@ describe('keys create', () => {
     ['a negative quota', ['--plan', 'full', '--quota', '-3', '--period', 'day'], /--quota/],
     ['an unknown period', ['--plan', 'full', '--quota', '5', '--period', 'fortnight'], /--period: A quota period is minute, hour, day, week, month/],
     ['a missing --plan', ['--quota', '5', '--period', 'day'], /required option '--plan <plan>' not specified/],
-    ['a missing --period', ['--plan', 'full', '--quota', '5'], /required option '--period <period>' not specified/],
+    ['a missing --quota', ['--plan', 'full', '--period', 'day'], /required option '--quota <n>' not specified/],
   ]
   it.each(badFlags)('refuses %s with exit code 1 and a clear message, creating nothing', async (_name, flags, message) => {
     const before = keyTableText()
