@@ -283,9 +283,13 @@ async function updateType(db: Kysely<any>, type: SearchObjectType, ids: readonly
     const { rows: old } = await sql<{ id: number | string; o1: number; o2: number; name_words: string; other_words: string }>`
       select id, o1, o2, name_words, other_words from ${sql.table(t.docs)} where id = any(${batch}::bigint[])`.execute(db)
     const keyCol: string[] = [], o1Col: number[] = [], o2Col: number[] = [], idCol: string[] = []
+    const oldTerms = new Set<string>()
     for (const d of old) {
       const tokens = [...d.name_words.split(' '), ...d.other_words.split(' ')].filter((x) => x !== '')
-      for (const key of keysOfTokens(tokens)) { keyCol.push(key); o1Col.push(d.o1); o2Col.push(d.o2); idCol.push(String(d.id)) }
+      for (const key of keysOfTokens(tokens)) {
+        keyCol.push(key); o1Col.push(d.o1); o2Col.push(d.o2); idCol.push(String(d.id))
+        if (isLongKey(key)) oldTerms.add(key)
+      }
     }
     if (keyCol.length > 0) {
       await sql`delete from ${sql.table(t.keys)} k using unnest(${keyCol}::text[], ${o1Col}::float8[], ${o2Col}::float8[], ${idCol}::bigint[]) as g(key, o1, o2, id)
@@ -294,6 +298,11 @@ async function updateType(db: Kysely<any>, type: SearchObjectType, ids: readonly
     await sql`delete from ${sql.table(t.docs)} where id = any(${batch}::bigint[])`.execute(db)
     const { rows } = await sql<SourceRow>`${sql.raw(sourceSelect(s))} where x.${sql.ref(s.id)} = any(${batch}::bigint[])`.execute(db)
     await indexRows(db, t, rows)
+    // Words no record has any more leave the expansion list (an index probe each).
+    if (oldTerms.size > 0) {
+      await sql`delete from ${sql.table(t.terms)} w where w.term = any(${[...oldTerms]}::text[])
+        and not exists (select 1 from ${sql.table(t.keys)} k where k.key = w.term)`.execute(db)
+    }
   }
   return all.length
 }
