@@ -14,7 +14,7 @@
  *
  * How it is fast: a query per tier and type walks one posting list of `keys` in importance order
  * (the driver: the first token of one word, as a key of its own if it has at most four characters,
- * else the whole words it is a prefix of, merged in order), checks the other words on each
+ * else the whole words it is a prefix of, each read to the limit and the best kept), checks the other words on each
  * candidate's tokens, and stops at the limit, like FTS5 stopping in rowid order. The driver is the
  * longest word (longer prefixes have shorter posting lists); when a word's posting list IS its
  * test (one word of one token), the candidates need no check at all.
@@ -103,19 +103,22 @@ interface TypeQuery {
   readonly t: PgSearchTableNames
 }
 
-/** `select o1, o2, id` of the driver's postings (a sorted stream when the planner can keep it one). */
-async function driverSql(q: TypeQuery, driver: Driver): Promise<RawBuilder<unknown> | undefined> {
+/**
+ * The driver's postings as sources, each `select o1, o2, id` in importance order: one key, one
+ * per listed whole word of a long prefix, or a range / every record (which need a sort). Empty:
+ * nothing can match.
+ */
+async function driverSources(q: TypeQuery, driver: Driver): Promise<RawBuilder<unknown>[]> {
   const keys = sql.table(q.t.keys)
-  if (driver.kind === 'key') return sql`select o1, o2, id from ${keys} where key = ${driver.key}`
-  if (driver.kind === 'all') return sql`select o1, o2, id from ${sql.table(q.t.docs)}`
+  if (driver.kind === 'key') return [sql`select o1, o2, id from ${keys} where key = ${driver.key}`]
+  if (driver.kind === 'all') return [sql`select o1, o2, id from ${sql.table(q.t.docs)}`]
   const upper = upperBound(driver.prefix)
   const { rows } = await sql<{ term: string }>`select term from ${sql.table(q.t.terms)}
     where term >= ${driver.prefix} and term < ${upper} order by term limit ${MAX_EXPANDED_WORDS + 1}`.execute(q.db)
-  if (rows.length === 0) return undefined
-  if (rows.length > MAX_EXPANDED_WORDS) return sql`select distinct o1, o2, id from ${keys} where key >= ${driver.prefix} and key < ${upper}`
-  // UNION ALL of single-key scans: PostgreSQL merges them in order (Merge Append), then drops repeats.
-  const parts = rows.map((r) => sql`select o1, o2, id from ${keys} where key = ${r.term}`)
-  return sql`select distinct o1, o2, id from (${sql.join(parts, sql` union all `)}) u`
+  if (rows.length > MAX_EXPANDED_WORDS) {
+    return [sql`select distinct o1, o2, id from ${keys} where key >= ${driver.prefix} and key < ${upper}`]
+  }
+  return rows.map((r) => sql`select o1, o2, id from ${keys} where key = ${r.term}`)
 }
 
 /**
@@ -146,13 +149,19 @@ async function matching(q: TypeQuery, groups: readonly Group[], limit: number): 
     } else return
     if (!best || candidate.weight > best.weight) best = { index, ...candidate }
   })
-  const driver = best ? await driverSql(q, best.driver) : await driverSql(q, { kind: 'all' })
-  if (driver === undefined) return []
+  const sources = await driverSources(q, best ? best.driver : { kind: 'all' })
+  if (sources.length === 0) return []
   const checks = groups.filter((_, i) => !(best && best.index === i && best.exact)).map(groupSql)
-  const query = checks.length === 0
-    ? sql<{ id: number }>`select k.id from (${driver}) k order by k.o1, k.o2, k.id limit ${limit}`
-    : sql<{ id: number }>`select k.id from (${driver}) k join ${sql.table(q.t.docs)} d on d.id = k.id
+  // One source: its first `limit` that pass the checks, read in index order. Several (the words of
+  // a long prefix): the first `limit` of each, then the best `limit` of those. PostgreSQL 15 does
+  // not merge a UNION ALL of ordered scans (it sorts every posting), so each is limited itself.
+  const top = (source: RawBuilder<unknown>) => checks.length === 0
+    ? sql`select k.o1, k.o2, k.id from (${source}) k order by k.o1, k.o2, k.id limit ${limit}`
+    : sql`select k.o1, k.o2, k.id from (${source}) k join ${sql.table(q.t.docs)} d on d.id = k.id
         where ${sql.join(checks, sql` and `)} order by k.o1, k.o2, k.id limit ${limit}`
+  const query = sources.length === 1
+    ? sql<{ id: number }>`select t.id from (${top(sources[0]!)}) t`
+    : sql<{ id: number }>`select t.id from (${sql.join(sources.map((x) => sql`(${top(x)})`), sql` union `)}) t order by t.o1, t.o2, t.id limit ${limit}`
   const { rows } = await query.execute(q.db)
   return rows.map((r) => Number(r.id))
 }
@@ -168,61 +177,63 @@ function isExactPair(live: readonly Phrase[]): boolean {
 /** The phrases of the SQLite lookup's queries for `words` (see the module comment), cut by unicode61. */
 function phrasesOf(words: readonly string[]): { anyWords: Group[]; namePrefix: Group } {
   const lower = [...new Set(words.map((w) => w.toLowerCase()))]
-  const plain = tokenizeEach(lower)
-  const marked = tokenizeEach(lower.map((w) => FIRST_WORD_MARKER + w))
+  // One pass of the tokenizer: each word, each word behind the marker, the name-start phrase.
+  const cut = tokenizeEach([...lower, ...lower.map((w) => FIRST_WORD_MARKER + w), FIRST_WORD_MARKER + words.map((w) => w.toLowerCase()).join(' ')])
   const anyWords = lower.map((_, i) => [
-    { tokens: plain[i]!, columns: 'any' as const },
-    { tokens: marked[i]!, columns: 'any' as const },
+    { tokens: cut[i]!, columns: 'any' as const },
+    { tokens: cut[lower.length + i]!, columns: 'any' as const },
   ])
-  const ordered = words.map((w) => w.toLowerCase())
-  const [phrase] = tokenizeEach([FIRST_WORD_MARKER + ordered.join(' ')])
-  return { anyWords, namePrefix: [{ tokens: phrase!, columns: 'name' }] }
+  return { anyWords, namePrefix: [{ tokens: cut[2 * lower.length]!, columns: 'name' }] }
 }
 
-interface PgDetailRow extends Omit<DetailRow, 'rank' | 'id'> { rank: number; id: number | string }
+interface PgDetailRow extends Omit<DetailRow, 'rank' | 'id'> { rank: number; id: number | string; total: number; keywords?: string[] | null }
 
-async function detailsOf(db: Kysely<any>, type: SearchObjectType, ids: readonly number[]): Promise<DetailRow[]> {
+/** Records of the type: the highest rank (a backward step of the primary key), with every row to save a round trip. */
+const total = (t: PgSearchTableNames) => sql`(select coalesce(max(rank), 0) from ${sql.table(t.ranks)})`
+
+async function detailsOf(db: Kysely<any>, type: SearchObjectType, ids: readonly number[]): Promise<PgDetailRow[]> {
   const t = PG_SEARCH_TABLES[type]
   const list = ids.map(String)
   if (type === 'company') {
     const C = datasets.companies
     const col = (n: string) => sql.ref(`x.${columnName(C, n)}`)
-    const { rows } = await sql<PgDetailRow>`select s.rank, ${col('id')} as id, ${col('name')} as name, ${col('website')} as slug,
-        ${col('website')} as domain, ${col('total_funding')} as company_funding, ${col('svc_score')} as svc_score, null as investor_funding
+    // Keywords sorted in the tag table's "C" collation, SQLite's order.
+    const k = C.fields.keywords!.tags!
+    const { rows } = await sql<PgDetailRow>`select s.rank, ${total(t)} as total, ${col('id')} as id, ${col('name')} as name, ${col('website')} as slug,
+        ${col('website')} as domain, ${col('total_funding')} as company_funding, ${col('svc_score')} as svc_score, null as investor_funding,
+        (select array_agg(k.${sql.ref(k.valueColumn)} order by k.${sql.ref(k.valueColumn)}) from ${sql.table(k.table)} k
+          where k.${sql.ref(k.ownerColumn)} = ${col('id')}) as keywords
       from ${sql.table(t.ranks)} s join ${sql.table(C.table)} x on ${col('id')} = s.${sql.ref(t.idColumn)}
       where s.${sql.ref(t.idColumn)} = any(${list}::bigint[])`.execute(db)
-    return rows.map((r) => ({ ...r, id: Number(r.id) }))
+    return rows
   }
   const I = datasets.investors
   const col = (n: string) => sql.ref(`x.${columnName(I, n)}`)
-  const { rows } = await sql<PgDetailRow>`select s.rank, ${col('investor_id')} as id, ${col('name')} as name, ${col('svc_slug')} as slug,
+  const { rows } = await sql<PgDetailRow>`select s.rank, ${total(t)} as total, ${col('investor_id')} as id, ${col('name')} as name, ${col('svc_slug')} as slug,
       null as domain, null as company_funding, null as svc_score, s.funding as investor_funding
     from ${sql.table(t.ranks)} s join ${sql.table(I.table)} x on ${col('investor_id')} = s.${sql.ref(t.idColumn)}
     where s.${sql.ref(t.idColumn)} = any(${list}::bigint[])`.execute(db)
-  return rows.map((r) => ({ ...r, id: Number(r.id), investor_funding: r.investor_funding === null ? null : Number(r.investor_funding) }))
-}
-
-async function keywordsOf(db: Kysely<any>, ids: readonly number[]): Promise<{ id: number; value: string }[]> {
-  if (ids.length === 0) return []
-  const k = datasets.companies.fields.keywords!.tags!
-  const { rows } = await sql<{ id: number | string; value: string }>`select ${sql.ref(k.ownerColumn)} as id, ${sql.ref(k.valueColumn)} as value
-    from ${sql.table(k.table)} where ${sql.ref(k.ownerColumn)} = any(${ids.map(String)}::bigint[]) order by 1, 2`.execute(db)
-  return rows.map((r) => ({ id: Number(r.id), value: r.value }))
+  return rows.map((r) => ({ ...r, investor_funding: r.investor_funding === null ? null : Number(r.investor_funding) }))
 }
 
 /** Candidates of one type: tier 0 (exact name key), 1 (name starts with the words), 2 (every word somewhere). */
 async function candidatesOf(db: Kysely<any>, type: SearchObjectType, words: readonly string[], termKey: string, limit: number) {
   const q: TypeQuery = { db, t: PG_SEARCH_TABLES[type] }
-  const tierOf = new Map<number, 0 | 1 | 2>()
-  // PostgreSQL text holds no NUL, so no stored name_key equals a term with one (and binding it would fail).
-  if (!termKey.includes('\u0000')) {
-    const { rows } = await sql<{ id: number | string }>`select ${sql.ref(q.t.idColumn)} as id from ${sql.table(q.t.ranks)}
-      where name_key = ${termKey} order by rank limit ${limit}`.execute(db)
-    for (const r of rows) tierOf.set(Number(r.id), 0)
-  }
   const { anyWords, namePrefix } = phrasesOf(words)
-  for (const id of await matching(q, [namePrefix], limit)) if (!tierOf.has(id)) tierOf.set(id, 1)
-  for (const id of await matching(q, anyWords, limit + tierOf.size)) if (!tierOf.has(id)) tierOf.set(id, 2)
+  // The three tiers at once (each on its own pooled connection). SQLite asks tier 2 for
+  // `limit + (records already in tiers 0 and 1)`, at most `3 * limit`: asking for that many and
+  // keeping the same first ones gives the same set.
+  const [exact, prefix, any] = await Promise.all([
+    // PostgreSQL text holds no NUL, so no stored name_key equals a term with one (and binding it would fail).
+    termKey.includes('\u0000') ? Promise.resolve([] as number[]) : sql<{ id: number | string }>`select ${sql.ref(q.t.idColumn)} as id
+      from ${sql.table(q.t.ranks)} where name_key = ${termKey} order by rank limit ${limit}`.execute(db).then((r) => r.rows.map((x) => Number(x.id))),
+    matching(q, [namePrefix], limit),
+    matching(q, anyWords, 3 * limit),
+  ])
+  const tierOf = new Map<number, 0 | 1 | 2>()
+  for (const id of exact) tierOf.set(id, 0)
+  for (const id of prefix) if (!tierOf.has(id)) tierOf.set(id, 1)
+  for (const id of any.slice(0, limit + tierOf.size)) if (!tierOf.has(id)) tierOf.set(id, 2)
   return tierOf
 }
 
@@ -239,17 +250,17 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
   const words = searchWords(request.term).slice(0, MAX_SEARCH_WORDS)
   if (words.length === 0 || request.limit < 1) return []
   const termKey = asciiLower(request.term.trim())
-  const found: FoundOfType[] = []
-  for (const type of SEARCH_OBJECT_TYPES) {
-    if (!request.objectTypes.includes(type)) continue
+  // Both types at once, each on its own connections.
+  const found = await Promise.all(SEARCH_OBJECT_TYPES.filter((type) => request.objectTypes.includes(type)).map(async (type): Promise<FoundOfType | undefined> => {
     const tierOf = await candidatesOf(vdb.db, type, words, termKey, request.limit)
-    if (tierOf.size === 0) continue
-    const t = PG_SEARCH_TABLES[type]
-    const { rows: count } = await sql<{ n: number }>`select coalesce(max(rank), 0) as n from ${sql.table(t.ranks)}`.execute(vdb.db)
+    if (tierOf.size === 0) return undefined
     const rows = await detailsOf(vdb.db, type, [...tierOf.keys()])
-    const keywords = type === 'company' ? await keywordsOf(vdb.db, rows.map((r) => r.id)) : []
-    found.push({ type, total: Number(count[0]?.n ?? 0), rows: rows.map((r) => ({ ...r, tier: tierOf.get(r.id) ?? 2 })), keywords })
-  }
-  return rankHits(request, found)
+    const keywords = rows.flatMap((r) => (r.keywords ?? []).map((value) => ({ id: Number(r.id), value })))
+    return {
+      type, total: Number(rows[0]?.total ?? 0), keywords,
+      rows: rows.map(({ total: _total, keywords: _keywords, ...r }) => ({ ...r, id: Number(r.id), tier: tierOf.get(Number(r.id)) ?? 2 })),
+    }
+  }))
+  return rankHits(request, found.filter((f): f is FoundOfType => f !== undefined))
 }
 
