@@ -3,6 +3,7 @@
  * the X-Quota-* headers and with the counter in the database, and that does not count against the
  * quota itself.
  */
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApiKey, type ApiKeyRecord } from '../../src/store/api-keys.js'
 import { usageResponseSchema } from '../../src/http/schemas/usage.js'
@@ -20,9 +21,10 @@ async function newKey(quota: number, period: string): Promise<{ key: string; rec
   return made.value
 }
 
-/** The counter as stored, read directly. */
-function usedInDb(record: ApiKeyRecord): number {
-  return (h.vdb.sqlite.prepare('select coalesce(sum(used), 0) from quota_usage where key_id = ?').pluck().get(record.keyId) as number)
+/** The counter as stored in the database the app serves, read directly. */
+async function usedInDb(record: ApiKeyRecord): Promise<number> {
+  const row = await h.served.db.selectFrom('quota_usage').select(sql<number>`coalesce(sum(used), 0)`.as('used')).where('key_id', '=', record.keyId).executeTakeFirst()
+  return Number(row?.used ?? 0)
 }
 
 async function usage(key: string) {
@@ -48,15 +50,15 @@ describe('GET /ratelimit/usage', () => {
   it('does not count: N calls leave remaining unchanged, a counted call decrements it by one', async () => {
     const { key, record } = await newKey(10, 'day')
     for (let i = 0; i < 7; i++) expect((await usage(key)).record.quota_remaining).toBe(10)
-    expect(usedInDb(record)).toBe(0)
+    expect(await usedInDb(record)).toBe(0)
     expect((await h.get('/queries/AAAAAAAAAAAAAAAAAAAAAA', { key })).status).toBe(404) // any counted request
-    expect(usedInDb(record)).toBe(1)
+    expect(await usedInDb(record)).toBe(1)
     for (let i = 0; i < 3; i++) expect((await usage(key)).record.quota_remaining).toBe(9)
     // With a trailing slash too (it is the same endpoint).
     const slash = await h.get('/ratelimit/usage/', { key })
     expect(slash.status).toBe(200)
     expect(usageResponseSchema.parse(await slash.json())[0]!.quota_remaining).toBe(9)
-    expect(usedInDb(record)).toBe(1)
+    expect(await usedInDb(record)).toBe(1)
   })
 
   it('still answers when the quota is used up (remaining 0), while counted requests get 429', async () => {
