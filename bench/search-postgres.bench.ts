@@ -14,7 +14,8 @@
  * before any reading, so a ratio of ~10-25 is round trips over a plan that reads ten postings per
  * tier. A plan that read and sorted every match of `a` (a GIN/trigram index, or a range of word
  * keys) costs tens of ms at 100,000 companies and hundreds at a million: ratios in the hundreds.
- * Bound: 40 for every case, plus an absolute 10 ms median (type-ahead speed) for PostgreSQL.
+ * Bound: 40 for every case. Absolute medians are printed, not checked (support/measure.ts: the
+ * machine is shared); bench/README.md has them.
  */
 import { sql } from 'kysely'
 import { searchRecords, type SearchObjectType } from '../src/records/search.js'
@@ -31,7 +32,6 @@ const PG_URL = process.env.VENTUREQL_PG_URL ?? 'postgresql://postgres@127.0.0.1:
 const companies = benchCompanies()
 const SCHEMA = `vq_bench_${companies}`
 const MAX_RATIO = 40
-const MAX_PG_MS = 10
 
 const vdb = openBenchDatabase()
 let pgdb
@@ -78,11 +78,6 @@ for (const term of TERMS) {
   cases.push({ name: `search ${JSON.stringify(term)}`, subject: post(term), baseline: lite(term), baselineName: 'SQLite', maxRatio: MAX_RATIO })
 }
 
-const results = await runBench(`search, PostgreSQL / SQLite, ${companies.toLocaleString('en-US')} companies`, cases)
-const slow = results.filter((r) => r.subject.median > MAX_PG_MS)
-if (slow.length > 0) {
-  console.log(`\nPostgreSQL search above ${MAX_PG_MS} ms (median): ${slow.map((r) => r.name).join(', ')}`)
-  process.exitCode = 1
-}
+await runBench(`search, PostgreSQL / SQLite, ${companies.toLocaleString('en-US')} companies`, cases)
 await pgdb.close()
 await vdb.close()
