@@ -24,6 +24,7 @@ export {
 } from './store/open.js'
 export { openPostgres, PostgresConnectionError, type OpenPostgresOptions } from './store/open-postgres.js'
 export { copyToPostgres, tablesToCopy, type CopyOptions, type CopySummary, type CopiedTable } from './store/copy.js'
+export { refreshPostgresSearchIndex, type SearchRefreshSummary } from './store/search-index-postgres.js'
 export { Ingestor, type IngestOptions, type IngestSummary, type IngestReject } from './store/ingest.js'
 export { generateRecords, type GenerateOptions } from './store/generate/generator.js'
 export { generateInto, generateJsonl } from './store/generate/build.js'

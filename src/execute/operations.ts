@@ -14,8 +14,10 @@
  * Lookups of a company's sub-resources answer `undefined` when the company does not exist, so the
  * HTTP layer needs one call per request instead of an existence check first.
  *
- * Everything but search runs on either backend: the record lookups are Kysely statements with
- * dialect hooks (src/records). Search is FTS5, SQLite's own; on PostgreSQL it says so.
+ * Everything runs on either backend: the record lookups are Kysely statements with dialect hooks
+ * (src/records); search has a reader per backend over each one's own index (FTS5 on SQLite,
+ * b-tree postings on PostgreSQL: records/search.ts, records/search-postgres.ts) with the same
+ * answers.
  */
 import type { Limits } from '../check/limits.js'
 import { companyDetail, companyIdByDomain } from '../records/company.js'
@@ -26,6 +28,7 @@ import { investorDetail } from '../records/investor.js'
 import { companyPeople } from '../records/people.js'
 import { investorPortfolio } from '../records/portfolio.js'
 import { searchIndexReady, searchRecords, type SearchRequest } from '../records/search.js'
+import { postgresSearchIndexReady, searchRecordsPostgres } from '../records/search-postgres.js'
 import { similarCompanies } from '../records/similar.js'
 import { latestStories } from '../records/stories.js'
 import { companyTechStack } from '../records/tech-stack.js'
@@ -39,17 +42,11 @@ export type Authorization =
   | { readonly ok: true; readonly key: ApiKeyRecord; readonly quota: QuotaState }
   | { readonly ok: false; readonly reason: 'unknown' | 'revoked' }
 
-/** What search on PostgreSQL answers until it has an index there (FTS5 is SQLite's). */
-export class SearchUnavailableError extends Error {
-  override readonly name = 'SearchUnavailableError'
-  constructor() {
-    super('search runs on SQLite only for now (its index is FTS5); on PostgreSQL every other record lookup and the query methods run')
-  }
-}
-
-/** The operations on one connection, SQLite or PostgreSQL (search: SQLite only). */
+/** The operations on one connection, SQLite or PostgreSQL. */
 export function createOperations(database: VentureDb, limits: Limits, paging: Partial<PagingPolicy> = {}) {
   const pipeline = createPipeline(database, limits, paging)
+  // PostgreSQL: only a yes is remembered (an index once built stays).
+  let searchReady = false
   const ifCompany = async <T>(id: number, lookup: () => Promise<T>): Promise<T | undefined> =>
     (await companyExists(database, id)) ? lookup() : undefined
   return {
@@ -73,10 +70,14 @@ export function createOperations(database: VentureDb, limits: Limits, paging: Pa
     contactEmail: (companyId: number, fullName: string) => contactEmail(database, companyId, fullName),
     investorDetail: (id: number) => investorDetail(database, id),
     investorPortfolio: (id: number, paging: { page: number; perPage: number }) => investorPortfolio(database, id, paging),
-    /** `undefined` when the database has no search index (a pre-006 file opened read-only). */
+    /**
+     * `undefined` when the database has no search index: a pre-006 SQLite file opened read-only, a
+     * PostgreSQL database whose index was never built (`refreshPostgresSearchIndex`).
+     */
     search: async (request: SearchRequest) => {
-      if (database.dialect !== 'sqlite') throw new SearchUnavailableError()
-      return searchIndexReady(database) ? searchRecords(database, request) : undefined
+      if (database.dialect === 'sqlite') return searchIndexReady(database) ? searchRecords(database, request) : undefined
+      if (!searchReady) searchReady = await postgresSearchIndexReady(database)
+      return searchReady ? searchRecordsPostgres(database, request) : undefined
     },
     fundingExtras: (ids: readonly number[]) => fundingExtras(database, ids),
 

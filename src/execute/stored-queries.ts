@@ -328,7 +328,9 @@ export interface LoadOptions {
  * once per TOUCH_EVERY_MS, best effort), which keeps it from expiring.
  */
 export async function loadStoredQuery(db: Kysely<any>, queryId: string, recheck: Recheck, options: LoadOptions = {}): Promise<Result<LoadedQuery>> {
-  const row = await db.selectFrom('stored_queries').select(['query_version', 'canonical', 'last_used_at']).where('query_id', '=', queryId).executeTakeFirst()
+  // Ids are generated without NUL, and PostgreSQL refuses a NUL in a bound text: such an id exists nowhere, before any SQL.
+  const row = queryId.includes('\u0000') ? undefined
+    : await db.selectFrom('stored_queries').select(['query_version', 'canonical', 'last_used_at']).where('query_id', '=', queryId).executeTakeFirst()
   if (!row) {
     return fail([issue({ code: 'unknown_query', path: '', message: `No stored query has the id "${queryId}".`, got: queryId })])
   }

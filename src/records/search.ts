@@ -79,7 +79,7 @@ function fold(text: string): string {
 }
 
 /** SQLite's lower(): ASCII letters only, so that `name_key = ?` compares like the stored keys. */
-function asciiLower(text: string): string {
+export function asciiLower(text: string): string {
   return text.replace(/[A-Z]+/g, (s) => s.toLowerCase())
 }
 
@@ -147,7 +147,7 @@ interface TypeStatements {
   readonly expand: ExpandPrefix
 }
 
-interface DetailRow {
+export interface DetailRow {
   rank: number
   id: number
   name: string | null
@@ -246,29 +246,50 @@ export function searchRecords(vdb: SqliteVentureDb, request: SearchRequest): Sea
   const sqlite = vdb.sqlite
   const statements = statementsFor(sqlite)
   const termKey = asciiLower(request.term.trim())
-  const termFolded = fold(request.term)
 
-  const scored: (SearchHit & { importance: number })[] = []
+  const found: FoundOfType[] = []
   for (const type of SEARCH_OBJECT_TYPES) {
     if (!request.objectTypes.includes(type)) continue
     const s = statements[type]
     const candidates = candidatesOf(s, words, termKey, SEARCH_TABLES[type].ftsColumns[0], request.limit)
     if (candidates.length === 0) continue
-    const total = Math.max(1, s.count.get() as number)
+    const total = s.count.get() as number
     const tierOf = new Map(candidates.map((c) => [c.rank, c.tier]))
     const rows = s.details.all(JSON.stringify(candidates.map((c) => c.rank))) as DetailRow[]
+    const keywords = s.keywords ? (s.keywords.all(JSON.stringify(rows.map((r) => r.id))) as { id: number; value: string }[]) : []
+    found.push({ type, total, rows: rows.map((r) => ({ ...r, tier: tierOf.get(r.rank) ?? 2 })), keywords })
+  }
+  return rankHits(request, found)
+}
+
+/** The candidates of one type with their details, as a reader of either backend finds them. */
+export interface FoundOfType {
+  readonly type: SearchObjectType
+  /** Records of the type (the highest rank). */
+  readonly total: number
+  /** Each candidate's details, with the tier its queries found it in. */
+  readonly rows: readonly (DetailRow & { readonly tier: 0 | 1 | 2 })[]
+  /** Companies' keywords, `(id, value)` in id then value order. */
+  readonly keywords: readonly { readonly id: number; readonly value: string }[]
+}
+
+/**
+ * The hits of every type in one order, best first, at most `limit` (shared by the readers of both
+ * backends): tier (an accented or differently spaced spelling of the exact name moved up to tier
+ * 0), then importance (rank / records of the type), companies first, then id.
+ */
+export function rankHits(request: SearchRequest, found: readonly FoundOfType[]): SearchHit[] {
+  const termFolded = fold(request.term)
+  const scored: (SearchHit & { importance: number })[] = []
+  for (const { type, total, rows, keywords: keywordRows } of found) {
     const keywords = new Map<number, string[]>()
-    if (s.keywords) {
-      for (const k of s.keywords.all(JSON.stringify(rows.map((r) => r.id))) as { id: number; value: string }[]) {
-        const list = keywords.get(k.id)
-        if (list) list.push(k.value)
-        else keywords.set(k.id, [k.value])
-      }
+    for (const k of keywordRows) {
+      const list = keywords.get(k.id)
+      if (list) list.push(k.value)
+      else keywords.set(k.id, [k.value])
     }
     for (const row of rows) {
-      const found = tierOf.get(row.rank) ?? 2
-      // An accented or differently spaced spelling of the exact name, found by the prefix query.
-      const tier = found > 0 && row.name !== null && fold(row.name) === termFolded ? 0 : found
+      const tier = row.tier > 0 && row.name !== null && fold(row.name) === termFolded ? 0 : row.tier
       scored.push({
         objectType: type,
         id: row.id,
@@ -280,7 +301,7 @@ export function searchRecords(vdb: SqliteVentureDb, request: SearchRequest): Sea
         keywords: keywords.get(row.id) ?? [],
         investorFunding: row.investor_funding,
         tier,
-        importance: row.rank / total,
+        importance: row.rank / Math.max(1, total),
       })
     }
   }

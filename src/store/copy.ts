@@ -8,19 +8,21 @@
  * uses the target is keyed by). The table and column lists are read from those
  * migrations' own DDL builders, so a column added to the catalog or a detail table is copied
  * without touching this file. Not copied: stored queries and their caches, API keys and quota
- * usage (the HTTP server, which uses them, runs on SQLite only), and the FTS5 search index (it has
- * no PostgreSQL form).
+ * usage (they belong to the database they were made in), and the FTS5 search index: PostgreSQL's
+ * own search index is built from the copied rows at the end (`refreshPostgresSearchIndex`, full).
  *
  * How: one transaction on the target that first empties the copied tables and the caches (the
  * target then equals the source, and no cached total of other data survives under the copied data
  * version), then multi-row INSERTs of as many rows as fit PostgreSQL's 65,535 bind parameters
  * (capped at `batchRows`), then commit, then VACUUM (ANALYZE) of the copied tables so the planner
- * has statistics from the start and index-only scans need not visit the heap.
+ * has statistics from the start and index-only scans need not visit the heap, then the search
+ * index (its own transaction: a failure there leaves the copied data, and a rerun of the refresh).
  */
 import type { CreateTableNode, Kysely } from 'kysely'
 import { sql } from 'kysely'
 import { postgresDialect } from '../compile/dialects/postgres.js'
 import { forgetRowCounts } from './row-counts.js'
+import { refreshPostgresSearchIndex } from './search-index-postgres.js'
 import { dataVersionSync, setDataVersion, type PostgresVentureDb, type SqliteVentureDb } from './open.js'
 import { datasetTableStatements } from './schema/dataset-tables.js'
 import { detailTableStatements } from './schema/detail-tables.js'
@@ -115,6 +117,7 @@ export async function copyToPostgres(source: SqliteVentureDb, target: PostgresVe
   // reads the heap too: 100k companies, `{}` count 10.7 -> 7.9 ms, the design filter's 7.9 -> 5.8 ms.
   // Outside the transaction: VACUUM cannot run in one.
   for (const { table } of copied) await sql`vacuum (analyze) ${sql.table(table)}`.execute(target.db)
+  await refreshPostgresSearchIndex(target.db)
 
   return Object.freeze({
     tables: Object.freeze(copied),

@@ -13,6 +13,7 @@ import { cacheOrderStatements, checkpointTableStatements, storedQueryStatements,
 import { compositeIndexStatements } from './schema/composite-indexes.js'
 import { apiKeyStatements } from './schema/api-key-tables.js'
 import { searchIndexStatements } from './search-index.js'
+import { postgresSearchIndexStatements } from './search-index-postgres.js'
 import { postgresSortIndexStatements } from './schema/postgres-sort-indexes.js'
 import type { DialectName } from './schema/column-types.js'
 
@@ -33,6 +34,7 @@ export const MIGRATIONS: readonly StoreMigration[] = Object.freeze([
   { name: '008-postgres-cache-order', statements: cacheOrderStatements },
   { name: '009-query-checkpoints', statements: checkpointTableStatements },
   { name: '010-stored-query-usage', statements: storedQueryUsageStatements },
+  { name: '011-postgres-search-index', statements: postgresSearchIndexStatements },
 ])
 
 const MIGRATION_TABLE = 'kysely_migration'

@@ -12,7 +12,8 @@
  *
  * What runs here is what goes through Kysely: the engine's query/list/page/store/count/explain.
  * Ingest, record lookups and the HTTP server use the SQLite handle; load data with
- * `copyToPostgres` (store/copy.ts) or `ventureql copy`.
+ * `copyToPostgres` (store/copy.ts) or `ventureql copy`, which also builds the search index
+ * (`refreshPostgresSearchIndex`, store/search-index-postgres.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import pg from 'pg'

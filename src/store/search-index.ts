@@ -102,8 +102,8 @@ export function searchIndexBuildSql(): string[] {
 }
 
 /**
- * Migration 006: the tables, filled. SQLite only: FTS5 has no PostgreSQL counterpart here, and
- * the HTTP layer serves search from SQLite.
+ * Migration 006: the tables, filled. SQLite only: PostgreSQL's index is migration 011
+ * (search-index-postgres.ts), built by `refreshPostgresSearchIndex`.
  */
 export function searchIndexStatements(db: Kysely<any>, dialect: DialectName): Compilable[] {
   if (dialect !== 'sqlite') return []

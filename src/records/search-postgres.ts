@@ -1,0 +1,266 @@
+/**
+ * @module GET /search's lookup on PostgreSQL, over the index of `store/search-index-postgres.ts`:
+ * the same answers as the FTS5 lookup of `search.ts` (whose word cutting, tiering and final order
+ * this shares), with PostgreSQL's b-trees.
+ *
+ * What FTS5 answers on SQLite, restated: the SQLite lookup sends FTS5 phrase-prefix queries built
+ * from the term's words (`"w"*`, `"\uE000w"*`, `name : "\uE000h1 h2 last"*`); FTS5 cuts each
+ * quoted string with unicode61 into a phrase, and a phrase-prefix matches where its tokens occur
+ * consecutively in one column, the last one as a prefix. Here every such string is cut by the same
+ * tokenizer (`store/search-tokens.ts`) and checked against the record's stored tokens (` t1 t2 …`
+ * per column; `strpos(words, ' ' || phrase) > 0` is exactly that test). So the matching is FTS5's
+ * by construction, including its odd corners (a letter unicode61 does not know, a mark that folds
+ * away).
+ *
+ * How it is fast: a query per tier and type walks one posting list of `keys` in importance order
+ * (the driver: the first token of one word, as a key of its own if it has at most four characters,
+ * else the whole words it is a prefix of, each read to the limit and the best kept), checks the other words on each
+ * candidate's tokens, and stops at the limit, like FTS5 stopping in rowid order. The driver is the
+ * longest word (longer prefixes have shorter posting lists); when a word's posting list IS its
+ * test (one word of one token), the candidates need no check at all.
+ *
+ * Values are bound parameters throughout; identifiers come from the catalog and the table list.
+ */
+import { sql, type Kysely, type RawBuilder } from 'kysely'
+import { datasets } from '../catalog/index.js'
+import { columnName } from '../store/sql-names.js'
+import type { PostgresVentureDb } from '../store/open.js'
+import { FIRST_WORD_MARKER } from '../store/schema/search-tables.js'
+import {
+  PG_PREFIX_KEY_LENGTH, PG_SEARCH_STATE_TABLE, PG_SEARCH_TABLES, stripMarker, type PgSearchTableNames,
+} from '../store/search-index-postgres.js'
+import { tokenizeEach } from '../store/search-tokens.js'
+import {
+  asciiLower, MAX_SEARCH_WORDS, rankHits, SEARCH_OBJECT_TYPES, searchWords,
+  type DetailRow, type FoundOfType, type SearchHit, type SearchObjectType, type SearchRequest,
+} from './search.js'
+
+/** More whole words than this for one long prefix and a range read beats merging them (as on SQLite). */
+const MAX_EXPANDED_WORDS = 32
+
+/** A phrase-prefix test: tokens in order in one of the columns, the last a prefix. Empty: matches nothing. */
+interface Phrase {
+  readonly tokens: readonly string[]
+  readonly columns: 'name' | 'any'
+}
+
+/** One condition a record must meet: any of its phrases. */
+type Group = readonly Phrase[]
+
+const phraseText = (p: Phrase) => p.tokens.map((t) => ` ${t}`).join('')
+
+function phraseSql(p: Phrase): RawBuilder<unknown> {
+  const text = phraseText(p)
+  return p.columns === 'name'
+    ? sql`strpos(d.name_words, ${text}) > 0`
+    : sql`(strpos(d.name_words, ${text}) > 0 or strpos(d.other_words, ${text}) > 0)`
+}
+
+function groupSql(group: Group): RawBuilder<unknown> {
+  const live = group.filter((p) => p.tokens.length > 0)
+  return live.length === 0 ? sql`false` : sql`(${sql.join(live.map(phraseSql), sql` or `)})`
+}
+
+/**
+ * Where a query's candidates come from, in importance order:
+ * - `key`: one posting list (`key = k`);
+ * - `prefix`: the whole words starting with a long prefix (expanded, or a range);
+ * - `all`: every record (a group none of whose phrases has a usable first token: odd input only).
+ */
+type Driver =
+  | { readonly kind: 'key'; readonly key: string }
+  | { readonly kind: 'prefix'; readonly prefix: string }
+  | { readonly kind: 'all' }
+
+/**
+ * The driver of a phrase: every record it matches has a key from it. The first token, marker
+ * stripped, as a key when short or whole (a non-last token must be whole), else as a prefix of
+ * whole words; keys of marked tokens are kept behind the marker too, so `\uE000acm` is one key.
+ * `exact` when the posting list is the phrase's matches (one token, no marker games).
+ */
+function driverOf(p: Phrase): { driver: Driver; exact: boolean; weight: number } | undefined {
+  const first = p.tokens[0]
+  if (first === undefined) return undefined
+  const [word, marked] = stripMarker(first)
+  if (word === '') return undefined
+  const key = (marked ? FIRST_WORD_MARKER : '') + word
+  const length = [...word].length
+  const single = p.tokens.length === 1
+  if (!single || length <= PG_PREFIX_KEY_LENGTH) return { driver: { kind: 'key', key }, exact: single && !marked, weight: length }
+  return { driver: { kind: 'prefix', prefix: key }, exact: !marked, weight: length }
+}
+
+/** The smallest string above every string that starts with `prefix` (code point order, "C" collation). */
+function upperBound(prefix: string): string {
+  const cps = [...prefix]
+  const last = cps.pop()!.codePointAt(0)!
+  const next = last + 1 === 0xd800 ? 0xe000 : last + 1
+  return cps.join('') + String.fromCodePoint(Math.min(next, 0x10ffff))
+}
+
+interface TypeQuery {
+  readonly db: Kysely<any>
+  readonly t: PgSearchTableNames
+}
+
+/**
+ * The driver's postings as sources, each `select o1, o2, id` in importance order: one key, one
+ * per listed whole word of a long prefix, or a range / every record (which need a sort). Empty:
+ * nothing can match.
+ */
+async function driverSources(q: TypeQuery, driver: Driver): Promise<RawBuilder<unknown>[]> {
+  const keys = sql.table(q.t.keys)
+  if (driver.kind === 'key') return [sql`select o1, o2, id from ${keys} where key = ${driver.key}`]
+  if (driver.kind === 'all') return [sql`select o1, o2, id from ${sql.table(q.t.docs)}`]
+  const upper = upperBound(driver.prefix)
+  const { rows } = await sql<{ term: string }>`select term from ${sql.table(q.t.terms)}
+    where term >= ${driver.prefix} and term < ${upper} order by term limit ${MAX_EXPANDED_WORDS + 1}`.execute(q.db)
+  if (rows.length > MAX_EXPANDED_WORDS) {
+    return [sql`select distinct o1, o2, id from ${keys} where key >= ${driver.prefix} and key < ${upper}`]
+  }
+  return rows.map((r) => sql`select o1, o2, id from ${keys} where key = ${r.term}`)
+}
+
+/**
+ * The ids of the first `limit` records (importance order) that meet every group; a group with no
+ * usable phrase makes the driver every record.
+ */
+async function matching(q: TypeQuery, groups: readonly Group[], limit: number): Promise<number[]> {
+  if (groups.length === 0 || limit < 1) return []
+  // A word none of whose phrases has a token (FTS5's `""*`) matches nothing, so neither does the term.
+  if (groups.some((g) => g.every((p) => p.tokens.length === 0))) return []
+  let best: { index: number; driver: Driver; exact: boolean; weight: number } | undefined
+  groups.forEach((group, index) => {
+    const live = group.filter((p) => p.tokens.length > 0)
+    if (live.length === 0) return
+    const drivers = live.map(driverOf)
+    // One driver must cover every phrase of the group: the same key (e.g. `acm` for `"acm"*` and `"\uE000acm"*`).
+    const first = drivers[0]
+    if (!first || drivers.some((d) => d === undefined)) return
+    const plainKey = (d: Driver) => (d.kind === 'key' ? stripMarker(d.key)[0] : d.kind === 'prefix' ? stripMarker(d.prefix)[0] : '')
+    const sameWord = drivers.every((d) => plainKey(d!.driver) === plainKey(first.driver) && d!.driver.kind === first.driver.kind)
+    let candidate: { driver: Driver; exact: boolean; weight: number }
+    if (live.length === 1) candidate = first
+    else if (sameWord) {
+      // The unmarked key's postings hold the marked tokens' records too (keys are made from stripped tokens).
+      const word = plainKey(first.driver)
+      candidate = { driver: first.driver.kind === 'key' ? { kind: 'key', key: word } : { kind: 'prefix', prefix: word }, exact: false, weight: first.weight }
+      candidate = { ...candidate, exact: isExactPair(live) }
+    } else return
+    if (!best || candidate.weight > best.weight) best = { index, ...candidate }
+  })
+  const sources = await driverSources(q, best ? best.driver : { kind: 'all' })
+  if (sources.length === 0) return []
+  const checks = groups.filter((_, i) => !(best && best.index === i && best.exact)).map(groupSql)
+  // One source: its first `limit` that pass the checks, read in index order. Several (the words of
+  // a long prefix): the first `limit` of each, then the best `limit` of those. PostgreSQL 15 does
+  // not merge a UNION ALL of ordered scans (it sorts every posting), so each is limited itself.
+  const top = (source: RawBuilder<unknown>) => checks.length === 0
+    ? sql`select k.o1, k.o2, k.id from (${source}) k order by k.o1, k.o2, k.id limit ${limit}`
+    : sql`select k.o1, k.o2, k.id from (${source}) k join ${sql.table(q.t.docs)} d on d.id = k.id
+        where ${sql.join(checks, sql` and `)} order by k.o1, k.o2, k.id limit ${limit}`
+  const query = sources.length === 1
+    ? sql<{ id: number }>`select t.id from (${top(sources[0]!)}) t`
+    : sql<{ id: number }>`select t.id from (${sql.join(sources.map((x) => sql`(${top(x)})`), sql` union `)}) t order by t.o1, t.o2, t.id limit ${limit}`
+  const { rows } = await query.execute(q.db)
+  return rows.map((r) => Number(r.id))
+}
+
+/** `"w"*` and `"\uE000w"*` over all columns, when both are one token w / \uE000w: the unmarked key's postings exactly. */
+function isExactPair(live: readonly Phrase[]): boolean {
+  if (live.length !== 2 || live.some((p) => p.tokens.length !== 1 || p.columns !== 'any')) return false
+  const [a, b] = live.map((p) => p.tokens[0]!)
+  return (stripMarker(a!)[1] !== stripMarker(b!)[1]) && stripMarker(a!)[0] === stripMarker(b!)[0]
+    && stripMarker(a!)[0] !== '' && !stripMarker(stripMarker(a!)[0])[1] && !stripMarker(stripMarker(b!)[0])[1]
+}
+
+/** The phrases of the SQLite lookup's queries for `words` (see the module comment), cut by unicode61. */
+function phrasesOf(words: readonly string[]): { anyWords: Group[]; namePrefix: Group } {
+  const lower = [...new Set(words.map((w) => w.toLowerCase()))]
+  // One pass of the tokenizer: each word, each word behind the marker, the name-start phrase.
+  const cut = tokenizeEach([...lower, ...lower.map((w) => FIRST_WORD_MARKER + w), FIRST_WORD_MARKER + words.map((w) => w.toLowerCase()).join(' ')])
+  const anyWords = lower.map((_, i) => [
+    { tokens: cut[i]!, columns: 'any' as const },
+    { tokens: cut[lower.length + i]!, columns: 'any' as const },
+  ])
+  return { anyWords, namePrefix: [{ tokens: cut[2 * lower.length]!, columns: 'name' }] }
+}
+
+interface PgDetailRow extends Omit<DetailRow, 'rank' | 'id'> { rank: number; id: number | string; total: number; keywords?: string[] | null }
+
+/** Records of the type: the highest rank (a backward step of the primary key), with every row to save a round trip. */
+const total = (t: PgSearchTableNames) => sql`(select coalesce(max(rank), 0) from ${sql.table(t.ranks)})`
+
+async function detailsOf(db: Kysely<any>, type: SearchObjectType, ids: readonly number[]): Promise<PgDetailRow[]> {
+  const t = PG_SEARCH_TABLES[type]
+  const list = ids.map(String)
+  if (type === 'company') {
+    const C = datasets.companies
+    const col = (n: string) => sql.ref(`x.${columnName(C, n)}`)
+    // Keywords sorted in the tag table's "C" collation, SQLite's order.
+    const k = C.fields.keywords!.tags!
+    const { rows } = await sql<PgDetailRow>`select s.rank, ${total(t)} as total, ${col('id')} as id, ${col('name')} as name, ${col('website')} as slug,
+        ${col('website')} as domain, ${col('total_funding')} as company_funding, ${col('svc_score')} as svc_score, null as investor_funding,
+        (select array_agg(k.${sql.ref(k.valueColumn)} order by k.${sql.ref(k.valueColumn)}) from ${sql.table(k.table)} k
+          where k.${sql.ref(k.ownerColumn)} = ${col('id')}) as keywords
+      from ${sql.table(t.ranks)} s join ${sql.table(C.table)} x on ${col('id')} = s.${sql.ref(t.idColumn)}
+      where s.${sql.ref(t.idColumn)} = any(${list}::bigint[])`.execute(db)
+    return rows
+  }
+  const I = datasets.investors
+  const col = (n: string) => sql.ref(`x.${columnName(I, n)}`)
+  const { rows } = await sql<PgDetailRow>`select s.rank, ${total(t)} as total, ${col('investor_id')} as id, ${col('name')} as name, ${col('svc_slug')} as slug,
+      null as domain, null as company_funding, null as svc_score, s.funding as investor_funding
+    from ${sql.table(t.ranks)} s join ${sql.table(I.table)} x on ${col('investor_id')} = s.${sql.ref(t.idColumn)}
+    where s.${sql.ref(t.idColumn)} = any(${list}::bigint[])`.execute(db)
+  return rows.map((r) => ({ ...r, investor_funding: r.investor_funding === null ? null : Number(r.investor_funding) }))
+}
+
+/** Candidates of one type: tier 0 (exact name key), 1 (name starts with the words), 2 (every word somewhere). */
+async function candidatesOf(db: Kysely<any>, type: SearchObjectType, words: readonly string[], termKey: string, limit: number) {
+  const q: TypeQuery = { db, t: PG_SEARCH_TABLES[type] }
+  const { anyWords, namePrefix } = phrasesOf(words)
+  // The three tiers at once (each on its own pooled connection). SQLite asks tier 2 for
+  // `limit + (records already in tiers 0 and 1)`, at most `3 * limit`: asking for that many and
+  // keeping the same first ones gives the same set.
+  const [exact, prefix, any] = await Promise.all([
+    // PostgreSQL text holds no NUL, so no stored name_key equals a term with one (and binding it would fail).
+    termKey.includes('\u0000') ? Promise.resolve([] as number[]) : sql<{ id: number | string }>`select ${sql.ref(q.t.idColumn)} as id
+      from ${sql.table(q.t.ranks)} where name_key = ${termKey} order by rank limit ${limit}`.execute(db).then((r) => r.rows.map((x) => Number(x.id))),
+    matching(q, [namePrefix], limit),
+    matching(q, anyWords, 3 * limit),
+  ])
+  const tierOf = new Map<number, 0 | 1 | 2>()
+  for (const id of exact) tierOf.set(id, 0)
+  for (const id of prefix) if (!tierOf.has(id)) tierOf.set(id, 1)
+  for (const id of any.slice(0, limit + tierOf.size)) if (!tierOf.has(id)) tierOf.set(id, 2)
+  return tierOf
+}
+
+/** Whether the PostgreSQL database has a built search index (migration 011 and a refresh since). */
+export async function postgresSearchIndexReady(vdb: PostgresVentureDb): Promise<boolean> {
+  const { rows } = await sql<{ ready: boolean }>`select to_regclass(${PG_SEARCH_STATE_TABLE}) is not null as ready`.execute(vdb.db)
+  if (!rows[0]?.ready) return false
+  const built = await sql<{ n: number }>`select count(*) as n from ${sql.table(PG_SEARCH_STATE_TABLE)}`.execute(vdb.db)
+  return Number(built.rows[0]?.n ?? 0) > 0
+}
+
+/** `searchRecords` on PostgreSQL: the same hits in the same order. */
+export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: SearchRequest): Promise<SearchHit[]> {
+  const words = searchWords(request.term).slice(0, MAX_SEARCH_WORDS)
+  if (words.length === 0 || request.limit < 1) return []
+  const termKey = asciiLower(request.term.trim())
+  // Both types at once, each on its own connections.
+  const found = await Promise.all(SEARCH_OBJECT_TYPES.filter((type) => request.objectTypes.includes(type)).map(async (type): Promise<FoundOfType | undefined> => {
+    const tierOf = await candidatesOf(vdb.db, type, words, termKey, request.limit)
+    if (tierOf.size === 0) return undefined
+    const rows = await detailsOf(vdb.db, type, [...tierOf.keys()])
+    const keywords = rows.flatMap((r) => (r.keywords ?? []).map((value) => ({ id: Number(r.id), value })))
+    return {
+      type, total: Number(rows[0]?.total ?? 0), keywords,
+      rows: rows.map(({ total: _total, keywords: _keywords, ...r }) => ({ ...r, id: Number(r.id), tier: tierOf.get(Number(r.id)) ?? 2 })),
+    }
+  }))
+  return rankHits(request, found.filter((f): f is FoundOfType => f !== undefined))
+}
+

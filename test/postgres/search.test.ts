@@ -1,0 +1,265 @@
+/**
+ * Search on PostgreSQL (records/search-postgres.ts over store/search-index-postgres.ts) against
+ * search on SQLite (FTS5), the reference: golden cases on a hand-made dataset (accents, marks,
+ * punctuation before a name, multiword, 1-4 letter prefixes, long prefixes listed and ranged,
+ * object_types, ties), a property over the fixture with generated terms, and the index after an
+ * import: the incremental refresh equals a full rebuild and answers like SQLite.
+ */
+import fc from 'fast-check'
+import { CompiledQuery, sql } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { searchRecords, type SearchObjectType, type SearchRequest } from '../../src/records/search.js'
+import { searchRecordsPostgres } from '../../src/records/search-postgres.js'
+import { copyToPostgres } from '../../src/store/copy.js'
+import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
+import { ingestAll } from '../../src/store/ingest.js'
+import { openDatabase, type PostgresVentureDb, type SqliteVentureDb } from '../../src/store/open.js'
+import { refreshSearchIndex } from '../../src/store/search-index.js'
+import { PG_SEARCH_TABLES, refreshPostgresSearchIndex } from '../../src/store/search-index-postgres.js'
+import { numRuns } from '../support/num-runs.js'
+import { testSchema, type TestSchema } from './support.js'
+
+const both: readonly SearchObjectType[] = ['company', 'investor']
+
+interface Pair { readonly lite: SqliteVentureDb; readonly pg: PostgresVentureDb; readonly schema: TestSchema }
+
+async function pairOf(lite: SqliteVentureDb, label: string): Promise<Pair> {
+  const schema = await testSchema(label)
+  const pg = await schema.open()
+  await copyToPostgres(lite, pg)
+  return { lite, pg, schema }
+}
+
+async function closePair(p: Pair | undefined) {
+  await p?.schema.drop()
+  await p?.lite.close()
+}
+
+/** Both backends' hits for the request; PostgreSQL must equal SQLite exactly (fields, tiers, order). */
+async function same(p: Pair, request: SearchRequest) {
+  const expected = searchRecords(p.lite, request)
+  const got = await searchRecordsPostgres(p.pg, request)
+  expect(got, JSON.stringify(request)).toStrictEqual(expected)
+  return expected
+}
+
+//// golden cases ////
+
+const company = (id: number, name: string, website: string, score: number | null, extra: Record<string, unknown> = {}) =>
+  ({ type: 'company', record: { id, name, website, ...(score === null ? {} : { svc_score: String(score) }), ...extra } })
+const investor = (id: number, name: string, slug: string) => ({ type: 'investor', record: { investor_id: id, name, svc_slug: slug, type: 'vc' } })
+
+function goldenRecords(): unknown[] {
+  const companies = [
+    company(1, '(Parenwick) Works', 'pw.example', 1),
+    company(2, 'Other Parenwick', 'op.example', 90),
+    company(3, 'Éclair Systèmes', 'ec.example', 2),
+    company(4, 'Eclair Systemes Group', 'esg.example', 95),
+    company(5, 'Aq\u0301b Works', 'w.example', 3),
+    company(6, 'İstanbul Ağ Teknoloji', 'istanbul-ag.example', 4),
+    company(7, 'ﬁne Straße', 'strasse.example', 5),
+    // Ties: same score and funding -> id order; no score -> last.
+    company(8, 'Tiewood Labs', 'tiewood-a.example', 50),
+    company(9, 'Tiewood Labs', 'tiewood-b.example', 50),
+    company(10, 'Tiewood Foundry', 'tiewood-c.example', null),
+    // The top company, to tie with the top investor (rank 1 of equally many records).
+    company(11, 'Tiebreak Partners', 'tiebreak.example', 999),
+    company(12, 'Venture Capital Partners', 'vcp.example', 60),
+    company(13, 'Capital Venture', 'capven.example', 61),
+    company(14, '«Guillemet» Co', 'guillemet.example', 6),
+    company(15, 'Or And Not Near', 'or-and-not.example', 7),
+    ...Array.from({ length: 40 }, (_, k) => company(100 + k, `Zorb${k}x Group`, `z${k}.example`, k)),
+    ...Array.from({ length: 40 }, (_, k) => company(200 + k, `Quillon Zorbik${k}`, `q${k}.example`, 100 + k)),
+    company(300, 'Acme', 'zorbxample.example', 50),
+  ]
+  const investors = [
+    investor(9001, 'Tiebreak Capital', 'tiebreak-capital'),
+    investor(9002, 'Ölberg Kapital', 'olberg-kap'),
+    investor(9003, 'Zorb Angels', 'zorb-angels'),
+    investor(9004, 'Venture Friends', 'venture-friends'),
+  ]
+  // Equally many companies and investors, so the top company and the top investor tie on importance.
+  for (let k = investors.length; k < companies.length; k++) investors.push(investor(9100 + k, `Filler ${k}`, `filler-${k}`))
+  const fundings = [1, 2, 3].map((k) => ({
+    type: 'funding', record: { id: 70000 + k, company_id: 11 + k, amount: 1000 * k, currency: k === 3 ? 'eur' : 'usd', series: 'a', funding_date: `2024-01-0${k}`, investor_ids: [9001] },
+  }))
+  return [...companies, ...investors, ...fundings]
+}
+
+describe('search on PostgreSQL: golden cases, equal to SQLite', () => {
+  let p: Pair
+  beforeAll(async () => {
+    const lite = openDatabase(':memory:')
+    ingestAll(lite, goldenRecords())
+    p = await pairOf(lite, 'search_golden')
+  })
+  afterAll(async () => { await closePair(p) })
+
+  const ids = async (term: string, objectTypes = both, limit = 10) =>
+    (await same(p, { term, objectTypes, limit })).map((h) => `${h.objectType[0]}${h.id}:${h.tier}`)
+
+  it('punctuation before a name, accents and capitals reach the name tiers', async () => {
+    expect(await ids('parenw')).toEqual(['c1:1', 'c2:2'])
+    expect(await ids('ECLAIR systemes')).toEqual(['c3:0', 'c4:1'])
+    expect(await ids('éclair')).toEqual(['c4:1', 'c3:1'])
+    expect(await ids('Guillemet')).toEqual(['c14:2'])
+    expect(await ids('olberg', ['investor'])).toEqual(['i9002:1'])
+    expect(await ids('ÖLBERG kap', ['investor'])).toEqual(['i9002:1'])
+    expect(await ids('ÖLBERG kapital', ['investor'])).toEqual(['i9002:0'])
+  })
+
+  it('combining marks, dotted capitals, ligatures and sharp s fold as unicode61 folds them', async () => {
+    expect(await ids('aq\u0301b')).toEqual(['c5:1'])
+    expect(await ids('aqb works')).toEqual(['c5:0'])
+    expect(await ids('\u0301')).toEqual([])
+    for (const term of ['istanbul', 'İSTANBUL', 'ag', 'ağ', 'teknoloji istanbul', 'ﬁne', 'fine', 'straße', 'strasse', 'STRASSE', 'ß']) await ids(term)
+    expect((await ids('istanbul')).length).toBe(1)
+  })
+
+  it('prefixes of one to four letters, and longer ones listed (≤ 32 words) or ranged', async () => {
+    for (const term of ['z', 'zo', 'zor', 'zorb', 'zorb1', 'zorbi', 'zorbik1', 'zorbx', 'q', 'qu', 'qui', 'quil', 'quillon', 'a', 'ac', 'acm', 'acme']) {
+      for (const limit of [1, 10, 50]) await ids(term, both, limit)
+    }
+    expect(await ids('zorb', both, 50)).toHaveLength(50)
+    expect(await ids('zorb', ['investor'], 50)).toEqual(['i9003:1'])
+    expect((await ids('zorbi', both, 50)).length).toBe(40)
+    expect(await ids('zorbx')).toEqual(['c300:2'])
+    expect(await ids('zorbq')).toEqual([])
+  })
+
+  it('multiword terms: every word, any order, name-start tier for the words in order', async () => {
+    expect(await ids('venture capital')).toEqual(['c12:1', 'c13:2'])
+    expect(await ids('capital venture')).toEqual(['c13:0', 'c12:2'])
+    expect(await ids('capital ven')).toEqual(['c13:1', 'c12:2'])
+    expect(await ids('zorb1 group', both, 50)).toHaveLength(11)
+    expect(await ids('quillon zorbik3 zzz')).toEqual([])
+    expect(await ids('or and not', both, 10)).toEqual(['c15:1'])
+  })
+
+  it('object_types and ties: same importance -> companies first, then id; missing scores last', async () => {
+    expect(await ids('tiebreak')).toEqual(['c11:1', 'i9001:1'])
+    expect(await ids('tiebreak', ['investor'])).toEqual(['i9001:1'])
+    expect(await ids('tiebreak', ['company'])).toEqual(['c11:1'])
+    expect(await ids('tiewood')).toEqual(['c8:1', 'c9:1', 'c10:1'])
+    expect(await ids('tiewood labs')).toEqual(['c8:0', 'c9:0'])
+    expect(await ids('ven', both, 50)).toEqual(await ids('ven', ['company', 'investor'], 50))
+    // The investor's U.S.-dollar funding (usd in any case; eur left out) is carried alike.
+    const [hit] = await same(p, { term: 'tiebreak capital', objectTypes: ['investor'], limit: 1 })
+    expect(hit!.investorFunding).toBe(3000)
+  })
+
+  it('hostile terms are plain words or nothing', async () => {
+    for (const term of ["' OR 1=1--", 'a\u0000b', '\u0000', 'a\tb', '\u202Eabc', 'NEAR(a b)', '"', 'name:a', '\uE000a', '\uE000', '🦄', 'x'.repeat(200)]) await ids(term)
+  })
+})
+
+//// generated terms over the fixture ////
+
+describe('search on PostgreSQL: generated terms over the fixture equal SQLite', () => {
+  let p: Pair
+  let words: string[]
+  let names: string[]
+  const outcomes = { total: 0, withHits: 0, multiTier: 0, mixedTypes: 0 }
+  beforeAll(async () => {
+    const lite = await createFixtureDatabase()
+    p = await pairOf(lite, 'search_prop')
+    names = [
+      ...(lite.sqlite.prepare('select name from companies where name is not null order by id').pluck().all() as string[]),
+      ...(lite.sqlite.prepare('select name from investors where name is not null order by id').pluck().all() as string[]),
+      ...(lite.sqlite.prepare('select website from companies where website is not null order by id limit 50').pluck().all() as string[]),
+    ]
+    words = [...new Set(names.flatMap((n) => n.match(/[\p{L}\p{N}]+/gu) ?? []))]
+  })
+  afterAll(async () => { await closePair(p) })
+
+  const accents: Record<string, string> = { a: 'á', e: 'é', o: 'ö', u: 'ü', i: 'î', c: 'ç', n: 'ñ' }
+  const vary = (text: string, how: number) => how === 0 ? text
+    : how === 1 ? text.toUpperCase()
+      : how === 2 ? text.replace(/[aeoiucn]/g, (c) => accents[c] ?? c)
+        : how === 3 ? text.normalize('NFD').replace(/[aeo]/g, (c) => `${c}\u0301`)
+          : text.toLowerCase()
+
+  const term = () => fc.oneof(
+    // A prefix of 1-4 letters of some word, as a type-ahead sends first.
+    { weight: 4, arbitrary: fc.tuple(fc.nat(), fc.integer({ min: 1, max: 4 })).map(([i, n]) => words[i % words.length]!.slice(0, n)) },
+    // A whole name, or its first words with the last cut short.
+    { weight: 3, arbitrary: fc.tuple(fc.nat(), fc.integer({ min: 1, max: 30 })).map(([i, n]) => names[i % names.length]!.slice(0, n)) },
+    // Two words of different records, in either order (mostly nothing: AND).
+    { weight: 1, arbitrary: fc.tuple(fc.nat(), fc.nat(), fc.integer({ min: 1, max: 6 })).map(([i, j, n]) => `${words[i % words.length]} ${words[j % words.length]!.slice(0, n)}`) },
+    // Random letters.
+    { weight: 1, arbitrary: fc.stringMatching(/^[a-z]{1,3}( [a-z]{1,2})?$/) },
+  )
+
+  it('same hits, tiers and order for every generated term, types and limit', async () => {
+    await fc.assert(fc.asyncProperty(
+      term(), fc.integer({ min: 0, max: 4 }), fc.constantFrom<SearchObjectType[]>(['company'], ['investor'], ['company', 'investor'], ['investor', 'company']),
+      fc.constantFrom(1, 3, 10, 50),
+      async (raw, how, objectTypes, limit) => {
+        const text = vary(raw, how)
+        if (text.trim() === '') return
+        const hits = await same(p, { term: text, objectTypes, limit })
+        outcomes.total++
+        if (hits.length > 0) outcomes.withHits++
+        if (new Set(hits.map((h) => h.tier)).size > 1) outcomes.multiTier++
+        if (new Set(hits.map((h) => h.objectType)).size > 1) outcomes.mixedTypes++
+      },
+    ), { numRuns: numRuns(300) })
+  })
+
+  it('the generator is not trivial: most terms find something, several tiers and both types occur', () => {
+    expect(outcomes.total).toBeGreaterThan(100)
+    expect(outcomes.withHits / outcomes.total).toBeGreaterThan(0.5)
+    expect(outcomes.multiTier, JSON.stringify(outcomes)).toBeGreaterThanOrEqual(5)
+    expect(outcomes.mixedTypes, JSON.stringify(outcomes)).toBeGreaterThanOrEqual(5)
+  })
+})
+
+//// the index after an import ////
+
+describe('refreshPostgresSearchIndex after changes', () => {
+  let p: Pair
+  beforeAll(async () => {
+    const lite = await createFixtureDatabase({ companies: 120 })
+    p = await pairOf(lite, 'search_refresh')
+  })
+  afterAll(async () => { await closePair(p) })
+
+  /** Runs one statement on both databases (SQLite syntax, `?` parameters). */
+  async function mutate(statement: string, ...parameters: unknown[]) {
+    p.lite.sqlite.prepare(statement).run(...parameters)
+    let n = 0
+    await p.pg.db.executeQuery(CompiledQuery.raw(statement.replace(/\?/g, () => `$${++n}`), parameters))
+  }
+
+  async function digest(): Promise<string[]> {
+    const out: string[] = []
+    for (const t of Object.values(PG_SEARCH_TABLES)) {
+      for (const [table, order] of [[t.keys, 'key, o1, o2, id'], [t.docs, 'id'], [t.ranks, 'rank'], [t.terms, 'term']] as const) {
+        const { rows } = await sql<{ d: string }>`select md5(coalesce(string_agg(x::text, '|' order by ${sql.raw(order)}), '')) as d from ${sql.table(table)} x`.execute(p.pg.db)
+        out.push(`${table}:${rows[0]!.d}`)
+      }
+    }
+    return out
+  }
+
+  it('re-cuts the listed and the silently changed records only, and equals a full rebuild', async () => {
+    // A new company at the top (every rank moves), a renamed one, one whose score moved (not listed), one deleted.
+    await mutate(`insert into companies (id, name, website, svc_score, total_funding) values (?, ?, ?, ?, ?)`, 880001, 'Zyxquartz Café', 'zyxquartz-cafe.example', 1e9, 5000)
+    const [renamed, rescored, deleted] = p.lite.sqlite.prepare('select id from companies where id < 880000 order by id limit 3 offset 5').pluck().all() as number[]
+    await mutate(`update companies set name = ? where id = ?`, 'Ölbergwerk Quartz', renamed)
+    await mutate(`update companies set svc_score = ? where id = ?`, -5, rescored)
+    await mutate(`delete from companies where id = ?`, deleted)
+    refreshSearchIndex(p.lite.sqlite)
+    const summary = await refreshPostgresSearchIndex(p.pg.db, { companyIds: [880001, renamed!] })
+    expect(summary.full).toBe(false)
+    expect(summary.companies).toBe(4)
+    expect(summary.investors).toBe(0)
+    for (const term of ['zyx', 'zyxquartz cafe', 'olbergwerk', 'quartz', 'a', 'q', 'te', 'tec', 'labs']) {
+      for (const objectTypes of [both, ['company'] as const]) await same(p, { term, objectTypes, limit: 50 })
+    }
+    expect((await same(p, { term: 'zyxq', objectTypes: both, limit: 5 })).map((h) => h.id)).toEqual([880001])
+    const incremental = await digest()
+    await refreshPostgresSearchIndex(p.pg.db)
+    expect(await digest()).toEqual(incremental)
+  })
+})
