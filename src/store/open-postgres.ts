@@ -172,6 +172,7 @@ export async function openPostgres(options: OpenPostgresOptions = {}): Promise<P
         },
       }
     },
+    connect: () => pool.connect(),
     async close() {
       if (closed) return
       closed = true
