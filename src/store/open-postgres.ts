@@ -106,6 +106,17 @@ function describeTarget(options: OpenPostgresOptions): string {
   }
 }
 
+/** The database a connection string names, if it names one. */
+function databaseName(connectionString: string | undefined): string | undefined {
+  if (!connectionString) return undefined
+  try {
+    const name = decodeURIComponent(new URL(connectionString).pathname.replace(/^\//, ''))
+    return name || undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Opens a PostgreSQL database for `createEngine({ database })`.
  *
@@ -136,6 +147,15 @@ export async function openPostgres(options: OpenPostgresOptions = {}): Promise<P
     try {
       await sql`select 1`.execute(db)
     } catch (error) {
+      // 3D000 invalid_catalog_name: the server answered, the database in the URL is not there.
+      if ((error as { code?: string }).code === '3D000') {
+        const name = databaseName(options.connectionString)
+        throw new PostgresConnectionError(
+          `PostgreSQL at ${describeTarget(options)} has no database ${name ? `"${name}"` : 'of that name'}: ${(error as Error).message}`
+          + ` (create it first, e.g. \`createdb ${name ?? 'NAME'}\`, or name an existing database in the URL)`,
+          { cause: error },
+        )
+      }
       throw new PostgresConnectionError(
         `cannot reach PostgreSQL at ${describeTarget(options)}: ${(error as Error).message || String(error)}` +
         ' (is the server running? e.g. `pg_ctlcluster 15 main start`; check host, port, user and database)',
