@@ -186,6 +186,9 @@ class StoryRows extends KeyedRows {
   }
 }
 
+/** drain() yields to the event loop once per this many calls while a batch is being sent. */
+const YIELD_EVERY = 64
+
 const ACQUISITION_COLUMNS = ['event_id', 'acquirer_id', 'acquirer_name', 'acquirer_domain', 'acquired_id', 'acquired_name', 'acquired_domain', 'closed_date'] as const
 
 /** One batch, taken from the writers, on its way to the server. */
@@ -256,6 +259,7 @@ export class PostgresIngestor extends RecordLoader {
   #chain: Promise<void> = Promise.resolve()
   #failure: Error | undefined
   #closed = false
+  #calls = 0
 
   private constructor(
     vdb: PostgresVentureDb, client: PoolClient, options: IngestPostgresOptions,
@@ -443,10 +447,15 @@ export class PostgresIngestor extends RecordLoader {
     void sent.then(() => this.#inFlight.splice(this.#inFlight.indexOf(sent), 1))
   }
 
-  /** Waits while two batches are on their way (one being sent, one queued): bounded memory. */
+  /**
+   * Waits while two batches are on their way (one being sent, one queued): bounded memory. While
+   * one is being sent, also yields to the event loop every `YIELD_EVERY` calls, so the COPY's
+   * socket keeps moving while the caller makes the next batch (the server works on its own core).
+   */
   override drain(): Promise<void> | undefined {
     if (this.#failure) return Promise.reject(this.#failure)
-    if (this.#inFlight.length < 2) return undefined
+    if (this.#inFlight.length === 0) return undefined
+    if (this.#inFlight.length < 2) return ++this.#calls % YIELD_EVERY === 0 ? new Promise((resolve) => setImmediate(resolve)) : undefined
     return this.#inFlight[0]!.then(() => {
       if (this.#failure) throw this.#failure
     })
