@@ -28,7 +28,6 @@ import {
 } from './ingest.js'
 import { materialiseSteps } from './materialise.js'
 import type { PostgresVentureDb } from './open.js'
-import type { ParsedRecord } from './record-schemas.js'
 import { forgetRowCounts } from './row-counts.js'
 import { DETAIL_TABLES } from './schema/detail-tables.js'
 import { VERSIONED_CACHE_TABLES } from './schema/stored-query-tables.js'
@@ -217,28 +216,6 @@ function pairWrite(rows: OwnedRows): PairWrite {
   }
 }
 
-/** Which `UnstorableText` a string holds: NUL, or a UTF-16 surrogate without its pair. */
-// eslint-disable-next-line no-control-regex
-const UNSTORABLE = /\u0000|\p{Cs}/u
-
-function unstorable(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return UNSTORABLE.test(value) ? path : undefined
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = unstorable(value[i], `${path}[${i}]`)
-      if (found) return found
-    }
-    return undefined
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      const found = unstorable(v, path ? `${path}.${k}` : k)
-      if (found) return found
-    }
-  }
-  return undefined
-}
-
 /**
  * The loader on PostgreSQL. Open with `PostgresIngestor.open(vdb)`; write records (`add`, `write`),
  * awaiting `drain()` when it returns a promise; then `await finish()`. On any failure the load is
@@ -419,11 +396,6 @@ export class PostgresIngestor extends RecordLoader {
       client.release(true)
       throw error
     }
-  }
-
-  protected override refuse(parsed: ParsedRecord): string | undefined {
-    const path = unstorable(parsed.record, '')
-    return path === undefined ? undefined : `${parsed.type}.${path}: text PostgreSQL cannot store (a NUL character or an unpaired surrogate)`
   }
 
   protected beginBatch(): void {

@@ -219,11 +219,6 @@ export abstract class RecordLoader {
       this.rejectedList.push(Object.freeze({ line, reason: parsed.reason }))
       return false
     }
-    const refused = this.refuse(parsed.value)
-    if (refused !== undefined) {
-      this.rejectedList.push(Object.freeze({ line, reason: refused }))
-      return false
-    }
     this.write(parsed.value)
     return true
   }
@@ -253,11 +248,6 @@ export abstract class RecordLoader {
    * database (PostgreSQL); undefined when there is nothing to wait for (always on SQLite).
    */
   drain(): Promise<void> | undefined {
-    return undefined
-  }
-
-  /** A reason to reject a record that validated but that this backend cannot store; undefined: none. */
-  protected refuse(_parsed: ParsedRecord): string | undefined {
     return undefined
   }
 

@@ -117,7 +117,7 @@ export function* materialiseSteps(dialect: 'sqlite' | 'postgres'): Generator<Mat
     ) a
     where ${investors}.${i('investor_id')} = a.investor_id` }
   yield { exec: `update ${investors} set ${i('portfolio_size')} = a.n, ${i('avg_growth_score')} = a.g,
-      ${i('deals_per_company')} = ${investors}.${i('number_of_deals')} * 1.0 / a.n
+      ${i('deals_per_company')} = ${pg ? `cast(${investors}.${i('number_of_deals')} as double precision)` : `${investors}.${i('number_of_deals')} * 1.0`} / a.n
     from (
       select p.${inv.fromKey} as investor_id, count(*) as n, avg(x.growth_score) as g
       from ${inv.table} p left join ${t.companyExtra} x on x.company_id = p.${inv.toKey}
