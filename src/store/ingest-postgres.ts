@@ -363,6 +363,9 @@ export class PostgresIngestor extends RecordLoader {
     client.on('error', () => undefined)
     try {
       await client.query('begin')
+      // For this load only: index rebuilds and the derivation's sorts of millions of pairs.
+      await client.query("set local maintenance_work_mem = '256MB'")
+      await client.query("set local work_mem = '64MB'")
       if (options.replace) {
         await client.query(`truncate table ${[...tablesToCopy().map((t) => `"${t.table}"`), ...VERSIONED_CACHE_TABLES.map((t) => `"${t}"`)].join(', ')}`)
       }
