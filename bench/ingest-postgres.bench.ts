@@ -10,7 +10,10 @@
  *
  * Environment: `BENCH_PG_INGEST_COMPANIES` (default 50000), `VENTUREQL_PG_URL` (default
  * postgresql://postgres@127.0.0.1:5432/test), `BENCH_PG_INGEST_COPY=0` to skip the copy,
- * `BENCH_KEEP=1` to keep the file and the schemas (bench_ingest_pg, bench_ingest_copy).
+ * `BENCH_KEEP=1` to keep the file and the schemas (bench_ingest_pg, bench_ingest_copy),
+ * `BENCH_PG_INGEST_DEFER=0|1` to force the PostgreSQL load to keep (0) or drop and rebuild (1) the
+ * secondary indexes (default: the loader's, drop them when the schema holds no companies),
+ * `BENCH_PG_INGEST_SQLITE=0` to skip the SQLite build (and the copy, which reads its file).
  * Prints wall-clock seconds per build and the PostgreSQL/SQLite ratio, with the load average
  * (the machine may be shared).
  */
@@ -28,6 +31,8 @@ if (!Number.isSafeInteger(companies) || companies < 1) throw new Error(`BENCH_PG
 const url = process.env.VENTUREQL_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test'
 const withCopy = process.env.BENCH_PG_INGEST_COPY !== '0'
 const keep = process.env.BENCH_KEEP === '1'
+const defer = process.env.BENCH_PG_INGEST_DEFER === undefined ? undefined : process.env.BENCH_PG_INGEST_DEFER === '1'
+const withSqlite = process.env.BENCH_PG_INGEST_SQLITE !== '0'
 const file = join(tmpdir(), `ventureql-ingest-bench-${companies}.db`)
 const SCHEMAS = ['bench_ingest_pg', 'bench_ingest_copy'] as const
 
@@ -71,34 +76,39 @@ await dropSchemas()
 removeFile()
 
 // SQLite: as `ventureql generate --out FILE.db`.
-const sqliteRun = phases('sqlite')
-{
+let sqlite: { ms: number; steps: string } | undefined
+if (withSqlite) {
+  const sqliteRun = phases('sqlite')
   const vdb = openDatabase(file)
   try {
     generateInto(vdb, { companies, seed: 1, ingest: { unsafeFast: true }, onProgress: (p) => sqliteRun.step(p.step) })
   } finally {
     await vdb.close()
   }
+  sqlite = sqliteRun.done()
+  console.log(`  SQLite generate:      ${seconds(sqlite.ms)} s (${Math.round(companies / (sqlite.ms / 1000))} companies/s, ${(statSync(file).size / 1e6).toFixed(0)} MB); load ${load()}`)
+  console.log(`    ${sqlite.steps}`)
 }
-const sqlite = sqliteRun.done()
-console.log(`  SQLite generate:      ${seconds(sqlite.ms)} s (${Math.round(companies / (sqlite.ms / 1000))} companies/s, ${(statSync(file).size / 1e6).toFixed(0)} MB); load ${load()}`)
-console.log(`    ${sqlite.steps}`)
 
 // PostgreSQL: as `ventureql generate --database postgres://... --schema bench_ingest_pg`.
 const pgRun = phases('postgres')
 {
   const vdb = await openPostgres({ connectionString: url, schema: SCHEMAS[0] })
   try {
-    await generateIntoDatabase(vdb, { companies, seed: 1, postgres: { replace: true }, onProgress: (p) => pgRun.step(p.step) })
+    await generateIntoDatabase(vdb, {
+      companies, seed: 1, postgres: { replace: true, ...(defer === undefined ? {} : { deferIndexes: defer }) }, onProgress: (p) => pgRun.step(p.step),
+    })
   } finally {
     await vdb.close()
   }
 }
 const postgres = pgRun.done()
-console.log(`  PostgreSQL generate:  ${seconds(postgres.ms)} s (${Math.round(companies / (postgres.ms / 1000))} companies/s); ${(postgres.ms / sqlite.ms).toFixed(2)}x SQLite; load ${load()}`)
+const versus = sqlite ? `; ${(postgres.ms / sqlite.ms).toFixed(2)}x SQLite` : ''
+const indexes = defer === undefined ? '' : defer ? ', indexes dropped and rebuilt' : ', indexes kept during the load'
+console.log(`  PostgreSQL generate:  ${seconds(postgres.ms)} s (${Math.round(companies / (postgres.ms / 1000))} companies/s${indexes})${versus}; load ${load()}`)
 console.log(`    ${postgres.steps}`)
 
-if (withCopy) {
+if (withCopy && sqlite) {
   const source = openDatabase(file, { readonly: true })
   const target = await openPostgres({ connectionString: url, schema: SCHEMAS[1] })
   try {

@@ -1,6 +1,6 @@
 /**
- * @module Copying a SQLite database into PostgreSQL (`ventureql copy`): the way data gets to the
- * PostgreSQL backend, since ingest writes through the SQLite handle.
+ * @module Copying a SQLite database into PostgreSQL (`ventureql copy`): moves an existing SQLite
+ * database as it is (`import` and `generate` also write into PostgreSQL directly, ingest-postgres.ts).
  *
  * What is copied: every table the dataset and detail migrations create (datasets, tag tables, link
  * tables, detail tables), and the data version (the source's, or the target's plus one when that

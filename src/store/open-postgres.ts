@@ -10,9 +10,9 @@
  * - bigint (`int8`) columns and `count(*)` come back as JS numbers when they are safe integers (pg
  *   returns them as strings by default); only on the pool this module creates, never globally.
  *
- * What runs here is what goes through Kysely: the engine's query/list/page/store/count/explain.
- * Ingest, record lookups and the HTTP server use the SQLite handle; load data with
- * `copyToPostgres` (store/copy.ts) or `ventureql copy`.
+ * What runs here is what goes through Kysely (the engine, record lookups), plus bulk loads on a
+ * connection of the pool (`connect()`): `ventureql import`/`generate --database postgres://...`
+ * (store/ingest-postgres.ts) and `ventureql copy` (store/copy.ts), both through COPY.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import pg from 'pg'

@@ -23,9 +23,8 @@ export interface SqliteVentureDb {
 }
 
 /**
- * A PostgreSQL database (`openPostgres`, store/open-postgres.ts): Kysely over a `pg` pool and no
- * raw handle, so only what goes through Kysely runs there (the engine; not ingest, record lookups
- * or the HTTP server, which use the SQLite handle).
+ * A PostgreSQL database (`openPostgres`, store/open-postgres.ts): Kysely over a `pg` pool; bulk
+ * loads take a connection of their own (`connect()`) for COPY.
  */
 export interface PostgresVentureDb {
   readonly db: Kysely<any>
