@@ -97,6 +97,8 @@ export async function copyToPostgres(source: SqliteVentureDb, target: PostgresVe
   client.on('error', () => undefined)
   try {
     await client.query('begin')
+    // Waits for a load into the same schema (ingest-postgres.ts takes the same lock).
+    await client.query(`select pg_advisory_xact_lock(hashtext('ventureql load ' || current_schema()))`)
     // One statement: TRUNCATE of several tables is atomic and transactional in PostgreSQL. Another
     // process serving the target keeps row counts per data version: the version set below is new.
     await client.query(`truncate table ${[...tables.map((t) => `"${t.table}"`), ...VERSIONED_CACHE_TABLES.map((t) => `"${t}"`)].join(', ')}`)

@@ -363,6 +363,9 @@ export class PostgresIngestor extends RecordLoader {
     client.on('error', () => undefined)
     try {
       await client.query('begin')
+      // One load per schema at a time: a second waits here until the first commits or rolls back,
+      // then reads what the first wrote (its replacements and largest ids would be stale otherwise).
+      await client.query(`select pg_advisory_xact_lock(hashtext('ventureql load ' || current_schema()))`)
       // For this load only: index rebuilds and the derivation's sorts of millions of pairs.
       await client.query("set local maintenance_work_mem = '256MB'")
       await client.query("set local work_mem = '64MB'")

@@ -199,6 +199,22 @@ describe('import into PostgreSQL', () => {
     expect(await dataVersion(pg)).toBe(version)
   })
 
+  it('two loads into one schema run one after the other: the second sees what the first wrote', async () => {
+    const { pg } = await freshSchema('two')
+    const first = await PostgresIngestor.open(pg)
+    let secondOpen = false
+    const second = PostgresIngestor.open(pg).then((ingest) => { secondOpen = true; return ingest })
+    first.add({ type: 'company', record: { id: 500, name: 'First' } }, 1)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(secondOpen).toBe(false)
+    await first.finish()
+    const next = await second
+    next.add({ type: 'company', record: { id: 500, name: 'Second' } }, 1)
+    const summary = await next.finish()
+    expect(summary.changed?.companyIds).toEqual([500])
+    expect(await pgTable(pg, 'companies', ['id', 'name'])).toEqual(['[500,"Second"]'])
+  })
+
   it('text PostgreSQL cannot store is a rejected line (as on SQLite: the decoders refuse it), not a failed load', async () => {
     const { pg } = await freshSchema('nul')
     const ingest = await PostgresIngestor.open(pg)
