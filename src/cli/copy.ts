@@ -8,6 +8,7 @@ import type { Command } from 'commander'
 import { copyToPostgres, type CopySummary } from '../store/copy.js'
 import { openDatabase } from '../store/open.js'
 import { openPostgres } from '../store/open-postgres.js'
+import { refreshSearchAfterLoad } from './load-target.js'
 
 export interface CopyCommandOptions {
   readonly from: string
@@ -35,6 +36,8 @@ export async function copyCommand(opts: CopyCommandOptions, log: (line: string) 
           lastTable = table
         },
       })
+      // The copied tables were replaced whole: the search index is rebuilt whole (changed: undefined).
+      await refreshSearchAfterLoad(target, undefined)
       log(`copied ${summary.rows} rows in ${summary.tables.length} tables (data version ${summary.dataVersion}) in ${(summary.ms / 1000).toFixed(1)} s`)
       return summary
     } finally {

@@ -11,7 +11,7 @@ import cliProgress from 'cli-progress'
 import { openDatabase } from '../store/open.js'
 import { generateInto, generateIntoDatabase, generateJsonl, type Progress } from '../store/generate/build.js'
 import { describeTarget, isPostgresUrl, openTarget, TargetError } from '../store/open-target.js'
-import { refreshSearchAfterLoad } from './load-target.js'
+import { CLI_POSTGRES_LOAD } from './load-target.js'
 
 export const DEFAULT_DEMO_COMPANIES = 5000
 
@@ -117,7 +117,7 @@ async function generatePostgres(target: string, opts: { companies: number; seed:
   try {
     const summary = await generateIntoDatabase(vdb, {
       companies: opts.companies, seed: opts.seed, onProgress: (p) => progress.update(p),
-      postgres: { replace: true, afterLoad: refreshSearchAfterLoad },
+      postgres: { ...CLI_POSTGRES_LOAD, replace: true },
     })
     progress.stop()
     const fundings = await vdb.db.selectFrom('fundings').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()
