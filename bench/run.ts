@@ -7,7 +7,7 @@
  */
 import { spawnSync } from 'node:child_process'
 
-const FILES = ['query-pages', 'deep-paging', 'counts', 'foreign-chain', 'overhead', 'search', 'search-postgres', 'http', 'execution', 'serve-load', 'ingest', 'postgres', 'http-postgres']
+const FILES = ['query-pages', 'deep-paging', 'counts', 'foreign-chain', 'overhead', 'search', 'search-postgres', 'http', 'execution', 'serve-load', 'ingest', 'ingest-postgres', 'postgres', 'http-postgres']
 const only = process.argv.slice(2)
 const failed: string[] = []
 for (const name of FILES.filter((f) => only.length === 0 || only.includes(f))) {

@@ -25,9 +25,10 @@ export {
 export { openPostgres, PostgresConnectionError, type OpenPostgresOptions } from './store/open-postgres.js'
 export { copyToPostgres, tablesToCopy, type CopyOptions, type CopySummary, type CopiedTable } from './store/copy.js'
 export { refreshPostgresSearchIndex, type SearchRefreshSummary } from './store/search-index-postgres.js'
-export { Ingestor, type IngestOptions, type IngestSummary, type IngestReject } from './store/ingest.js'
+export { Ingestor, type IngestOptions, type IngestSummary, type IngestReject, type IngestChanged } from './store/ingest.js'
+export { PostgresIngestor, PostgresLoadError, type IngestPostgresOptions } from './store/ingest-postgres.js'
 export { generateRecords, type GenerateOptions } from './store/generate/generator.js'
-export { generateInto, generateJsonl } from './store/generate/build.js'
+export { generateInto, generateIntoDatabase, generateJsonl } from './store/generate/build.js'
 export { createFixtureDatabase, type FixtureOptions } from './store/generate/fixture.js'
 // The reference evaluator: an SQL-free implementation of the language, for test authors' own
 // differential tests (see test/properties/differential.test.ts for how ours use it).

@@ -1,13 +1,16 @@
 /**
  * @module `ventureql generate`: builds a deterministic synthetic dataset, either as a SQLite
- * database (through the same loader as `import`) or as a JSON Lines file `import` reads. A progress
- * bar goes to stderr on a terminal; elsewhere (CI, pipes) a few plain progress lines.
+ * database (through the same loader as `import`), into PostgreSQL (`--database postgres://...`,
+ * through the loader's COPY writer, replacing the schema's data in one transaction) or as a JSON
+ * Lines file `import` reads. A progress bar goes to stderr on a terminal; elsewhere (CI, pipes) a
+ * few plain progress lines.
  */
 import { existsSync, rmSync, statSync } from 'node:fs'
 import type { Command } from 'commander'
 import cliProgress from 'cli-progress'
 import { openDatabase } from '../store/open.js'
-import { generateInto, generateJsonl, type Progress } from '../store/generate/build.js'
+import { generateInto, generateIntoDatabase, generateJsonl, type Progress } from '../store/generate/build.js'
+import { describeTarget, isPostgresUrl, openTarget, TargetError } from '../store/open-target.js'
 
 export const DEFAULT_DEMO_COMPANIES = 5000
 
@@ -57,10 +60,22 @@ export function registerGenerate(program: Command): void {
   program.command('generate')
     .description('Generate a deterministic synthetic dataset (SQLite database or JSON Lines).')
     .option('--companies <n>', 'number of companies', positiveInt('--companies'), DEFAULT_DEMO_COMPANIES)
-    .requiredOption('--out <file>', 'output file (replaced if it exists)')
+    .option('--out <file>', 'output file (replaced if it exists)')
+    .option('--database <target>', 'postgres://USER@HOST:PORT/DB to generate into (the schema\'s data is replaced), or a SQLite file (as --out)')
+    .option('--schema <name>', 'PostgreSQL: schema to generate into (created if missing)')
     .option('--seed <n>', 'PRNG seed; the same seed and size give the same data', positiveInt('--seed'), 1)
     .option('--format <format>', 'sqlite or jsonl (default: jsonl when --out ends in .jsonl, else sqlite)')
-    .action(async (opts: { companies: number; out: string; seed: number; format?: string }) => {
+    .action(async (options: { companies: number; out?: string; database?: string; schema?: string; seed: number; format?: string }) => {
+      if (options.out !== undefined && options.database !== undefined) throw new TargetError('give --out FILE or --database TARGET, not both')
+      const target = options.database ?? options.out
+      if (target === undefined) throw new TargetError('say where to generate: --out FILE (SQLite or .jsonl) or --database postgres://USER@HOST:PORT/DB')
+      if (isPostgresUrl(target)) {
+        if (options.format !== undefined && options.format !== 'postgres') throw new TargetError(`--format ${options.format} does not apply to a PostgreSQL database`)
+        await generatePostgres(target, options)
+        return
+      }
+      if (options.schema !== undefined) throw new TargetError(`--schema applies to a PostgreSQL database (postgres://...), not to the SQLite file ${target}`)
+      const opts = { ...options, out: target }
       const format = opts.format ?? (opts.out.endsWith('.jsonl') ? 'jsonl' : 'sqlite')
       if (format !== 'sqlite' && format !== 'jsonl') throw new Error(`--format must be sqlite or jsonl, got ${JSON.stringify(format)}`)
       const started = Date.now()
@@ -91,4 +106,24 @@ export function registerGenerate(program: Command): void {
         progress.stop()
       }
     })
+}
+
+async function generatePostgres(target: string, opts: { companies: number; seed: number; schema?: string }): Promise<void> {
+  const started = Date.now()
+  const vdb = await openTarget(target, { ...(opts.schema !== undefined ? { schema: opts.schema } : {}) })
+  if (vdb.dialect !== 'postgres') throw new Error('generate: expected a PostgreSQL database')
+  const progress = progressReporter('generate')
+  try {
+    const summary = await generateIntoDatabase(vdb, {
+      companies: opts.companies, seed: opts.seed, onProgress: (p) => progress.update(p),
+      postgres: { replace: true },
+    })
+    progress.stop()
+    const fundings = await vdb.db.selectFrom('fundings').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()
+    process.stdout.write(`${describeTarget(target, vdb.schema)}: ${summary.companies} companies, ${summary.investors} investors, `
+      + `${Number(fundings.n)} funding events, data version ${summary.dataVersion}, ${((Date.now() - started) / 1000).toFixed(1)} s\n`)
+  } finally {
+    progress.stop()
+    await vdb.close()
+  }
 }

@@ -1,13 +1,15 @@
 /**
- * @module `ventureql import --database FILE FILE.jsonl...`: loads JSON Lines files (format in
- * src/store/README.md) through the loader. Every good record is kept; each bad one is reported
- * with its file, line number and reason, and the exit code is 1 if any was rejected.
+ * @module `ventureql import --database FILE|postgres://... [--schema S] FILE.jsonl...`: loads JSON
+ * Lines files (format in src/store/README.md) through the loader, into SQLite or (through COPY, in
+ * one transaction) PostgreSQL. Every good record is kept; each bad one is reported with its file,
+ * line number and reason, and the exit code is 1 if any was rejected.
  */
 import { accessSync, constants, createReadStream, statSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import type { Command } from 'commander'
-import { openDatabase } from '../store/open.js'
-import { Ingestor, type IngestReject } from '../store/ingest.js'
+import { Ingestor, type IngestReject, type IngestSummary } from '../store/ingest.js'
+import { PostgresIngestor, type IngestPostgresOptions } from '../store/ingest-postgres.js'
+import { openLoadTarget } from './load-target.js'
 
 /** Prints at most this many rejects; the count is always printed. */
 const MAX_PRINTED_REJECTS = 100
@@ -24,42 +26,60 @@ function assertReadable(files: readonly string[]): void {
   }
 }
 
-export async function importFiles(database: string, files: readonly string[], log: (line: string) => void): Promise<{ rejected: number }> {
+export interface ImportOptions {
+  /** PostgreSQL: the schema to load into (created if missing). */
+  readonly schema?: string
+  /** PostgreSQL: loader options (the loader refreshes the search index itself at `finish()`). */
+  readonly postgres?: IngestPostgresOptions
+}
+
+export async function importFiles(
+  database: string, files: readonly string[], log: (line: string) => void, options: ImportOptions = {},
+): Promise<{ rejected: number; summary: IngestSummary }> {
   // Checked before anything is written: failing on the second file would leave the first loaded
   // without its derived data and without a new data version.
   assertReadable(files)
-  const vdb = openDatabase(database)
+  const vdb = await openLoadTarget(database, options.schema)
   try {
-    const ingestor = new Ingestor(vdb)
+    const ingestor = vdb.dialect === 'sqlite' ? new Ingestor(vdb) : await PostgresIngestor.open(vdb, options.postgres ?? {})
     // The loader numbers lines per file; remember which file each reject came from, in order.
     const rejectFiles: string[] = []
-    for (const file of files) {
-      const before = ingestor.counts.rejected
-      const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })
-      let line = 0
-      for await (const raw of lines) {
-        line++
-        // Editors on Windows start UTF-8 files with a byte order mark, which JSON.parse refuses.
-        const text = line === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw
-        if (text.trim() === '') continue
-        let value: unknown
-        try {
-          value = JSON.parse(text)
-        } catch (error) {
-          ingestor.reject(line, `not valid JSON: ${error instanceof Error ? error.message : String(error)}`)
-          continue
+    try {
+      for (const file of files) {
+        const before = ingestor.counts.rejected
+        const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })
+        let line = 0
+        for await (const raw of lines) {
+          line++
+          // Editors on Windows start UTF-8 files with a byte order mark, which JSON.parse refuses.
+          const text = line === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw
+          if (text.trim() === '') continue
+          let value: unknown
+          try {
+            value = JSON.parse(text)
+          } catch (error) {
+            ingestor.reject(line, `not valid JSON: ${error instanceof Error ? error.message : String(error)}`)
+            continue
+          }
+          ingestor.add(value, line)
+          // PostgreSQL: earlier batches still on their way to the server.
+          const wait = ingestor.drain()
+          if (wait) await wait
         }
-        ingestor.add(value, line)
+        for (let k = before; k < ingestor.counts.rejected; k++) rejectFiles.push(file)
       }
-      for (let k = before; k < ingestor.counts.rejected; k++) rejectFiles.push(file)
+    } catch (error) {
+      // PostgreSQL: nothing of the load is kept (one transaction).
+      if (ingestor instanceof PostgresIngestor) await ingestor.abort()
+      throw error
     }
-    const summary = ingestor.finish()
+    const summary = await ingestor.finish()
     const rejects: (IngestReject & { file: string })[] = summary.rejected.map((r, k) => ({ ...r, file: rejectFiles[k] ?? '' }))
     log(`imported ${summary.companies} companies, ${summary.investors} investors, ${summary.fundings} funding events; `
       + `rejected ${summary.rejected.length}; data version ${summary.dataVersion}`)
     for (const r of rejects.slice(0, MAX_PRINTED_REJECTS)) log(`${r.file}:${r.line}: ${r.reason}`)
     if (rejects.length > MAX_PRINTED_REJECTS) log(`... and ${rejects.length - MAX_PRINTED_REJECTS} more rejected`)
-    return { rejected: rejects.length }
+    return { rejected: rejects.length, summary }
   } finally {
     await vdb.close()
   }
@@ -68,10 +88,11 @@ export async function importFiles(database: string, files: readonly string[], lo
 export function registerImport(program: Command): void {
   program.command('import')
     .description('Import JSON Lines files of company, investor and funding records into a database.')
-    .requiredOption('--database <file>', 'SQLite database file (created if missing)')
+    .requiredOption('--database <target>', 'SQLite database file (created if missing) or postgres://USER@HOST:PORT/DB')
+    .option('--schema <name>', 'PostgreSQL: schema to load into (created if missing); default: the first of the server\'s search_path')
     .argument('<files...>', 'JSON Lines files: one {"type": "company"|"investor"|"funding", "record": {...}} per line')
-    .action(async (files: string[], opts: { database: string }) => {
-      const { rejected } = await importFiles(opts.database, files, (line) => process.stdout.write(`${line}\n`))
+    .action(async (files: string[], opts: { database: string; schema?: string }) => {
+      const { rejected } = await importFiles(opts.database, files, (line) => process.stdout.write(`${line}\n`), opts.schema !== undefined ? { schema: opts.schema } : {})
       if (rejected > 0) process.exitCode = 1
     })
 }

@@ -53,6 +53,11 @@ export interface IngestSummary {
   readonly fundings: number
   readonly rejected: readonly IngestReject[]
   readonly dataVersion: number
+  /**
+   * What the load wrote, when the loader tracks it (PostgreSQL, into a schema that already held
+   * companies). Absent: everything may have changed (a load into an empty schema, or SQLite).
+   */
+  readonly changed?: IngestChanged
 }
 
 const companies = datasets.companies
@@ -79,35 +84,87 @@ const PLAY_CATEGORIES = catalogField(companies, 'play_categories').name
 const IOS_CATEGORIES = catalogField(companies, 'ios_store_categories').name
 const INVESTOR_INDUSTRIES = catalogField(investors, 'industries')
 
-interface TableWriter {
-  readonly columns: readonly FieldDef[]
-  /** Insert, replacing a row with the same primary key. */
-  readonly insert: BetterSqlite3.Statement
-  /** Insert only when the primary key is new (`changes` 0 tells that the record repeats one). */
-  readonly insertNew: BetterSqlite3.Statement
+/** One row per call (better-sqlite3 statements have this shape; the PostgreSQL writer buffers). */
+export interface RowWrite {
+  run(...values: unknown[]): unknown
 }
 
-function datasetWriter(sqlite: BetterSqlite3.Database, ds: DatasetDef): TableWriter {
-  const columns = Object.values(ds.fields).filter((f) => f.column && f.type.kind !== 'tags')
+/** An owner's tag, link or tech-stack rows, duplicates ignored. */
+export interface PairWrite {
+  pairs(owner: number, values: readonly (string | number)[]): void
+}
+
+/** A dataset table's rows, in the order of `columns`. */
+export interface DatasetWrite {
+  readonly columns: readonly FieldDef[]
+  /**
+   * Writes the row, replacing one with the same primary key, and says whether it did: the caller
+   * then deletes the replaced row's dependent rows (tags, details, links). Asking the primary key
+   * instead of trusting "the database was empty when the load began" also catches a record
+   * repeated within one load.
+   */
+  upsert(row: unknown[]): boolean
+}
+
+/**
+ * Where the loader's rows go, table by table: prepared statements on SQLite (`Ingestor`), COPY
+ * buffers on PostgreSQL (`PostgresIngestor`, ingest-postgres.ts). Each member names its semantics:
+ * `insert or replace` by the table's primary key unless said otherwise.
+ */
+export interface LoadWriters {
+  readonly company: DatasetWrite
+  readonly investor: DatasetWrite
+  readonly funding: DatasetWrite
+  /** Company tag fields and their writers (insert or ignore). */
+  readonly companyTags: readonly (readonly [FieldDef, PairWrite])[]
+  readonly investorTag: PairWrite
+  /** Deletes by owner id. */
+  readonly deleteInvestorTags: RowWrite
+  readonly deleteCompanyDetails: readonly RowWrite[]
+  readonly companyExtra: RowWrite
+  readonly fundingInvestor: PairWrite
+  readonly deleteFundingDetails: readonly RowWrite[]
+  /** (funding_id, slug), resolved at finish() (plain insert). */
+  readonly pendingSlug: RowWrite
+  readonly fundingExtra: RowWrite
+  readonly iosApp: RowWrite
+  readonly androidApp: RowWrite
+  /** Merges by event id: a non-null value replaces, a null keeps what is there. */
+  readonly acquisition: RowWrite
+  readonly story: RowWrite
+  readonly person: RowWrite
+  readonly contact: RowWrite
+  readonly tech: PairWrite
+  readonly point: RowWrite
+  readonly investorDetail: RowWrite
+  readonly deleteFilings: RowWrite
+  /** Plain insert. */
+  readonly filing: RowWrite
+}
+
+function datasetWriter(sqlite: BetterSqlite3.Database, ds: DatasetDef): DatasetWrite {
+  const columns = datasetColumns(ds)
   const names = columns.map((f) => `"${f.column}"`).join(', ')
   const values = `(${names}) values (${columns.map(() => '?').join(', ')})`
   const insert = sqlite.prepare(`insert or replace into "${ds.table}" ${values}`)
   const insertNew = sqlite.prepare(`insert into "${ds.table}" ${values} on conflict do nothing`)
-  return { columns, insert, insertNew }
+  return {
+    columns,
+    upsert(row) {
+      // Insert only when the primary key is new (`changes` 0 tells that the record repeats one).
+      if (insertNew.run(row).changes > 0) return false
+      insert.run(row)
+      return true
+    },
+  }
 }
 
-/**
- * Writes one dataset row and says whether it replaced an existing one, whose dependent rows (tags,
- * details, links) the caller must then delete. Asking the primary key instead of trusting "the
- * database was empty when the load began" also catches a record repeated within one load.
- */
-function upsert(writer: TableWriter, row: unknown[]): boolean {
-  if (writer.insertNew.run(row).changes > 0) return false
-  writer.insert.run(row)
-  return true
+/** The columns a dataset writer takes, in order (the catalog's stored, non-tag fields). */
+export function datasetColumns(ds: DatasetDef): FieldDef[] {
+  return Object.values(ds.fields).filter((f) => f.column && f.type.kind !== 'tags')
 }
 
-function rowOf(writer: TableWriter, values: Record<string, unknown>): unknown[] {
+function rowOf(writer: DatasetWrite, values: Record<string, unknown>): unknown[] {
   return writer.columns.map((f) => {
     const v = values[f.name]
     if (v === undefined || v === null) return f.nullable ? null : 0
@@ -126,56 +183,40 @@ function latest(points: readonly Point[]): Point | undefined {
   return best
 }
 
-export class Ingestor {
-  readonly #sqlite: BetterSqlite3.Database
-  readonly #batchSize: number
-  readonly #unsafeFast: boolean
-  #mmapSize = 0
-  readonly #rejected: IngestReject[] = []
-  #counts = { companies: 0, investors: 0, fundings: 0 }
-  #inBatch = 0
-  #nextFundingId: number
-  #nextStoryId: number
-  #finished = false
-  readonly #w: ReturnType<typeof prepareStatements>
+/** What a load wrote, for refreshing what is derived from it elsewhere (the search index). */
+export interface IngestChanged {
+  /** Companies written, and companies whose funding events were written (their totals moved). */
+  readonly companyIds: readonly number[]
+  /** Investors written, and investors linked to funding events written (their aggregates moved). */
+  readonly investorIds: readonly number[]
+}
 
-  constructor(vdb: SqliteVentureDb, options: IngestOptions = {}) {
-    const sqlite = vdb.sqlite
-    this.#sqlite = sqlite
-    this.#batchSize = Math.max(1, options.batchSize ?? 5000)
-    this.#unsafeFast = options.unsafeFast ?? false
-    const fresh = sqlite.prepare(`select count(*) from "${companies.table}"`).pluck().get() === 0
-    if (this.#unsafeFast) {
-      // better-sqlite3 opens connections in SQLite's defensive mode, which silently refuses
-      // journal_mode = OFF (the pragma answers 'wal' and changes nothing): without leaving it,
-      // every "fast" load went through the WAL, each page written twice.
-      sqlite.unsafeMode(true)
-      sqlite.pragma('journal_mode = OFF')
-      sqlite.pragma('synchronous = OFF')
-      // Reads through the page cache, not the memory map, while loading: the map made every page
-      // of the growing file resident (peak RSS 1.7 GB for a million companies) for no speed.
-      this.#mmapSize = sqlite.pragma('mmap_size', { simple: true }) as number
-      sqlite.pragma('mmap_size = 0')
-    }
-    sqlite.pragma('cache_size = -262144')
-    sqlite.pragma('temp_store = MEMORY')
-    if (options.deferIndexes ?? fresh) deferIndexes(sqlite)
-    // Batches commit as they fill, so readers can see a half-loaded dataset before finish(). Moving
-    // the data version now keys whatever they cache meanwhile (totals, page boundaries) to a version
-    // that finish() moves past again, so nothing computed from partial data outlives the load.
-    bumpDataVersionSync(sqlite)
-    sqlite.exec('create temp table if not exists pending_funding_slugs (funding_id integer not null, slug text not null)')
-    const maxId = (table: string, column: string) => Number(sqlite.prepare(`select coalesce(max("${column}"), 0) from "${table}"`).pluck().get())
-    this.#nextFundingId = maxId(fundings.table, fundings.fields[fundings.primaryKey]!.column!) + 1
-    this.#nextStoryId = maxId(DETAIL_TABLES.stories, 'id') + 1
-    this.#w = prepareStatements(sqlite)
+/**
+ * The loader's backend-independent half: validation (`parseRecord`), the rows each record becomes
+ * and the loader's derivations, counts and rejects. The subclasses give the writers and the batch
+ * boundaries: `Ingestor` (SQLite, synchronous) and `PostgresIngestor` (ingest-postgres.ts, COPY).
+ */
+export abstract class RecordLoader {
+  protected readonly batchSize: number
+  protected readonly rejectedList: IngestReject[] = []
+  protected readonly tally = { companies: 0, investors: 0, fundings: 0 }
+  protected inBatch = 0
+  protected nextFundingId = 1
+  protected nextStoryId = 1
+  protected finished = false
+  protected w!: LoadWriters
+  /** Set by a subclass that reports what it wrote (`IngestChanged`); null: not tracked. */
+  protected changed: { companies: Set<number>; investors: Set<number>; fundings: Set<number> } | null = null
+
+  constructor(batchSize: number) {
+    this.batchSize = Math.max(1, batchSize)
   }
 
   /** Validates one JSON Lines envelope and writes it; a bad record is remembered and skipped. */
   add(envelope: unknown, line: number): boolean {
     const parsed = parseRecord(envelope)
     if (!parsed.ok) {
-      this.#rejected.push(Object.freeze({ line, reason: parsed.reason }))
+      this.rejectedList.push(Object.freeze({ line, reason: parsed.reason }))
       return false
     }
     this.write(parsed.value)
@@ -184,64 +225,51 @@ export class Ingestor {
 
   /** Records a line that could not even be read as JSON. */
   reject(line: number, reason: string): void {
-    this.#rejected.push(Object.freeze({ line, reason }))
+    this.rejectedList.push(Object.freeze({ line, reason }))
   }
 
   write(parsed: ParsedRecord): void {
-    if (this.#finished) throw new Error('store: Ingestor.write after finish()')
-    if (this.#inBatch === 0) this.#sqlite.exec('begin')
+    if (this.finished) throw new Error('store: Ingestor.write after finish()')
+    if (this.inBatch === 0) this.beginBatch()
     switch (parsed.type) {
-      case 'company': this.#writeCompany(parsed.record, parsed.raw); this.#counts.companies++; break
-      case 'investor': this.#writeInvestor(parsed.record); this.#counts.investors++; break
-      case 'funding': this.#writeFunding(parsed.record); this.#counts.fundings++; break
+      case 'company': this.#writeCompany(parsed.record, parsed.raw); this.tally.companies++; break
+      case 'investor': this.#writeInvestor(parsed.record); this.tally.investors++; break
+      case 'funding': this.#writeFunding(parsed.record); this.tally.fundings++; break
     }
-    if (++this.#inBatch >= this.#batchSize) this.#commit()
+    if (++this.inBatch >= this.batchSize) this.commitBatch()
   }
 
   get counts(): { readonly companies: number; readonly investors: number; readonly fundings: number; readonly rejected: number } {
-    return { ...this.#counts, rejected: this.#rejected.length }
+    return { ...this.tally, rejected: this.rejectedList.length }
   }
 
   /**
-   * Commits, materialises derived data, rebuilds indexes, analyses and bumps the data version.
-   * `onStep` reports the phases (they take seconds on a million companies).
+   * A promise to await before writing more, while earlier batches are still on their way to the
+   * database (PostgreSQL); undefined when there is nothing to wait for (always on SQLite).
    */
-  finish(onStep?: (step: string) => void): IngestSummary {
-    if (this.#finished) throw new Error('store: Ingestor.finish called twice')
-    this.#commit()
-    this.#finished = true
-    const sqlite = this.#sqlite
-    sqlite.transaction(() => materialise(sqlite, onStep))()
-    // After materialising: search ranks order by derived figures (total_funding, portfolio_size).
-    onStep?.('search index')
-    refreshSearchIndex(sqlite)
-    onStep?.('indexes')
-    restoreDeferredIndexes(sqlite, { force: true })
-    onStep?.('analyze')
-    // Sampled statistics: a full ANALYZE of a million-company database takes about a minute.
-    sqlite.pragma('analysis_limit = 2000')
-    sqlite.exec('analyze')
-    sqlite.exec('drop table if exists temp.pending_funding_slugs')
-    if (this.#unsafeFast) {
-      sqlite.pragma('journal_mode = WAL')
-      sqlite.pragma('synchronous = NORMAL')
-      sqlite.unsafeMode(false)
-      sqlite.pragma(`mmap_size = ${this.#mmapSize}`)
-    }
-    // The version moves after the journal is back: the first write in WAL mode settles the
-    // connection, without which a checkpoint right after a fast load failed with SQLITE_LOCKED.
-    const version = bumpDataVersionSync(sqlite)
-    return Object.freeze({ ...this.#counts, rejected: Object.freeze([...this.#rejected]), dataVersion: version })
+  drain(): Promise<void> | undefined {
+    return undefined
   }
 
-  #commit(): void {
-    if (this.#inBatch > 0) this.#sqlite.exec('commit')
-    this.#inBatch = 0
+  protected abstract beginBatch(): void
+  protected abstract endBatch(): void
+
+  protected commitBatch(): void {
+    if (this.inBatch > 0) this.endBatch()
+    this.inBatch = 0
+  }
+
+  protected summary(dataVersion: number, changed?: IngestChanged): IngestSummary {
+    return Object.freeze({
+      ...this.tally, rejected: Object.freeze([...this.rejectedList]), dataVersion,
+      ...(changed ? { changed } : {}),
+    })
   }
 
   #writeCompany(r: CompanyRecord, raw: Record<string, unknown>): void {
-    const w = this.#w
+    const w = this.w
     const id = r[companies.primaryKey] as number
+    this.changed?.companies.add(id)
 
     const values: Record<string, unknown> = { ...r }
     const employees = r[EMPLOYEES] as number | null
@@ -255,7 +283,7 @@ export class Ingestor {
     if (ios.length > 0) values[HAS_IOS] = 1
     if (android.length > 0) values[HAS_ANDROID] = 1
     if (values[HAS_IOS] === 1 || values[HAS_ANDROID] === 1) values[HAS_MOBILE] = 1
-    if (upsert(w.company, rowOf(w.company, values))) for (const del of w.deleteCompanyDetails) del.run(id)
+    if (w.company.upsert(rowOf(w.company, values))) for (const del of w.deleteCompanyDetails) del.run(id)
 
     for (const [f, insert] of w.companyTags) {
       let list = r[f.name] as string[]
@@ -279,9 +307,9 @@ export class Ingestor {
 
     // Funding items of the company detail become funding events (2.3.3 → 2.10).
     for (const item of r.funding) {
-      const fundingId = item.id ?? this.#nextFundingId++
-      if (fundingId >= this.#nextFundingId) this.#nextFundingId = fundingId + 1
-      const replaced = upsert(w.funding, rowOf(w.funding, {
+      const fundingId = item.id ?? this.nextFundingId++
+      if (fundingId >= this.nextFundingId) this.nextFundingId = fundingId + 1
+      const replaced = w.funding.upsert(rowOf(w.funding, {
         [fundings.primaryKey]: fundingId,
         company_id: id,
         company_name: r.name,
@@ -304,8 +332,8 @@ export class Ingestor {
     for (const a of r.acquired_by) w.acquisition.run(a.event_id, a.company_id, a.company_name, a.company_domain, id, r.name, r.website, a.closed_date)
     for (const a of r.acquired_companies) w.acquisition.run(a.event_id, id, r.name, r.website, a.company_id, a.company_name, a.company_domain, a.closed_date)
     for (const s of r.stories) {
-      const storyId = s.id ?? this.#nextStoryId++
-      if (storyId >= this.#nextStoryId) this.#nextStoryId = storyId + 1
+      const storyId = s.id ?? this.nextStoryId++
+      if (storyId >= this.nextStoryId) this.nextStoryId = storyId + 1
       w.story.run(storyId, id, s.title, s.url, s.published_at ?? s.date, s.source_title ?? s.source)
     }
     r.people.forEach((p, i) => w.person.run(id, i, p.name, p.title, p.path))
@@ -321,9 +349,10 @@ export class Ingestor {
   }
 
   #writeInvestor(r: InvestorRecord): void {
-    const w = this.#w
+    const w = this.w
     const id = r[investors.primaryKey] as number
-    w.investor.insert.run(rowOf(w.investor, r))
+    this.changed?.investors.add(id)
+    w.investor.upsert(rowOf(w.investor, r))
     w.deleteInvestorTags.run(id)
     const given = r[INVESTOR_INDUSTRIES.name] as string[]
     w.investorTag.pairs(id, given)
@@ -333,15 +362,20 @@ export class Ingestor {
   }
 
   #writeFunding(r: FundingRecord): void {
-    const w = this.#w
+    const w = this.w
     const id = r[fundings.primaryKey] as number
-    if (id >= this.#nextFundingId) this.#nextFundingId = id + 1
-    const replaced = upsert(w.funding, rowOf(w.funding, r))
+    this.changed?.companies.add(r.company_id as number)
+    if (id >= this.nextFundingId) this.nextFundingId = id + 1
+    const replaced = w.funding.upsert(rowOf(w.funding, r))
     this.#writeFundingLinks(id, replaced, r.investor_ids, r.investor_slugs, r.source, r.investors)
   }
 
   #writeFundingLinks(fundingId: number, replaced: boolean, ids: readonly number[], slugs: readonly string[], source: string | null | undefined, names: string | null | undefined): void {
-    const w = this.#w
+    const w = this.w
+    if (this.changed) {
+      this.changed.fundings.add(fundingId)
+      for (const investor of ids) this.changed.investors.add(investor)
+    }
     if (replaced) for (const del of w.deleteFundingDetails) del.run(fundingId)
     w.fundingInvestor.pairs(fundingId, ids)
     // Slugs resolve to ids at finish(): the investor records may come later in the input.
@@ -349,6 +383,88 @@ export class Ingestor {
     // Names are kept only when they cannot be looked up (no ids): they are derivable otherwise.
     const keepNames = ids.length === 0 && names != null
     if (source != null || keepNames || slugs.length > 0) w.fundingExtra.run(fundingId, source ?? null, keepNames ? names : null, slugs.length ? slugs.join(',') : null)
+  }
+}
+
+/**
+ * The loader on SQLite: raw better-sqlite3 prepared statements, records committed in batches of
+ * `batchSize` per transaction (readers may see a load's earlier batches before `finish()`).
+ */
+export class Ingestor extends RecordLoader {
+  readonly #sqlite: BetterSqlite3.Database
+  readonly #unsafeFast: boolean
+  #mmapSize = 0
+
+  constructor(vdb: SqliteVentureDb, options: IngestOptions = {}) {
+    super(options.batchSize ?? 5000)
+    const sqlite = vdb.sqlite
+    this.#sqlite = sqlite
+    this.#unsafeFast = options.unsafeFast ?? false
+    const fresh = sqlite.prepare(`select count(*) from "${companies.table}"`).pluck().get() === 0
+    if (this.#unsafeFast) {
+      // better-sqlite3 opens connections in SQLite's defensive mode, which silently refuses
+      // journal_mode = OFF (the pragma answers 'wal' and changes nothing): without leaving it,
+      // every "fast" load went through the WAL, each page written twice.
+      sqlite.unsafeMode(true)
+      sqlite.pragma('journal_mode = OFF')
+      sqlite.pragma('synchronous = OFF')
+      // Reads through the page cache, not the memory map, while loading: the map made every page
+      // of the growing file resident (peak RSS 1.7 GB for a million companies) for no speed.
+      this.#mmapSize = sqlite.pragma('mmap_size', { simple: true }) as number
+      sqlite.pragma('mmap_size = 0')
+    }
+    sqlite.pragma('cache_size = -262144')
+    sqlite.pragma('temp_store = MEMORY')
+    if (options.deferIndexes ?? fresh) deferIndexes(sqlite)
+    // Batches commit as they fill, so readers can see a half-loaded dataset before finish(). Moving
+    // the data version now keys whatever they cache meanwhile (totals, page boundaries) to a version
+    // that finish() moves past again, so nothing computed from partial data outlives the load.
+    bumpDataVersionSync(sqlite)
+    sqlite.exec('create temp table if not exists pending_funding_slugs (funding_id integer not null, slug text not null)')
+    const maxId = (table: string, column: string) => Number(sqlite.prepare(`select coalesce(max("${column}"), 0) from "${table}"`).pluck().get())
+    this.nextFundingId = maxId(fundings.table, fundings.fields[fundings.primaryKey]!.column!) + 1
+    this.nextStoryId = maxId(DETAIL_TABLES.stories, 'id') + 1
+    this.w = prepareStatements(sqlite)
+  }
+
+  protected beginBatch(): void {
+    this.#sqlite.exec('begin')
+  }
+
+  protected endBatch(): void {
+    this.#sqlite.exec('commit')
+  }
+
+  /**
+   * Commits, materialises derived data, rebuilds indexes, analyses and bumps the data version.
+   * `onStep` reports the phases (they take seconds on a million companies).
+   */
+  finish(onStep?: (step: string) => void): IngestSummary {
+    if (this.finished) throw new Error('store: Ingestor.finish called twice')
+    this.commitBatch()
+    this.finished = true
+    const sqlite = this.#sqlite
+    sqlite.transaction(() => materialise(sqlite, onStep))()
+    // After materialising: search ranks order by derived figures (total_funding, portfolio_size).
+    onStep?.('search index')
+    refreshSearchIndex(sqlite)
+    onStep?.('indexes')
+    restoreDeferredIndexes(sqlite, { force: true })
+    onStep?.('analyze')
+    // Sampled statistics: a full ANALYZE of a million-company database takes about a minute.
+    sqlite.pragma('analysis_limit = 2000')
+    sqlite.exec('analyze')
+    sqlite.exec('drop table if exists temp.pending_funding_slugs')
+    if (this.#unsafeFast) {
+      sqlite.pragma('journal_mode = WAL')
+      sqlite.pragma('synchronous = NORMAL')
+      sqlite.unsafeMode(false)
+      sqlite.pragma(`mmap_size = ${this.#mmapSize}`)
+    }
+    // The version moves after the journal is back: the first write in WAL mode settles the
+    // connection, without which a checkpoint right after a fast load failed with SQLITE_LOCKED.
+    const version = bumpDataVersionSync(sqlite)
+    return this.summary(version)
   }
 }
 
@@ -393,7 +509,7 @@ class PairInsert {
   }
 }
 
-function prepareStatements(sqlite: BetterSqlite3.Database) {
+function prepareStatements(sqlite: BetterSqlite3.Database): LoadWriters {
   const t = DETAIL_TABLES
   const tagInsert = (f: FieldDef) => new PairInsert(sqlite, `insert or ignore into "${f.tags!.table}" ("${f.tags!.ownerColumn}", "${f.tags!.valueColumn}")`)
   const companyTagFields = Object.values(companies.fields).filter((f) => f.tags)

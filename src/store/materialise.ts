@@ -4,7 +4,10 @@
  * fields of funding events (2.10), `investments` (2.13 first_invested_on), the company funding
  * fields of 2.3 (total_funding counts U.S. dollars only) and the investor aggregates of 2.11.
  * Column names come from the catalog; the statements are plain SQL that SQLite and PostgreSQL
- * both accept (UPDATE ... FROM, window functions, NULLS LAST).
+ * both accept (UPDATE ... FROM, window functions, NULLS LAST), but for the few spellings that differ
+ * (`insert or ignore`, the temporary table's schema, the integer of a rounded mean). The steps are a
+ * generator of statements so the synchronous SQLite loader and the asynchronous PostgreSQL one run
+ * the same list: `materialise` (SQLite) and `materialiseSteps('postgres')` (ingest-postgres.ts).
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { datasets } from '../catalog/index.js'
@@ -17,7 +20,31 @@ function threeYearsBefore(isoDate: string): string {
   return `${String(y).padStart(4, '0')}${isoDate.slice(4)}`
 }
 
+/** One step of the derivation: a phase name, a statement to run, or a one-value query whose answer is sent back. */
+export type MaterialiseStep =
+  | { readonly step: string }
+  | { readonly exec: string; readonly params?: readonly unknown[] }
+  | { readonly value: string }
+
+/** Runs the derivation on SQLite (inside the caller's transaction). */
 export function materialise(sqlite: BetterSqlite3.Database, onStep?: (step: string) => void): void {
+  const steps = materialiseSteps('sqlite')
+  let next = steps.next()
+  while (!next.done) {
+    const s = next.value
+    let answer: unknown
+    if ('step' in s) onStep?.(s.step)
+    else if ('exec' in s) {
+      if (s.params) sqlite.prepare(s.exec).run(...s.params)
+      else sqlite.exec(s.exec)
+    } else answer = sqlite.prepare(s.value).pluck().get()
+    next = steps.next(answer)
+  }
+}
+
+/** The derivation's statements for a dialect; `value` steps are sent their answer. */
+export function* materialiseSteps(dialect: 'sqlite' | 'postgres'): Generator<MaterialiseStep, void, unknown> {
+  const pg = dialect === 'postgres'
   const C = datasets.companies
   const I = datasets.investors
   const F = datasets.fundings
@@ -34,13 +61,15 @@ export function materialise(sqlite: BetterSqlite3.Database, onStep?: (step: stri
   const industries = I.fields.industries!.tags!
   const companyIndustries = C.fields.industries!.tags!
 
-  onStep?.('funding investors')
-  sqlite.exec(`insert or ignore into ${fi.table} (${fi.fromKey}, ${fi.toKey})
-    select p.funding_id, x.${i('investor_id')} from temp.pending_funding_slugs p join ${investors} x on x.${i('svc_slug')} = p.slug`)
-  sqlite.exec('delete from temp.pending_funding_slugs')
+  yield { step: 'funding investors' }
+  // The pending slugs are a temporary table of the loading connection (pg_temp on PostgreSQL).
+  const pending = pg ? 'pg_temp.pending_funding_slugs' : 'temp.pending_funding_slugs'
+  yield { exec: `insert ${pg ? '' : 'or ignore '}into ${fi.table} (${fi.fromKey}, ${fi.toKey})
+    select p.funding_id, x.${i('investor_id')} from ${pending} p join ${investors} x on x.${i('svc_slug')} = p.slug${pg ? ' on conflict do nothing' : ''}` }
+  yield { exec: `delete from ${pending}` }
 
-  onStep?.('funding events')
-  sqlite.exec(`update ${fundings} set
+  yield { step: 'funding events' }
+  yield { exec: `update ${fundings} set
       ${f('company_name')} = coalesce(${fundings}.${f('company_name')}, x.${c('name')}),
       ${f('region')} = coalesce(${fundings}.${f('region')}, x.${c('location')}),
       ${f('city')} = coalesce(${fundings}.${f('city')}, x.${c('city')}),
@@ -49,17 +78,17 @@ export function materialise(sqlite: BetterSqlite3.Database, onStep?: (step: stri
     from ${companies} x
     where x.${c('id')} = ${fundings}.${f('company_id')}
       and (${fundings}.${f('company_name')} is null or ${fundings}.${f('region')} is null or ${fundings}.${f('city')} is null
-        or ${fundings}.${f('state')} is null or ${fundings}.${f('country')} is null)`)
+        or ${fundings}.${f('state')} is null or ${fundings}.${f('country')} is null)` }
 
-  onStep?.('investments')
-  sqlite.exec(`delete from ${inv.table}`)
-  sqlite.exec(`insert into ${inv.table} (${inv.fromKey}, ${inv.toKey}, ${firstInvested})
+  yield { step: 'investments' }
+  yield { exec: `delete from ${inv.table}` }
+  yield { exec: `insert into ${inv.table} (${inv.fromKey}, ${inv.toKey}, ${firstInvested})
     select l.${fi.toKey}, e.${f('company_id')}, min(e.${f('rounds_funding_date')})
     from ${fi.table} l join ${fundings} e on e.${f('id')} = l.${fi.fromKey}
-    group by l.${fi.toKey}, e.${f('company_id')}`)
+    group by l.${fi.toKey}, e.${f('company_id')}` }
 
-  onStep?.('company funding')
-  sqlite.exec(`update ${companies} set
+  yield { step: 'company funding' }
+  yield { exec: `update ${companies} set
       ${c('total_funding')} = a.total, ${c('last_funding_date')} = a.last_date, ${c('last_funding_amount')} = a.last_amount
     from (
       select company_id,
@@ -73,42 +102,42 @@ export function materialise(sqlite: BetterSqlite3.Database, onStep?: (step: stri
       ) ranked
       group by company_id
     ) a
-    where ${companies}.${c('id')} = a.company_id`)
+    where ${companies}.${c('id')} = a.company_id` }
 
-  onStep?.('investor aggregates')
-  sqlite.exec(`update ${investors} set ${i('number_of_deals')} = 0, ${i('portfolio_size')} = 0, ${i('avg_deal_size')} = null,
-    ${i('deals_per_company')} = null, ${i('most_recent_deal')} = null, ${i('avg_growth_score')} = null`)
-  sqlite.exec(`update ${investors} set ${i('number_of_deals')} = a.deals, ${i('avg_deal_size')} = a.avg_amount, ${i('most_recent_deal')} = a.last_date
+  yield { step: 'investor aggregates' }
+  yield { exec: `update ${investors} set ${i('number_of_deals')} = 0, ${i('portfolio_size')} = 0, ${i('avg_deal_size')} = null,
+    ${i('deals_per_company')} = null, ${i('most_recent_deal')} = null, ${i('avg_growth_score')} = null` }
+  yield { exec: `update ${investors} set ${i('number_of_deals')} = a.deals, ${i('avg_deal_size')} = a.avg_amount, ${i('most_recent_deal')} = a.last_date
     from (
       select l.${fi.toKey} as investor_id, count(*) as deals,
-        cast(round(avg(case when upper(e.${f('currency')}) = 'USD' then e.${f('amount')} end)) as integer) as avg_amount,
+        cast(round(avg(case when upper(e.${f('currency')}) = 'USD' then e.${f('amount')} end)) as ${pg ? 'bigint' : 'integer'}) as avg_amount,
         max(e.${f('rounds_funding_date')}) as last_date
       from ${fi.table} l join ${fundings} e on e.${f('id')} = l.${fi.fromKey}
       group by l.${fi.toKey}
     ) a
-    where ${investors}.${i('investor_id')} = a.investor_id`)
-  sqlite.exec(`update ${investors} set ${i('portfolio_size')} = a.n, ${i('avg_growth_score')} = a.g,
-      ${i('deals_per_company')} = ${investors}.${i('number_of_deals')} * 1.0 / a.n
+    where ${investors}.${i('investor_id')} = a.investor_id` }
+  yield { exec: `update ${investors} set ${i('portfolio_size')} = a.n, ${i('avg_growth_score')} = a.g,
+      ${i('deals_per_company')} = ${pg ? `cast(${investors}.${i('number_of_deals')} as double precision)` : `${investors}.${i('number_of_deals')} * 1.0`} / a.n
     from (
       select p.${inv.fromKey} as investor_id, count(*) as n, avg(x.growth_score) as g
       from ${inv.table} p left join ${t.companyExtra} x on x.company_id = p.${inv.toKey}
       group by p.${inv.fromKey}
     ) a
-    where ${investors}.${i('investor_id')} = a.investor_id`)
+    where ${investors}.${i('investor_id')} = a.investor_id` }
 
   // Fund figures from filings, where the investor record did not state them. "Three years" is
   // counted back from the latest filing date in the data, so a rebuild gives the same numbers.
-  const ref = sqlite.prepare(`select max(filing_date) from ${t.investorFilings}`).pluck().get() as string | null
+  const ref = (yield { value: `select max(filing_date) from ${t.investorFilings}` }) as string | null | undefined
   if (ref) {
-    sqlite.prepare(`update ${investors} set
+    yield { exec: `update ${investors} set
         ${i('three_year_funds_offered')} = coalesce(${investors}.${i('three_year_funds_offered')}, a.offered),
         ${i('three_year_funds_sold')} = coalesce(${investors}.${i('three_year_funds_sold')}, a.sold)
       from (
         select investor_id, sum(total_offering) as offered, sum(total_sold) as sold
-        from ${t.investorFilings} where filing_date > ? group by investor_id
+        from ${t.investorFilings} where filing_date > ${pg ? '$1' : '?'} group by investor_id
       ) a
-      where ${investors}.${i('investor_id')} = a.investor_id`).run(threeYearsBefore(ref))
-    sqlite.exec(`update ${investors} set
+      where ${investors}.${i('investor_id')} = a.investor_id`, params: [threeYearsBefore(ref)] }
+    yield { exec: `update ${investors} set
         ${i('est_most_recent_fund_date')} = coalesce(${investors}.${i('est_most_recent_fund_date')}, a.d),
         ${i('est_most_recent_fund_size')} = coalesce(${investors}.${i('est_most_recent_fund_size')}, a.s)
       from (
@@ -116,14 +145,14 @@ export function materialise(sqlite: BetterSqlite3.Database, onStep?: (step: stri
           row_number() over (partition by investor_id order by filing_date desc nulls last, position) as rn
         from ${t.investorFilings}
       ) a
-      where a.rn = 1 and ${investors}.${i('investor_id')} = a.investor_id`)
+      where a.rn = 1 and ${investors}.${i('investor_id')} = a.investor_id` }
   }
 
-  onStep?.('investor industries')
+  yield { step: 'investor industries' }
   // Investors whose record named no industries get the five most frequent of their portfolio.
-  sqlite.exec(`delete from "${industries.table}" where "${industries.ownerColumn}" in
-    (select investor_id from ${t.investorDetails} where industries_derived = 1)`)
-  sqlite.exec(`insert into "${industries.table}" ("${industries.ownerColumn}", "${industries.valueColumn}")
+  yield { exec: `delete from "${industries.table}" where "${industries.ownerColumn}" in
+    (select investor_id from ${t.investorDetails} where industries_derived = 1)` }
+  yield { exec: `insert into "${industries.table}" ("${industries.ownerColumn}", "${industries.valueColumn}")
     select investor_id, value from (
       select p.${inv.fromKey} as investor_id, ci."${companyIndustries.valueColumn}" as value,
         row_number() over (partition by p.${inv.fromKey} order by count(*) desc, ci."${companyIndustries.valueColumn}") as rn
@@ -132,5 +161,5 @@ export function materialise(sqlite: BetterSqlite3.Database, onStep?: (step: stri
       join "${companyIndustries.table}" ci on ci."${companyIndustries.ownerColumn}" = p.${inv.toKey}
       group by p.${inv.fromKey}, ci."${companyIndustries.valueColumn}"
     ) ranked
-    where rn <= 5`)
+    where rn <= 5` }
 }

@@ -10,10 +10,10 @@
  * - bigint (`int8`) columns and `count(*)` come back as JS numbers when they are safe integers (pg
  *   returns them as strings by default); only on the pool this module creates, never globally.
  *
- * What runs here is what goes through Kysely: the engine's query/list/page/store/count/explain.
- * Ingest, record lookups and the HTTP server use the SQLite handle; load data with
- * `copyToPostgres` (store/copy.ts) or `ventureql copy`, which also builds the search index
- * (`refreshPostgresSearchIndex`, store/search-index-postgres.ts).
+ * What runs here is what goes through Kysely (the engine, record lookups), plus bulk loads on a
+ * connection of the pool (`connect()`): `ventureql import`/`generate --database postgres://...`
+ * (store/ingest-postgres.ts) and `ventureql copy` (store/copy.ts), both through COPY.
+ * Loads end with the search index (`refreshPostgresSearchIndex`, store/search-index-postgres.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import pg from 'pg'
@@ -110,6 +110,17 @@ function describeTarget(options: OpenPostgresOptions): string {
   }
 }
 
+/** The database a connection string names, if it names one. */
+function databaseName(connectionString: string | undefined): string | undefined {
+  if (!connectionString) return undefined
+  try {
+    const name = decodeURIComponent(new URL(connectionString).pathname.replace(/^\//, ''))
+    return name || undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Opens a PostgreSQL database for `createEngine({ database })`.
  *
@@ -140,6 +151,15 @@ export async function openPostgres(options: OpenPostgresOptions = {}): Promise<P
     try {
       await sql`select 1`.execute(db)
     } catch (error) {
+      // 3D000 invalid_catalog_name: the server answered, the database in the URL is not there.
+      if ((error as { code?: string }).code === '3D000') {
+        const name = databaseName(options.connectionString)
+        throw new PostgresConnectionError(
+          `PostgreSQL at ${describeTarget(options)} has no database ${name ? `"${name}"` : 'of that name'}: ${(error as Error).message}`
+          + ` (create it first, e.g. \`createdb ${name ?? 'NAME'}\`, or name an existing database in the URL)`,
+          { cause: error },
+        )
+      }
       throw new PostgresConnectionError(
         `cannot reach PostgreSQL at ${describeTarget(options)}: ${(error as Error).message || String(error)}` +
         ' (is the server running? e.g. `pg_ctlcluster 15 main start`; check host, port, user and database)',
@@ -176,6 +196,7 @@ export async function openPostgres(options: OpenPostgresOptions = {}): Promise<P
         },
       }
     },
+    connect: () => pool.connect(),
     async close() {
       if (closed) return
       closed = true

@@ -7,6 +7,7 @@
 import Database from 'better-sqlite3'
 import type BetterSqlite3 from 'better-sqlite3'
 import { Kysely, SqliteDialect } from 'kysely'
+import type { PoolClient } from 'pg'
 import { applyMigrationsSync } from './migrations.js'
 import { DATA_VERSION_KEY, META_TABLE, VERSIONED_CACHE_TABLES } from './schema/stored-query-tables.js'
 import { restoreDeferredIndexes } from './indexes.js'
@@ -22,9 +23,8 @@ export interface SqliteVentureDb {
 }
 
 /**
- * A PostgreSQL database (`openPostgres`, store/open-postgres.ts): Kysely over a `pg` pool and no
- * raw handle, so only what goes through Kysely runs there (the engine; not ingest, record lookups
- * or the HTTP server, which use the SQLite handle).
+ * A PostgreSQL database (`openPostgres`, store/open-postgres.ts): Kysely over a `pg` pool; bulk
+ * loads take a connection of their own (`connect()`) for COPY.
  */
 export interface PostgresVentureDb {
   readonly db: Kysely<any>
@@ -37,6 +37,11 @@ export interface PostgresVentureDb {
    * connections it holds): the engine's time budgets and AbortSignals on PostgreSQL.
    */
   cancellable<T>(work: () => Promise<T>): { readonly result: Promise<T>; cancel(): Promise<void> }
+  /**
+   * A connection of the pool for work Kysely cannot express (`COPY ... FROM STDIN` of a bulk load),
+   * its `search_path` already naming the schema. The caller releases it (`release(true)` after an error).
+   */
+  connect(): Promise<PoolClient>
   close(): Promise<void>
 }
 

@@ -5,7 +5,8 @@
 import { createWriteStream } from 'node:fs'
 import { once } from 'node:events'
 import { Ingestor, type IngestOptions, type IngestSummary } from '../ingest.js'
-import type { SqliteVentureDb } from '../open.js'
+import { PostgresIngestor, type IngestPostgresOptions } from '../ingest-postgres.js'
+import type { PostgresVentureDb, SqliteVentureDb, VentureDb } from '../open.js'
 import { parseRecord } from '../record-schemas.js'
 import { generateRecords, type GenerateOptions } from './generator.js'
 
@@ -31,6 +32,44 @@ export function generateInto(vdb: SqliteVentureDb, options: GenerateOptions & { 
     if (!parsed.ok) throw new Error(`generator produced an invalid record (#${line}): ${parsed.reason}`)
     ingestor.write(parsed.value)
     if (envelope.type === 'company' && ++companies % every === 0) options.onProgress?.({ companies, total })
+  }
+  options.onProgress?.({ companies, total })
+  return ingestor.finish((step) => options.onProgress?.({ companies, total, step }))
+}
+
+/**
+ * Generates into either backend: `generateInto` on SQLite; on PostgreSQL the same records through
+ * `PostgresIngestor` (COPY, one transaction: a failure leaves the schema as it was).
+ */
+export async function generateIntoDatabase(
+  vdb: VentureDb,
+  options: GenerateOptions & { onProgress?: (p: Progress) => void; ingest?: IngestOptions; postgres?: IngestPostgresOptions },
+): Promise<IngestSummary> {
+  if (vdb.dialect === 'sqlite') return generateInto(vdb, options)
+  return generateIntoPostgres(vdb, options)
+}
+
+async function generateIntoPostgres(
+  vdb: PostgresVentureDb, options: GenerateOptions & { onProgress?: (p: Progress) => void; postgres?: IngestPostgresOptions },
+): Promise<IngestSummary> {
+  const ingestor = await PostgresIngestor.open(vdb, options.postgres)
+  const total = Math.max(0, Math.floor(options.companies))
+  const every = Math.max(1, Math.min(10_000, Math.floor(total / 100)))
+  let companies = 0
+  let line = 0
+  try {
+    for (const envelope of generateRecords(options)) {
+      line++
+      const parsed = parseRecord(envelope)
+      if (!parsed.ok) throw new Error(`generator produced an invalid record (#${line}): ${parsed.reason}`)
+      ingestor.write(parsed.value)
+      const wait = ingestor.drain()
+      if (wait) await wait
+      if (envelope.type === 'company' && ++companies % every === 0) options.onProgress?.({ companies, total })
+    }
+  } catch (error) {
+    await ingestor.abort()
+    throw error
   }
   options.onProgress?.({ companies, total })
   return ingestor.finish((step) => options.onProgress?.({ companies, total, step }))
