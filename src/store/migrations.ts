@@ -37,7 +37,7 @@ export const MIGRATIONS: readonly StoreMigration[] = Object.freeze([
   { name: '011-postgres-search-index', statements: postgresSearchIndexStatements },
 ])
 
-const MIGRATION_TABLE = 'kysely_migration'
+export const MIGRATION_TABLE = 'kysely_migration'
 const MIGRATION_LOCK_TABLE = 'kysely_migration_lock'
 const MIGRATION_LOCK_ID = 'migration_lock'
 

@@ -18,7 +18,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import pg from 'pg'
 import { Kysely, PostgresDialect, sql, type PostgresPool } from 'kysely'
-import { createMigrator } from './migrations.js'
+import { createMigrator, MIGRATION_TABLE, MIGRATIONS } from './migrations.js'
 import type { PostgresVentureDb } from './open.js'
 
 /** Connections in the pool `openPostgres` creates unless told otherwise. */
@@ -122,6 +122,18 @@ function databaseName(connectionString: string | undefined): string | undefined 
 }
 
 /**
+ * Whether `schema` lacks any migration: read without the Migrator, so that opening an up-to-date
+ * database (every server start, every test file) never waits for the database-wide migration lock.
+ */
+async function migrationsPending(db: Kysely<any>, schema: string): Promise<boolean> {
+  const table = await sql<{ found: string | null }>`select to_regclass(${`"${schema}"."${MIGRATION_TABLE}"`}) as found`.execute(db)
+  if (!table.rows[0]?.found) return true
+  const { rows } = await sql<{ name: string }>`select name from ${sql.table(`${schema}.${MIGRATION_TABLE}`)}`.execute(db)
+  const applied = new Set(rows.map((r) => r.name))
+  return MIGRATIONS.some((m) => !applied.has(m.name))
+}
+
+/**
  * Opens a PostgreSQL database for `createEngine({ database })`.
  *
  * @example
@@ -136,12 +148,15 @@ export async function openPostgres(options: OpenPostgresOptions = {}): Promise<P
     throw new Error(`openPostgres: schema "${schema}" is not a plain identifier (letters, digits and _, not starting with a digit, at most 63)`)
   }
   const owned = !options.pool
-  const pool = options.pool ?? new pg.Pool({
+  const poolConfig: pg.PoolConfig = {
     ...(options.connectionString ? { connectionString: options.connectionString } : {}),
     max: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     types,
     // Quoted like `create schema` below: unquoted, the server folds the name to lower case.
     ...(schema ? { options: `-c search_path="${schema}"` } : {}),
+  }
+  const pool = options.pool ?? new pg.Pool({
+    ...poolConfig,
     ...(options.statementTimeoutMs ? { statement_timeout: Math.floor(options.statementTimeoutMs) } : {}),
   })
   // An idle client's error (the server went away) must not crash the process; the next query fails instead.
@@ -170,8 +185,20 @@ export async function openPostgres(options: OpenPostgresOptions = {}): Promise<P
     if (options.migrate ?? true) {
       const current = (await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
       if (!current) throw new Error('openPostgres: no schema to create tables in (search_path names none that exists)')
-      const { error } = await createMigrator(db, 'postgres', current).migrateToLatest()
-      if (error) throw error
+      if (await migrationsPending(db, current)) {
+        // Kysely's Migrator takes one advisory lock for the whole database (every schema), held
+        // while another process migrates; the pool's statement_timeout is for queries, not for
+        // that wait or for building indexes, so migrations run on a connection without it.
+        const migrating = owned && options.statementTimeoutMs
+          ? new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ ...poolConfig, statement_timeout: 0, max: 1 }) }) })
+          : db
+        try {
+          const { error } = await createMigrator(migrating, 'postgres', current).migrateToLatest()
+          if (error) throw error
+        } finally {
+          if (migrating !== db) await migrating.destroy()
+        }
+      }
     }
   } catch (error) {
     // Kysely's destroy ends the pool: only ours (a pool the caller gave is theirs to end).
