@@ -71,7 +71,8 @@ const counts: CountRow[] = []
 const forgetTotals = () => db.exec('delete from query_totals')
 
 for (const r of mix) {
-  process.stderr.write(`  suite: ${r.id} ...\n`)
+  const t0 = Date.now()
+  process.stderr.write(`  suite: ${r.id} ...`)
   const f = forms[r.id]
   const peer = peers[r.id]
   // Identity first: the engine's page and total against the hand and plain SQL (and mingo's, recorded).
@@ -118,6 +119,9 @@ for (const r of mix) {
     ])
     counts.push({ id: r.id, title: r.title, total: engineOut.total ?? 0, times: ct })
   }
+  const tt = rows.at(-1)!.times
+  const c = counts.at(-1)?.id === r.id ? counts.at(-1)!.times : undefined
+  process.stderr.write(` ${((Date.now() - t0) / 1000).toFixed(1)} s; engine ${tt.engine!.median.toFixed(2)} ms${tt.hand ? `, / hand ${(tt.engine!.median / tt.hand.median).toFixed(2)}` : ''}${c ? `, first count / hand ${(c.engine!.median / c.hand!.median).toFixed(2)}` : ''}\n`)
 }
 
 let pages: PagesResult | undefined
@@ -126,7 +130,7 @@ if (!skip.has('pages')) pages = await measurePages(engine, db, params, forms)
 let similar: SimilarQuality | undefined
 if (!skip.has('similar')) {
   process.stderr.write('  suite: similar companies against an exhaustive search ...\n')
-  const ids = [params.companyId, ...(db.prepare('select id from companies where id % ? = 1 and id in (select company_id from company_industries) limit 3').pluck().all(Math.max(2, Math.floor(companies / 3))) as number[])]
+  const ids = [params.companyId, ...(db.prepare('select id from companies where id % ? = 7 and id <> ? and id in (select company_id from company_industries) limit 3').pluck().all(Math.max(8, Math.floor(companies / 3)), params.companyId) as number[])]
   const per: { id: number; overlap: number; scoreRatio: number; exhaustiveMs: number }[] = []
   for (const id of ids) {
     const fast = await similarCompanies(vdb, id)

@@ -180,26 +180,26 @@ export function sqlForms(db: BetterSqlite3.Database, p: MixParams, deepAfter: { 
   // aggregates (stages, locations, business models, industries), the rounds by series and by
   // quarter with the companies' stages and industries, and the latest filings.
   const inv = [
-    db.prepare('select i.*, d.portfolio_path, d.funding_rounds_path, d.resource_type from investors i left join investor_details d on d.investor_id = i.id where i.id = ?'),
+    db.prepare('select i.*, d.portfolio_path, d.funding_rounds_path, d.resource_type from investors i left join investor_details d on d.investor_id = i.id where i.id = @id'),
     db.prepare(`select f.id, f.rounds_funding_date, f.amount, f.series, f.company_id, f.company_name,
       (select json_group_array(json_array(v.svc_slug, v.name)) from funding_investors l2 join investors v on v.id = l2.investor_id where l2.funding_id = f.id) as investors
-      from funding_investors l indexed by funding_investors_by_investor_id join fundings f on f.id = l.funding_id where l.investor_id = ? order by f.rounds_funding_date desc, f.id desc limit 1`),
-    db.prepare(`select 'stage' as d, c.stage as name, count(*) as n from investments l join companies c on c.id = l.company_id where l.investor_id = ?1 group by c.stage
-      union all select 'location', c.location, count(*) from investments l join companies c on c.id = l.company_id where l.investor_id = ?1 group by c.location
-      union all select 'business_model', t.value, count(*) from investments l join company_business_models t on t.company_id = l.company_id where l.investor_id = ?1 group by t.value
-      union all select 'industry', t.value, count(*) from investments l join company_industries t on t.company_id = l.company_id where l.investor_id = ?1 group by t.value`),
-    db.prepare(`select f.series, count(*) from funding_investors l indexed by funding_investors_by_investor_id join fundings f on f.id = l.funding_id where l.investor_id = ? group by f.series`),
+      from funding_investors l indexed by funding_investors_by_investor_id join fundings f on f.id = l.funding_id where l.investor_id = @id order by f.rounds_funding_date desc, f.id desc limit 1`),
+    db.prepare(`select 'stage' as d, c.stage as name, count(*) as n from investments l join companies c on c.id = l.company_id where l.investor_id = @id group by c.stage
+      union all select 'location', c.location, count(*) from investments l join companies c on c.id = l.company_id where l.investor_id = @id group by c.location
+      union all select 'business_model', t.value, count(*) from investments l join company_business_models t on t.company_id = l.company_id where l.investor_id = @id group by t.value
+      union all select 'industry', t.value, count(*) from investments l join company_industries t on t.company_id = l.company_id where l.investor_id = @id group by t.value`),
+    db.prepare(`select f.series, count(*) from funding_investors l indexed by funding_investors_by_investor_id join fundings f on f.id = l.funding_id where l.investor_id = @id group by f.series`),
     db.prepare(`with q as (select distinct substr(f.rounds_funding_date, 1, 4) || '-' || ((cast(substr(f.rounds_funding_date, 6, 2) as integer) + 2) / 3) as quarter, f.company_id
-        from funding_investors l indexed by funding_investors_by_investor_id join fundings f on f.id = l.funding_id where l.investor_id = ?1)
+        from funding_investors l indexed by funding_investors_by_investor_id join fundings f on f.id = l.funding_id where l.investor_id = @id)
       select quarter, 'stage', c.stage, count(*) from q join companies c on c.id = q.company_id group by quarter, c.stage
       union all select quarter, 'industry', t.value, count(*) from q join company_industries t on t.company_id = q.company_id group by quarter, t.value`),
-    db.prepare('select * from investor_filings where investor_id = ? order by filing_date desc limit 5'),
+    db.prepare('select * from investor_filings where investor_id = @id order by filing_date desc limit 5'),
   ]
   forms['investor-detail'] = {
     hand: {
       page: () => {
-        const row = inv[0]!.get(p.investorId) as { id: number } | undefined
-        for (const s of inv.slice(1)) s.all(p.investorId)
+        const row = inv[0]!.get({ id: p.investorId }) as { id: number } | undefined
+        for (const s of inv.slice(1)) s.all({ id: p.investorId })
         return { ids: row ? [String(row.id)] : [] }
       },
       sql: inv.map((s) => s.source).join(';\n'),
@@ -226,12 +226,12 @@ export function sqlForms(db: BetterSqlite3.Database, p: MixParams, deepAfter: { 
   // keyset seek after the previous page's last key, as a client cursor holds it, split as SQLite
   // needs it (a range on the non-NULL keys, then the NULL tail only if the page is not full), and
   // the page's records by id.
-  const seekNonNull = db.prepare(`select id from companies indexed by companies_svc_score where svc_score <= ?1 and (svc_score < ?1 or id > ?2) and +country = 'USA' and +employees >= 5 order by svc_score desc, id limit ?3`)
-  const nullTail = db.prepare(`select id from companies indexed by companies_svc_score where svc_score is null and id > ?1 and +country = 'USA' and +employees >= 5 order by id limit ?2`)
+  const seekNonNull = db.prepare(`select id from companies indexed by companies_svc_score where svc_score <= @k and (svc_score < @k or id > @after) and +country = 'USA' and +employees >= 5 order by svc_score desc, id limit @limit`)
+  const nullTail = db.prepare(`select id from companies indexed by companies_svc_score where svc_score is null and id > @after and +country = 'USA' and +employees >= 5 order by id limit @limit`)
   const rowsById = db.prepare(`select c.*, ${tagLists('c')} from json_each(?) j join companies c on c.id = j.value order by j.key`)
   const seek = (after: { k: number | null; id: number }) => (): Out => {
-    let pageIds: number[] = after.k === null ? [] : (seekNonNull.pluck().all(after.k, after.id, L) as number[])
-    if (pageIds.length < L) pageIds = pageIds.concat(nullTail.pluck().all(after.k === null ? after.id : 0, L - pageIds.length) as number[])
+    let pageIds: number[] = after.k === null ? [] : (seekNonNull.pluck().all({ k: after.k, after: after.id, limit: L }) as number[])
+    if (pageIds.length < L) pageIds = pageIds.concat(nullTail.pluck().all({ after: after.k === null ? after.id : 0, limit: L - pageIds.length }) as number[])
     return { ids: ids(rowsById.all(JSON.stringify(pageIds)) as { id: number }[]) }
   }
   const offsetPage = db.prepare(`select c.*, ${tagLists('c')} from companies c where country = 'USA' and employees >= 5 order by svc_score desc, id limit ? offset ?`)

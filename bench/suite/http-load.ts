@@ -2,7 +2,7 @@
  * @module HTTP over real sockets: `ventureql serve` (its defaults, the bench database) and a bare
  * Hono route on the same node server adapter (`bare-server.ts`), each in its own process, driven
  * by autocannon on 127.0.0.1 with `BENCH_HTTP_CONNECTIONS` (default 100) connections for
- * `BENCH_HTTP_SECONDS` (default 5) per endpoint after a 1 s warm-up. Endpoints: company detail
+ * `BENCH_HTTP_SECONDS` (default 5) per endpoint after a warm-up (1 s for the bare route, 2 s per endpoint). Endpoints: company detail
  * (ids spread over the table), a listing (`/companies?stage=a|b&country=USA`), search (1-4 letter
  * prefixes) and POST /queries (the spec 4.14 investors query). The server's memory is sampled
  * every 500 ms from /proc over all its runs: anonymous RSS (heap, buffers) apart from file-backed
@@ -88,7 +88,7 @@ export async function httpLoad(options: { database: string; key: string; compani
   try {
     for (const [name, requests] of endpoints) {
       process.stderr.write(`  suite: HTTP ${name}, ${seconds} s ...\n`)
-      await run(server.url, name, requests, 1)
+      await run(server.url, name, requests, 2)
       loads.push(await run(server.url, name, requests, seconds))
     }
   } finally {

@@ -5,7 +5,8 @@
  * embedded as references to the company documents' industries, a round with its investors'
  * slugs. Loading is not timed. Each listing of the mix becomes a `find` with the same filter,
  * sort (MongoDB sorts NULL lowest, so descending sorts put NULLs last, like the engine) and
- * limit; counts are `find(...).count()`. Only listings have a peer.
+ * limit; counts are `find(...).all().length`. Only listings have a peer, except `website in
+ * [5,000 values]` (see below).
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { find } from 'mingo'
@@ -76,7 +77,8 @@ export function peerQueries(data: PeerData, p: MixParams): Record<string, PeerQu
     'investors-foreign': q(investors, { portfolio_size: { $gte: 2 }, type: { $in: ['vc', 'accelerator'] }, 'portfolio.industries': { $in: [...p.industries] } }, { portfolio_size: -1 }),
     'companies-none-seed': q(companies, { fundings_series: { $ne: 'seed' } }, { total_funding: -1 }),
     'companies-not-or': q(companies, { $nor: [{ country: 'USA' }, { employees: { $lt: 10 } }] }, { svc_score: -1 }),
-    'companies-website-in': q(companies, { website: { $in: [...p.websites] } }, { svc_score: -1 }),
+    // No peer for `website in [5,000 values]`: mingo's $in compares every document with every
+    // value (deep equality), 150 s per call on 100,000 documents.
     'fundings-investor': q(fundings, { investor_slugs: p.investorSlug }, { rounds_funding_date: -1 }),
     'fundings-dates': q(fundings, { rounds_funding_date: { $gte: '2020-01-01', $lte: '2020-12-31' } }, { rounds_funding_date: -1 }),
   }
