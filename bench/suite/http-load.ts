@@ -4,9 +4,10 @@
  * by autocannon on 127.0.0.1 with `BENCH_HTTP_CONNECTIONS` (default 100) connections for
  * `BENCH_HTTP_SECONDS` (default 5) per endpoint after a warm-up (1 s for the bare route, 2 s per endpoint). Endpoints: company detail
  * (ids spread over the table), a listing (`/companies?stage=a|b&country=USA`), search (1-4 letter
- * prefixes) and POST /queries (the spec 4.14 investors query). The server's memory is sampled
- * every 500 ms from /proc over all its runs: anonymous RSS (heap, buffers) apart from file-backed
- * RSS (the database's memory map). `BENCH_HTTP_SECONDS=60` gives the issue's 60 s per endpoint.
+ * prefixes) and POST /queries (the spec 4.14 investors query); then the four mixed for
+ * `BENCH_HTTP_MIX_SECONDS` (default twice `BENCH_HTTP_SECONDS`; 60 for the issue's memory run). The
+ * server's memory is sampled every 500 ms from /proc over all its runs: anonymous RSS (heap,
+ * buffers) apart from file-backed RSS (the database's memory map).
  */
 import { spawn } from 'node:child_process'
 import autocannon from 'autocannon'
@@ -27,7 +28,9 @@ export interface HttpLoadResult {
   readonly bare: EndpointLoad
   readonly endpoints: readonly EndpointLoad[]
   /** Memory samples of the ventureql server, MB, in time order. */
-  readonly memory: readonly { readonly t: number; readonly anonMb: number; readonly fileMb: number }[]
+  readonly memory: readonly { readonly t: number; readonly phase: string; readonly anonMb: number; readonly fileMb: number }[]
+  /** Seconds of the closing run of the four endpoints mixed, over which flatness is judged. */
+  readonly mixSeconds: number
 }
 
 type Req = autocannon.Request
@@ -78,22 +81,29 @@ export async function httpLoad(options: { database: string; key: string; compani
   }
 
   const server = await startServeProcess({ database: options.database })
-  const memory: { t: number; anonMb: number; fileMb: number }[] = []
+  const memory: { t: number; phase: string; anonMb: number; fileMb: number }[] = []
   const started = Date.now()
+  let phase = ''
   const sampler = setInterval(() => {
     const m = server.memory()
-    if (m) memory.push({ t: (Date.now() - started) / 1000, ...m })
+    if (m) memory.push({ t: (Date.now() - started) / 1000, phase, ...m })
   }, 500)
   const loads: EndpointLoad[] = []
+  const mixSeconds = Number(process.env.BENCH_HTTP_MIX_SECONDS ?? 2 * seconds)
   try {
     for (const [name, requests] of endpoints) {
       process.stderr.write(`  suite: HTTP ${name}, ${seconds} s ...\n`)
+      phase = name
       await run(server.url, name, requests, 2)
       loads.push(await run(server.url, name, requests, seconds))
     }
+    // The memory run: the four endpoints mixed, one after the other on each connection.
+    process.stderr.write(`  suite: HTTP the four mixed (memory), ${mixSeconds} s ...\n`)
+    phase = 'mix'
+    loads.push(await run(server.url, 'the four mixed', endpoints.flatMap(([, r]) => r), mixSeconds))
   } finally {
     clearInterval(sampler)
     await server.stop()
   }
-  return { seconds, connections, bare: bareLoad, endpoints: loads, memory }
+  return { seconds, connections, bare: bareLoad, endpoints: loads, memory, mixSeconds }
 }

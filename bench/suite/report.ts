@@ -67,6 +67,18 @@ const med = (xs: number[]) => {
   return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
 }
 const ratio = (t: Record<string, Timed>, a: string, b: string) => (t[a] && t[b] ? t[a]!.median / t[b]!.median : NaN)
+/**
+ * The reference of the targets: the faster of the two identity-checked SQL forms (hand-tuned and
+ * plain), so that where SQLite's own plan for the plain text is already as good, the engine is
+ * compared with that: the best SQL one would write.
+ */
+export function bestSql(t: Record<string, Timed>): number {
+  const hand = t.hand?.median ?? NaN
+  const plain = t.plain?.median
+  return plain === undefined ? hand : Math.min(hand, plain)
+}
+const toBest = (t: Record<string, Timed>) => (t.engine ? t.engine.median / bestSql(t) : NaN)
+const cell = (s: string) => s.replace(/\|/g, '\\|')
 const ms = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 0.1 ? v.toFixed(2) : v.toFixed(3))
 const x = (v: number) => (Number.isNaN(v) ? '' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2))
 
@@ -78,15 +90,15 @@ function mixRows(r: SuiteResult): RequestRow[] {
 export function targets(r: SuiteResult): Target[] {
   const out: Target[] = []
   const mix = mixRows(r)
-  const page1 = mix.map((row) => ratio(row.times, 'engine', 'hand'))
-  out.push({ name: 'page 1: median over the mix of engine / hand-tuned', measured: med(page1), bound: '<= 1.5', ok: med(page1) <= 1.5 })
+  const page1 = mix.map((row) => toBest(row.times))
+  out.push({ name: 'page 1: median over the mix of engine / best SQL', measured: med(page1), bound: '<= 1.5', ok: med(page1) <= 1.5 })
   for (const row of mix) {
-    const v = ratio(row.times, 'engine', 'hand')
-    out.push({ name: `page 1: ${row.id}, engine / hand-tuned`, measured: v, bound: '<= 3', ok: v <= 3 })
+    const v = toBest(row.times)
+    out.push({ name: `page 1: ${row.id}, engine / best SQL`, measured: v, bound: '<= 3', ok: v <= 3 })
   }
   for (const c of r.counts) {
-    const v = ratio(c.times, 'engine', 'hand')
-    out.push({ name: `first count: ${c.id}, engine / hand-tuned`, measured: v, bound: '<= 2', ok: v <= 2 })
+    const v = toBest(c.times)
+    out.push({ name: `first count: ${c.id}, engine / best SQL`, measured: v, bound: '<= 2', ok: v <= 2 })
   }
   if (r.pages) {
     const rep = ratio(r.pages.repeated, 'repeated (total cached)', 'no count (hand seek)')
@@ -116,9 +128,11 @@ export function targets(r: SuiteResult): Target[] {
     }
     const anon = Math.max(...r.load.memory.map((m) => m.anonMb))
     out.push({ name: 'server anonymous RSS, peak MB (map apart)', measured: anon, bound: '< 400', ok: anon < 400 })
-    const half = r.load.memory.slice(Math.floor(r.load.memory.length / 2))
-    const growth = half.length > 1 ? (half.at(-1)!.anonMb - half[0]!.anonMb) / half[0]!.anonMb : 0
-    out.push({ name: 'server anonymous RSS growth over the second half of the run', measured: growth, bound: '<= 0.1 (flat)', ok: growth <= 0.1 })
+    // Flat: over the mixed run after its first quarter (warm-up), the last sample against the first.
+    const mixed = r.load.memory.filter((m) => m.phase === 'mix')
+    const tail = mixed.slice(Math.floor(mixed.length / 4))
+    const growth = tail.length > 1 ? (tail.at(-1)!.anonMb - tail[0]!.anonMb) / tail[0]!.anonMb : NaN
+    out.push({ name: `server anonymous RSS growth over the mixed run (${r.load.mixSeconds} s, first quarter left out)`, measured: growth, bound: '<= 10% (flat)', ok: growth <= 0.1 })
   }
   const listings = r.rows.filter((row) => row.times.mingo)
   if (listings.length > 0) {
@@ -130,16 +144,16 @@ export function targets(r: SuiteResult): Target[] {
 
 function svg(r: SuiteResult): string {
   const rows = mixRows(r)
-  const countBy = new Map(r.counts.map((c) => [c.id, ratio(c.times, 'engine', 'hand')]))
-  const W = 860, rowH = 26, left = 250, top = 50, plotW = W - left - 30
+  const countBy = new Map(r.counts.map((c) => [c.id, toBest(c.times)]))
+  const W = 900, rowH = 26, left = 250, top = 50, plotW = W - left - 30
   const H = top + rows.length * rowH + 50
-  const lo = Math.log10(0.5), hi = Math.log10(Math.max(10, ...rows.map((row) => ratio(row.times, 'engine', 'hand')), ...[...countBy.values()].filter((v) => !Number.isNaN(v))) * 1.1)
+  const lo = Math.log10(0.5), hi = Math.log10(Math.max(10, ...rows.map((row) => toBest(row.times)), ...[...countBy.values()].filter((v) => !Number.isNaN(v))) * 1.1)
   const X = (v: number) => left + ((Math.log10(Math.max(v, 0.5)) - lo) / (hi - lo)) * plotW
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
     `<rect width="${W}" height="${H}" fill="white"/>`,
-    `<text x="${W / 2}" y="20" text-anchor="middle" font-size="14" font-weight="bold">engine / hand-tuned SQL, ${r.companies.toLocaleString('en-US')} companies (log scale; lower is better)</text>`,
+    `<text x="${W / 2}" y="20" text-anchor="middle" font-size="14" font-weight="bold">engine / best SQL (hand-tuned or plain, same rows), ${r.companies.toLocaleString('en-US')} companies (log scale; lower is better)</text>`,
     `<rect x="${left}" y="30" width="12" height="10" fill="#4477aa"/><text x="${left + 16}" y="39">page 1 (median)</text>`,
     `<rect x="${left + 130}" y="30" width="12" height="10" fill="#ee7733"/><text x="${left + 146}" y="39">first count (median)</text>`,
   ]
@@ -152,7 +166,7 @@ function svg(r: SuiteResult): string {
   rows.forEach((row, i) => {
     const y = top + i * rowH
     parts.push(`<text x="${left - 6}" y="${y + 15}" text-anchor="end">${esc(row.id)}</text>`)
-    const p = ratio(row.times, 'engine', 'hand')
+    const p = toBest(row.times)
     parts.push(`<rect x="${X(0.5)}" y="${y + 3}" width="${Math.max(1, X(p) - X(0.5))}" height="9" fill="#4477aa"/><text x="${X(p) + 4}" y="${y + 12}" font-size="10">${x(p)}</text>`)
     const c = countBy.get(row.id)
     if (c !== undefined && !Number.isNaN(c)) parts.push(`<rect x="${X(0.5)}" y="${y + 13}" width="${Math.max(1, X(c) - X(0.5))}" height="9" fill="#ee7733"/><text x="${X(c) + 4}" y="${y + 22}" font-size="10">${x(c)}</text>`)
@@ -164,21 +178,21 @@ function svg(r: SuiteResult): string {
 function markdown(r: SuiteResult, ts: readonly Target[]): string {
   const L: string[] = []
   L.push(`# Benchmark suite (issue 9): ${r.companies.toLocaleString('en-US')} companies`, '')
-  L.push(`Generated by \`npm run bench -- --size ${r.companies}\` (bench/suite.bench.ts) in ${r.seconds.toFixed(0)} s on ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), load average ${loadavg()[0]!.toFixed(1)} at the end; ${new Date().toISOString().slice(0, 10)}. Times in ms (median, p99 over the runs of each variant, interleaved); ratios are medians divided, from the same run.`, '')
+  L.push(`Generated by \`npm run bench -- --size ${r.companies}\` (bench/suite.bench.ts) in ${r.seconds.toFixed(0)} s on ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), load average ${loadavg()[0]!.toFixed(1)} at the end; ${new Date().toISOString().slice(0, 10)}. Times in ms (median, p99 over the runs of each variant, interleaved; with 31 runs the p99 is the slowest run); ratios are medians divided, from the same run. \"Best SQL\" is the faster of the hand-tuned and the plain form, both checked to return the engine's rows and total.`, '')
   L.push('![engine / hand-tuned SQL](latest.svg)', '')
   L.push('## Targets', '', '| target | measured | bound | |', '|---|---|---|---|')
-  for (const t of ts) L.push(`| ${t.name}${t.note ? ` (${t.note})` : ''} | ${t.measured < 1 && t.name.includes('growth') ? `${(t.measured * 100).toFixed(1)}%` : x(t.measured)} | ${t.bound} | ${t.ok ? 'met' : '**missed**'} |`)
+  for (const t of ts) L.push(`| ${cell(t.name)}${t.note ? ` (${cell(t.note)})` : ''} | ${t.name.includes('growth') ? `${(t.measured * 100).toFixed(1)}%` : x(t.measured)} | ${t.bound} | ${t.ok ? 'met' : '**missed**'} |`)
   L.push('', `${ts.filter((t) => t.ok).length} of ${ts.length} met.`, '')
   if (r.errors.length > 0) L.push('## Identity check failures', '', ...r.errors.map((e) => `- ${e}`), '')
-  L.push('## Page 1 (50 per page; totals cached)', '', '| request | total | engine | engine p99 | HTTP handler | hand-tuned | hand p99 | plain SQLite | mingo | engine / hand | HTTP / engine | plain / engine | mingo / engine | same rows |', '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+  L.push('## Page 1 (50 per page; totals cached)', '', '| request | total | engine | engine p99 | HTTP handler | hand-tuned | hand p99 | plain SQLite | mingo | engine / hand | engine / best SQL | HTTP / engine | plain / engine | mingo / engine | same rows |', '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
   for (const row of r.rows) {
     const t = row.times
-    L.push(`| ${row.title} | ${row.total ?? ''} | ${ms(t.engine?.median)} | ${ms(t.engine?.p99)} | ${ms(t.http?.median)} | ${ms(t.hand?.median)} | ${ms(t.hand?.p99)} | ${ms(t.plain?.median)} | ${ms(t.mingo?.median)} | ${x(ratio(t, 'engine', 'hand'))} | ${x(ratio(t, 'http', 'engine'))} | ${x(ratio(t, 'plain', 'engine'))} | ${x(ratio(t, 'mingo', 'engine'))} | ${row.identical === undefined ? 'not checked' : row.identical ? 'yes' : '**no**'}${row.mingoAgrees === false ? ' (mingo differs)' : ''} |`)
+    L.push(`| ${cell(row.title)} | ${row.total ?? ''} | ${ms(t.engine?.median)} | ${ms(t.engine?.p99)} | ${ms(t.http?.median)} | ${ms(t.hand?.median)} | ${ms(t.hand?.p99)} | ${ms(t.plain?.median)} | ${ms(t.mingo?.median)} | ${x(ratio(t, 'engine', 'hand'))} | ${row.identical ? x(toBest(t)) : ''} | ${x(ratio(t, 'http', 'engine'))} | ${x(ratio(t, 'plain', 'engine'))} | ${x(ratio(t, 'mingo', 'engine'))} | ${row.identical === undefined ? 'not checked' : row.identical ? 'yes' : '**no**'}${row.mingoAgrees === false ? ' (mingo differs)' : ''} |`)
   }
-  L.push('', '## First counts (totals cache emptied before every engine run)', '', '| request | total | engine | engine p99 | hand-tuned | plain SQLite | mingo | engine / hand | plain / engine | mingo / engine |', '|---|---|---|---|---|---|---|---|---|---|')
+  L.push('', '## First counts (totals cache emptied before every engine run)', '', '| request | total | engine | engine p99 | hand-tuned | plain SQLite | mingo | engine / hand | engine / best SQL | plain / engine | mingo / engine |', '|---|---|---|---|---|---|---|---|---|---|---|')
   for (const c of r.counts) {
     const t = c.times
-    L.push(`| ${c.title} | ${c.total} | ${ms(t.engine?.median)} | ${ms(t.engine?.p99)} | ${ms(t.hand?.median)} | ${ms(t.plain?.median)} | ${ms(t.mingo?.median)} | ${x(ratio(t, 'engine', 'hand'))} | ${x(ratio(t, 'plain', 'engine'))} | ${x(ratio(t, 'mingo', 'engine'))} |`)
+    L.push(`| ${cell(c.title)} | ${c.total} | ${ms(t.engine?.median)} | ${ms(t.engine?.p99)} | ${ms(t.hand?.median)} | ${ms(t.plain?.median)} | ${ms(t.mingo?.median)} | ${x(ratio(t, 'engine', 'hand'))} | ${x(toBest(t))} | ${x(ratio(t, 'plain', 'engine'))} | ${x(ratio(t, 'mingo', 'engine'))} |`)
   }
   if (r.pages) {
     const p = r.pages
@@ -194,7 +208,7 @@ function markdown(r: SuiteResult, ts: readonly Target[]): string {
   if (r.load) {
     const l = r.load
     L.push('', `## HTTP over sockets (autocannon, 127.0.0.1, ${l.connections} connections, ${l.seconds} s per endpoint)`, '', '| endpoint | req/s | / bare | p50 ms | p99 ms | non-2xx | errors |', '|---|---|---|---|---|---|---|')
-    for (const e of [l.bare, ...l.endpoints]) L.push(`| ${e.name} | ${e.rps.toFixed(0)} | ${(e.rps / l.bare.rps).toFixed(2)} | ${e.p50} | ${e.p99} | ${e.non2xx} | ${e.errors} |`)
+    for (const e of [l.bare, ...l.endpoints]) L.push(`| ${cell(e.name)} | ${e.rps.toFixed(0)} | ${(e.rps / l.bare.rps).toFixed(2)} | ${e.p50} | ${e.p99} | ${e.non2xx} | ${e.errors} |`)
     const peak = (k: 'anonMb' | 'fileMb') => Math.max(...l.memory.map((m) => m[k]))
     L.push('', `Server RSS over ${l.memory.at(-1)?.t.toFixed(0) ?? 0} s (${l.memory.length} samples): anonymous peak ${peak('anonMb').toFixed(0)} MB (first ${l.memory[0]?.anonMb.toFixed(0)}, last ${l.memory.at(-1)?.anonMb.toFixed(0)}), file-backed (the database map) peak ${peak('fileMb').toFixed(0)} MB.`)
   }
