@@ -5,8 +5,9 @@
  * 1. The mix (`suite/mix.ts`, 20 requests): each first checked (engine ids in order and total =
  *    hand-tuned SQL = plain SQLite; mingo's agreement is recorded), then timed interleaved: the
  *    engine API, the HTTP handler in process (`createApp(...).fetch`, key and quota included), the
- *    hand-tuned statements (`suite/hand-sql.ts`), plain SQLite and, for listings, mingo
- *    (`suite/peers.ts`). Page 1 at 50 per page, totals cached as in steady state.
+ *    hand-tuned statements (`suite/hand-sql.ts`) and plain SQLite; for listings, mingo
+ *    (`suite/peers.ts`) afterwards, in a phase of its own (its heap would slow the others' garbage
+ *    collections). Page 1 at 50 per page, totals cached as in steady state.
  * 2. First counts of the listings: `engine.count` with the totals cache emptied before every run,
  *    against the hand count statement, the plain count and mingo's.
  * 3. Deep and repeated pages (`suite/pages.ts`).
@@ -48,13 +49,6 @@ const auth = { authorization: `Bearer ${key}` }
 const params = await mixParams(engine, companies)
 const mix = buildMix(engine, params)
 const forms = sqlForms(db, params, keyBefore(db, params.deepPage), keyBefore(db, 2))
-let peers: Record<string, PeerQuery> = {}
-let peerLoadMs: number | undefined
-if (!skip.has('mingo')) {
-  const t = performance.now()
-  peers = peerQueries(loadPeerData(db), params)
-  peerLoadMs = performance.now() - t
-}
 
 async function http(method: 'GET' | 'POST', path: string, body?: string): Promise<string> {
   const init: RequestInit = method === 'GET' ? { headers: auth } : { method, body, headers: { ...auth, 'content-type': 'application/json' } }
@@ -74,7 +68,6 @@ for (const r of mix) {
   const t0 = Date.now()
   process.stderr.write(`  suite: ${r.id} ...`)
   const f = forms[r.id]
-  const peer = peers[r.id]
   // Identity first: the engine's page and total against the hand and plain SQL (and mingo's, recorded).
   const engineOut = await r.engine()
   const totalOf = (count?: () => number) => (count ? count() : undefined)
@@ -89,7 +82,6 @@ for (const r of mix) {
       console.log(`IDENTITY CHECK FAILED: ${errors.at(-1)}`)
     }
   }
-  const mingoAgrees = peer ? same(engineOut, { ...peer.page(), total: peer.count() }) : undefined
   await http(r.http.method, r.http.path, r.http.body)
 
   const variants: Variant[] = [
@@ -97,12 +89,11 @@ for (const r of mix) {
     { name: 'http', run: () => http(r.http.method, r.http.path, r.http.body) },
     ...(f ? [{ name: 'hand', run: f.hand.page }] : []),
     ...(f?.plain ? [{ name: 'plain', run: f.plain.page }] : []),
-    ...(peer ? [{ name: 'mingo', run: peer.page }] : []),
   ]
   // The JIT's first calls are not steady state: 20 untimed calls of the fast variants.
   for (let i = 0; i < 20; i++) { await r.engine(); await http(r.http.method, r.http.path, r.http.body); f?.hand.page() }
   const t = await timeVariants(variants)
-  rows.push({ id: r.id, title: r.title, kind: r.kind, covers: r.covers, http: `${r.http.method} ${r.http.path.length > 90 ? `${r.http.path.slice(0, 87)}...` : r.http.path}`, identical, mingoAgrees, total: engineOut.total, times: t, handSql: f?.hand.sql, plainSql: f?.plain?.sql })
+  rows.push({ id: r.id, title: r.title, kind: r.kind, covers: r.covers, http: `${r.http.method} ${r.http.path.length > 90 ? `${r.http.path.slice(0, 87)}...` : r.http.path}`, identical, mingoAgrees: undefined, total: engineOut.total, times: t, handSql: f?.hand.sql, plainSql: f?.plain?.sql })
 
   if (r.request && f?.hand.count && !skip.has('counts')) {
     const request = r.request
@@ -115,13 +106,35 @@ for (const r of mix) {
       { name: 'engine', run: engineCount, setup: forgetTotals },
       { name: 'hand', run: f.hand.count },
       ...(f.plain?.count ? [{ name: 'plain', run: f.plain.count }] : []),
-      ...(peer ? [{ name: 'mingo', run: peer.count }] : []),
     ])
     counts.push({ id: r.id, title: r.title, total: engineOut.total ?? 0, times: ct })
   }
   const tt = rows.at(-1)!.times
   const c = counts.at(-1)?.id === r.id ? counts.at(-1)!.times : undefined
   process.stderr.write(` ${((Date.now() - t0) / 1000).toFixed(1)} s; engine ${tt.engine!.median.toFixed(2)} ms${tt.hand ? `, / hand ${(tt.engine!.median / tt.hand.median).toFixed(2)}` : ''}${c ? `, first count / hand ${(c.engine!.median / c.hand!.median).toFixed(2)}` : ''}\n`)
+}
+
+// The in-memory peer, in a phase of its own: its documents (every record as a JS object)
+// would otherwise make every garbage collection of the phases above slower, and the
+// engine, which allocates more than a prepared statement, would pay for the peer's heap.
+let peerLoadMs: number | undefined
+if (!skip.has('mingo')) {
+  process.stderr.write('  suite: mingo: loading the documents ...\n')
+  const t = performance.now()
+  let peers: Record<string, PeerQuery> | undefined = peerQueries(loadPeerData(db), params)
+  peerLoadMs = performance.now() - t
+  for (const [i, row] of rows.entries()) {
+    const peer = peers[row.id]
+    if (!peer) continue
+    process.stderr.write(`  suite: mingo: ${row.id} ...\n`)
+    const engineOut = await mix.find((m) => m.id === row.id)!.engine()
+    rows[i] = { ...row, mingoAgrees: same(engineOut, { ...peer.page(), total: peer.count() }) }
+    Object.assign(row.times, await timeVariants([{ name: 'mingo', run: peer.page }]))
+    const c = counts.find((x) => x.id === row.id)
+    if (c && !skip.has('counts')) Object.assign(c.times, await timeVariants([{ name: 'mingo', run: peer.count }]))
+    rows[i] = { ...rows[i]!, times: row.times }
+  }
+  peers = undefined
 }
 
 let pages: PagesResult | undefined
