@@ -158,14 +158,16 @@ function topCandidates(shared: ReadonlyMap<number, number>, cap: number, company
     const group = groups.get(score)!
     const room = cap - picked.length
     if (group.length <= room) {
-      picked.push(...group)
+      // One at a time: spreading a group of hundreds of thousands of ids overflows the call stack.
+      for (const id of group) picked.push(id)
       continue
     }
     const keys = Uint32Array.from(group, (id) => mix(companyId, id))
     const threshold = keys.slice().sort()[room - 1]!
     const below = group.filter((_, i) => keys[i]! < threshold)
     const at = group.filter((_, i) => keys[i] === threshold).sort((a, b) => a - b)
-    picked.push(...below, ...at.slice(0, room - below.length))
+    for (const id of below) picked.push(id)
+    for (const id of at.slice(0, room - below.length)) picked.push(id)
     break
   }
   return picked

@@ -1,0 +1,65 @@
+/**
+ * @module Timing several variants of one request side by side (engine, HTTP handler, hand-tuned
+ * SQL, plain SQLite, mingo), interleaved round by round with the order rotated each round, so a
+ * burst of noise on the shared cores hits every variant alike. Fast variants run more rounds than
+ * slow ones: each variant gets `runs` rounds (default `BENCH_RUNS` or 31) unless its warm-up showed
+ * that they would take more than `budgetMs`, then fewer (at least `minRuns`). Medians and p99.
+ */
+import { performance } from 'node:perf_hooks'
+
+export interface Timed {
+  readonly median: number
+  readonly p99: number
+  readonly runs: number
+}
+
+export interface Variant {
+  readonly name: string
+  readonly run: () => unknown
+  /** Untimed, before every timed run (e.g. emptying the totals cache for first counts). */
+  readonly setup?: () => unknown
+  /** Whether to run it once untimed before timing (default true). */
+  readonly warmup?: boolean
+}
+
+export function suiteRuns(): number {
+  const n = Number(process.env.BENCH_RUNS ?? 31)
+  return Number.isSafeInteger(n) && n > 0 ? n : 31
+}
+
+export function summarize(times: readonly number[]): Timed {
+  const sorted = [...times].sort((a, b) => a - b)
+  const mid = sorted.length / 2
+  const median = sorted.length % 2 === 1 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+  const p99 = sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(0.99 * sorted.length) - 1))]!
+  return { median, p99, runs: sorted.length }
+}
+
+async function once(v: Variant): Promise<number> {
+  if (v.setup) await v.setup()
+  const started = performance.now()
+  await v.run()
+  return performance.now() - started
+}
+
+/** Times every variant, interleaved; returns stats by variant name. */
+export async function timeVariants(variants: readonly Variant[], options: { runs?: number; minRuns?: number; budgetMs?: number } = {}): Promise<Record<string, Timed>> {
+  const maxRuns = options.runs ?? suiteRuns()
+  const minRuns = Math.min(maxRuns, options.minRuns ?? 5)
+  const budget = options.budgetMs ?? Number(process.env.BENCH_BUDGET_MS ?? 1500)
+  const runs: number[] = []
+  for (const v of variants) {
+    // The warm-up doubles as the estimate of a run's cost.
+    const t = v.warmup === false ? 0 : await once(v)
+    runs.push(Math.max(minRuns, Math.min(maxRuns, Math.floor(budget / Math.max(t, 0.001)))))
+  }
+  const times: number[][] = variants.map(() => [])
+  const rounds = Math.max(...runs)
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < variants.length; k++) {
+      const i = (k + round) % variants.length
+      if (times[i]!.length < runs[i]!) times[i]!.push(await once(variants[i]!))
+    }
+  }
+  return Object.fromEntries(variants.map((v, i) => [v.name, summarize(times[i]!)]))
+}
