@@ -208,7 +208,10 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     out(`trial key: ${createdKeys.trial}`)
     out(`  (${FIRST_RUN_KEYS.map((k) => `${k.name}: ${k.quota} requests per ${k.period}`).join('; ')}. Keys are shown once: only their hashes are stored.)`)
   } else {
-    out(`api keys: ${active.length} active (not shown: only their hashes are stored); create one with \`ventureql keys create --plan full --quota 100000 --period day\``)
+    // The same database, spelled as the keys command takes it (a URL without its password).
+    const keysTarget = options.database === undefined ? ''
+      : postgres ? ` --database ${describeTarget(options.database)}${options.schema !== undefined ? ` --schema ${options.schema}` : ''}` : ` --database ${databaseFile}`
+    out(`api keys: ${active.length} active (not shown: only their hashes are stored); create one with \`ventureql keys create${keysTarget} --plan full --quota 100000\``)
   }
   out(`try: curl${tls?.selfSigned ? ` --cacert ${tls.certPath}` : ''} '${server.url}/companies?stage=a|b&key=KEY'   (API description: ${server.url}/openapi.json)`)
 
