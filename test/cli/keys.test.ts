@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { buildProgram } from '../../src/cli/program.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli } from '../support/run-cli.js'
 import { createEngine } from '../../src/engine.js'
 import { createApp } from '../../src/http/app.js'
 import { hashApiKey } from '../../src/store/api-keys.js'
@@ -24,29 +24,7 @@ beforeAll(async () => {
 })
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-async function run(args: string[], cwd?: string): Promise<{ stdout: string; stderr: string; exitCode: number }> {
-  let stdout = ''
-  let stderr = ''
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true))
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true))
-  const previousCwd = process.cwd()
-  process.exitCode = 0
-  let exitCode = 0
-  try {
-    if (cwd) process.chdir(cwd)
-    await buildProgram().exitOverride().parseAsync(['node', 'ventureql', ...args])
-    exitCode = Number(process.exitCode ?? 0)
-  } catch (error) {
-    // exitOverride: commander throws instead of exiting on a usage error (missing option, ...).
-    exitCode = Number((error as { exitCode?: number }).exitCode ?? 1)
-  } finally {
-    process.chdir(previousCwd)
-    out.mockRestore()
-    err.mockRestore()
-    process.exitCode = 0
-  }
-  return { stdout, stderr, exitCode }
-}
+const run = (args: string[], cwd?: string) => runCli(args, cwd === undefined ? {} : { cwd })
 
 /** Every text column of the key table: the key must appear in none of them, only its hash. */
 function keyTableText(): string {

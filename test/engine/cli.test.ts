@@ -5,8 +5,8 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { buildProgram } from '../../src/cli/program.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli } from '../support/run-cli.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 
 let dir: string
@@ -19,22 +19,7 @@ beforeAll(async () => {
 })
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-async function run(args: string[]): Promise<{ stdout: string; stderr: string; exitCode: number }> {
-  let stdout = ''
-  let stderr = ''
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true))
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true))
-  process.exitCode = 0
-  try {
-    await buildProgram().exitOverride().parseAsync(['node', 'ventureql', ...args])
-  } finally {
-    out.mockRestore()
-    err.mockRestore()
-  }
-  const exitCode = Number(process.exitCode ?? 0)
-  process.exitCode = 0
-  return { stdout, stderr, exitCode }
-}
+const run = (args: string[]) => runCli(args, { rethrow: true })
 
 function requestFile(name: string, body: unknown): string {
   const file = join(dir, name)

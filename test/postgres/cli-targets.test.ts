@@ -8,8 +8,8 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { buildProgram } from '../../src/cli/program.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli } from '../support/run-cli.js'
 import { createEngine } from '../../src/engine.js'
 import { createApp } from '../../src/http/app.js'
 import { copyToPostgres } from '../../src/store/copy.js'
@@ -36,25 +36,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-async function run(args: string[]): Promise<{ stdout: string; stderr: string; exitCode: number }> {
-  let stdout = ''
-  let stderr = ''
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true))
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true))
-  process.exitCode = 0
-  let exitCode = 0
-  try {
-    await buildProgram().exitOverride().parseAsync(['node', 'ventureql', ...args])
-    exitCode = Number(process.exitCode ?? 0)
-  } catch (error) {
-    exitCode = Number((error as { exitCode?: number }).exitCode ?? 1)
-  } finally {
-    out.mockRestore()
-    err.mockRestore()
-    process.exitCode = 0
-  }
-  return { stdout, stderr, exitCode }
-}
+const run = (args: string[]) => runCli(args)
 
 const onPostgres = () => ['--database', PG_URL, '--schema', schema.name]
 
