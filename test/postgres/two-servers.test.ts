@@ -21,7 +21,8 @@ async function startServer(name: string): Promise<{ child: ChildProcess; url: st
   child.stderr!.on('data', (d) => { err += d })
   const until = Date.now() + 60_000
   let url: string | undefined
-  while (!(url = /^ventureql: serving (http:\/\/\S+)/m.exec(out)?.[1])) {
+  // The start-up lines arrive as separate writes: wait for the one after the URL too.
+  while (!(url = /^ventureql: serving (http:\/\/\S+)/m.exec(out)?.[1]) || !/^queries: .*$/m.test(out)) {
     if (child.exitCode !== null || Date.now() > until) throw new Error(`serve did not start:\n${out}\n${err}`)
     await new Promise((r) => setTimeout(r, 50))
   }
