@@ -22,7 +22,7 @@ async function startServer(name: string): Promise<{ child: ChildProcess; url: st
   const until = Date.now() + 60_000
   let url: string | undefined
   // The start-up lines arrive as separate writes: wait for the one after the URL too.
-  while (!(url = /^ventureql: serving (http:\/\/\S+)/m.exec(out)?.[1]) || !/^queries: .*$/m.test(out)) {
+  while (!(url = /^ventureql: serving (http:\/\/\S+)/m.exec(out)?.[1]) || !/^queries: .*\n/m.test(out)) {
     if (child.exitCode !== null || Date.now() > until) throw new Error(`serve did not start:\n${out}\n${err}`)
     await new Promise((r) => setTimeout(r, 50))
   }
