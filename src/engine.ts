@@ -52,6 +52,11 @@ export interface EngineOptions<D extends VentureDb = VentureDb> {
    * Worker threads that run queries on a SQLite file, each with its own connection; one more is
    * kept for light lookups. Default: the number of cores for a file path, 0 for an open handle.
    * 0 runs every statement on the caller's thread (an in-memory database always does).
+   * On PostgreSQL: how many calls other than light lookups (key checks, details) run at once; the
+   * rest wait their turn within their budget. Default: the number of cores of this machine. A
+   * request's statements use several pooled connections at once, and letting every request in
+   * thrashed a 2-core database: similar companies at 1M fell from 9 to 1.9 requests/s going from
+   * 5 to 30 concurrent clients (bench/README.md, "PostgreSQL under load").
    */
   readonly workers?: number
   /**
@@ -219,5 +224,8 @@ function chooseBackend(vdb: VentureDb, limits: Limits, paging: Partial<PagingPol
     const interruptible = makeInterruptible(vdb.sqlite)
     return inlineBackend(createOperations(vdb, limits, paging), { interruptible, watchdog: interruptible ? createWatchdog() : undefined })
   }
-  return inlineBackend(createOperations(vdb, limits, paging), { cancellable: (work) => vdb.cancellable(work) })
+  return inlineBackend(createOperations(vdb, limits, paging), {
+    cancellable: (work) => vdb.cancellable(work),
+    heavyLimit: { slots: workers !== undefined && workers > 0 ? workers : defaultPoolSize(), light: LIGHT_OPERATIONS },
+  })
 }

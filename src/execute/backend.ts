@@ -102,6 +102,42 @@ export interface InlineOptions {
   /** Runs a call so that its statements can be cancelled at its deadline: PostgreSQL (`pg_cancel_backend`). */
   readonly cancellable?: <T>(work: () => Promise<T>) => { readonly result: Promise<T>; cancel(): Promise<void> }
   readonly close?: () => Promise<void>
+  /**
+   * At most `slots` operations that are not in `light` run at once; the others wait in order, their
+   * budget counting from the call (PostgreSQL: a pool of connections would otherwise run every
+   * request's statements at once, and a database on a few cores thrashes; light lookups never wait).
+   */
+  readonly heavyLimit?: { readonly slots: number; readonly light: ReadonlySet<string> }
+}
+
+/** A first-come, first-served gate of `slots` places. */
+function createGate(slots: number) {
+  let active = 0
+  const waiting: (() => void)[] = []
+  return {
+    /** Resolves when a place is taken; `cancel` gives up waiting (it then never resolves). */
+    enter(): { readonly entered: Promise<void>; cancel(): void } {
+      if (active < slots) {
+        active++
+        return { entered: Promise.resolve(), cancel: () => undefined }
+      }
+      let wake!: () => void
+      const entered = new Promise<void>((resolve) => { wake = () => { active++; resolve() } })
+      waiting.push(wake)
+      return {
+        entered,
+        cancel: () => {
+          const at = waiting.indexOf(wake)
+          if (at >= 0) waiting.splice(at, 1)
+        },
+      }
+    },
+    leave(): void {
+      active--
+      const next = waiting.shift()
+      if (next) next()
+    },
+  }
 }
 
 /**
@@ -110,7 +146,8 @@ export interface InlineOptions {
  * PostgreSQL calls are asynchronous: the budget stops waiting for them at the deadline.
  */
 export function inlineBackend<Ops extends OperationTable>(ops: Ops, options: InlineOptions = {}): Backend<Ops> {
-  const { interruptible, watchdog, cancellable } = options
+  const { interruptible, watchdog, cancellable, heavyLimit } = options
+  const gate = heavyLimit ? createGate(Math.max(1, Math.floor(heavyLimit.slots))) : undefined
   let nextToken = 1
   let closed = false
   return Object.freeze({
@@ -120,7 +157,34 @@ export function inlineBackend<Ops extends OperationTable>(ops: Ops, options: Inl
     async call<K extends keyof Ops & string>(op: K, args: Parameters<Ops[K]>, call: BackendCall): Promise<Awaited<ReturnType<Ops[K]>>> {
       if (closed) throw new EngineClosedError()
       if (call.signal?.aborted) throw new QueryCancelledError()
-      const budget = hasBudget(call.timeoutMs) ? call.timeoutMs : undefined
+      let budget = hasBudget(call.timeoutMs) ? call.timeoutMs : undefined
+      const gated = gate !== undefined && !heavyLimit!.light.has(op)
+      if (gated) {
+        const queuedAt = performance.now()
+        const place = gate.enter()
+        try {
+          await withDeadline(place.entered, budget, call.signal, 'queued')
+        } catch (error) {
+          place.cancel()
+          throw error
+        }
+        // The wait counts against the budget: the call has what is left of it.
+        if (budget !== undefined) budget = Math.max(1, budget - (performance.now() - queuedAt))
+      }
+      try {
+        return await run(op, args, call, budget)
+      } finally {
+        if (gated) gate.leave()
+      }
+    },
+    async close() {
+      closed = true
+      await watchdog?.close()
+      await options.close?.()
+    },
+  })
+
+  async function run<K extends keyof Ops & string>(op: K, args: Parameters<Ops[K]>, call: BackendCall, budget: number | undefined): Promise<Awaited<ReturnType<Ops[K]>>> {
       const token = nextToken++
       const guarded = budget !== undefined && interruptible && watchdog
       if (guarded) {
@@ -145,19 +209,13 @@ export function inlineBackend<Ops extends OperationTable>(ops: Ops, options: Inl
       } finally {
         if (guarded) watchdog.disarm(token)
       }
-    },
-    async close() {
-      closed = true
-      await watchdog?.close()
-      await options.close?.()
-    },
-  })
+  }
 }
 
 /** Settles with `running`, or fails at the deadline or on abort (the asynchronous driver's case). */
-function withDeadline<T>(running: Promise<T>, ms: number | undefined, signal: AbortSignal | undefined): Promise<T> {
+function withDeadline<T>(running: Promise<T>, ms: number | undefined, signal: AbortSignal | undefined, phase: 'queued' | 'running' = 'running'): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = ms === undefined ? undefined : setTimeout(() => reject(new QueryTimeoutError(ms, 'running')), ms)
+    const timer = ms === undefined ? undefined : setTimeout(() => reject(new QueryTimeoutError(ms, phase)), ms)
     const onAbort = () => reject(new QueryCancelledError())
     signal?.addEventListener('abort', onAbort, { once: true })
     running.then(resolve, reject).finally(() => {
