@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { createEngine, type Engine } from '../engine.js'
 import type { VentureDb } from '../store/open.js'
+import { defaultPoolSize } from '../execute/pool/pool.js'
 import { DEFAULT_MAX_CONNECTIONS } from '../store/open-postgres.js'
 import { describeTarget, isPostgresUrl, openTarget } from '../store/open-target.js'
 import { createApp } from '../http/app.js'
@@ -63,13 +64,17 @@ export interface ServeOptions {
   readonly accessLog?: boolean
   /** Milliseconds a request's query may run before it is stopped and answered 503 (default 10,000). */
   readonly queryTimeout?: number
-  /** Worker threads that run queries (default: one per core; one more is kept for key checks and lookups). */
+  /**
+   * SQLite: worker threads that run queries (default: one per core; one more is kept for key checks
+   * and lookups). PostgreSQL: how many calls other than key checks and lookups run at once (default:
+   * the cores of this machine; raise it when the database has more cores than this server).
+   */
   readonly workers?: number
   /** With a postgres:// `database`: the schema holding the tables. */
   readonly schema?: string
   /**
-   * With a postgres:// `database`: connections in the pool (default 10). What `workers` is to a
-   * SQLite file: how many queries run at once. Across N servers the database sees N times this.
+   * With a postgres:// `database`: connections in the pool (default 10). Across N servers the
+   * database sees up to N times this.
    */
   readonly connections?: number
   /** How long `close()` may take (milliseconds); see `RunningServer.close`. Default 10,000. */
@@ -134,7 +139,6 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
   const postgres = options.database !== undefined && isPostgresUrl(options.database)
   if (options.schema !== undefined && !postgres) throw new ServeError('--schema applies to a PostgreSQL database: give --database postgres://...')
   if (options.connections !== undefined && !postgres) throw new ServeError('--connections applies to a PostgreSQL database (the size of its connection pool); a SQLite file runs queries in --workers threads')
-  if (options.workers !== undefined && postgres) throw new ServeError('--workers applies to a SQLite file (its worker threads); on PostgreSQL the pool\'s --connections run queries at once')
 
   let databaseFile: string
   let engine: Engine
@@ -152,7 +156,7 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     } catch (error) {
       throw new ServeError(error instanceof Error ? error.message : String(error))
     }
-    engine = createEngine({ database: pgdb, timeoutMs: queryTimeoutMs })
+    engine = createEngine({ database: pgdb, timeoutMs: queryTimeoutMs, ...(options.workers !== undefined ? { workers: options.workers } : {}) })
   } else {
     databaseFile = options.database !== undefined ? resolve(options.database) : join(dataDir, DATABASE_FILE)
     if (options.database !== undefined && !existsSync(databaseFile)) {
@@ -189,7 +193,10 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
   out(`ventureql: serving ${server.url} (${companies.ok ? `${companies.value} companies, ` : ''}${databaseFile})`)
   const { workers, interruptible, timeoutMs } = engine.execution
   const limit = timeoutMs > 0 ? `stopped after ${timeoutMs} ms (--query-timeout)` : 'no time limit'
-  if (postgres) out(`queries: a pool of ${options.connections ?? DEFAULT_PG_CONNECTIONS} PostgreSQL connections (--connections), ${limit}`)
+  if (postgres) {
+    out(`queries: a pool of ${options.connections ?? DEFAULT_PG_CONNECTIONS} PostgreSQL connections (--connections), `
+      + `at most ${options.workers ?? defaultPoolSize()} heavy calls at once (--workers), ${limit}`)
+  }
   else {
     out(`queries: ${workers} worker threads (one kept for key checks and lookups), ${limit}`
       + `${timeoutMs > 0 && !interruptible ? '; the interrupt extension was not built (no C compiler at install), so a worker over budget is ended instead' : ''}`)
@@ -294,7 +301,7 @@ export function registerServe(program: Command): void {
     .option('--base-url <url>', 'public base URL used in response URLs and the OpenAPI document, e.g. behind a proxy (default: the request\'s origin)')
     .option('--access-log', 'log METHOD /path status time per request to stderr (query strings are never logged)')
     .option('--query-timeout <ms>', 'milliseconds a request\'s query may run before it is stopped and answered 503 with Retry-After (0: no limit)', wholeNumber('--query-timeout', 0, 'milliseconds'), DEFAULT_QUERY_TIMEOUT_MS)
-    .option('--workers <n>', 'SQLite: worker threads that run queries (default: one per core, plus one kept for key checks and lookups)', wholeNumber('--workers', 1, 'threads'))
+    .option('--workers <n>', 'SQLite: worker threads that run queries (default: one per core, plus one kept for key checks and lookups); PostgreSQL: calls other than key checks and lookups that run at once (default: one per core of this machine)', wholeNumber('--workers', 1, 'threads'))
     .option('--connections <n>', `PostgreSQL: connections in the pool, the queries that run at once (default ${DEFAULT_PG_CONNECTIONS})`, wholeNumber('--connections', 1, 'connections'))
     .option('--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, time to answer the requests received before exiting; those still running near the end are answered 503', wholeNumber('--shutdown-timeout', 0, 'milliseconds'), DEFAULT_SHUTDOWN_TIMEOUT_MS)
     .action(async (opts: {

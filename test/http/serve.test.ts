@@ -240,7 +240,6 @@ describe('ventureql serve options', () => {
     await expect(startServe({ ...quiet, tlsCert: 'x.pem' })).rejects.toThrow(ServeError)
     await expect(startServe({ ...quiet, tlsCert: 'x.pem' })).rejects.toThrow(/--tls-cert and --tls-key go together/)
     await expect(startServe({ ...quiet, connections: 4 })).rejects.toThrow(/--connections applies to a PostgreSQL database/)
-    await expect(startServe({ ...quiet, database: 'postgres://postgres@127.0.0.1:1/x', workers: 2 })).rejects.toThrow(/--workers applies to a SQLite file/)
     await expect(startServe({ ...quiet, database: 'postgres://postgres@127.0.0.1:1/x', connections: 0 })).rejects.toThrow(/--connections must be a whole number/)
     await expect(startServe({ ...quiet, http: true, tlsCert: 'a', tlsKey: 'b' })).rejects.toThrow(/cannot be combined/)
     await expect(startServe({ ...quiet, tlsCert: join(dir, 'missing.pem'), tlsKey: join(dir, 'missing.key') })).rejects.toThrow(/cannot read the certificate \(--tls-cert\) .*missing\.pem/)

@@ -14,7 +14,7 @@ let schema: TestSchema
 const servers: { child: ChildProcess; url: string }[] = []
 
 async function startServer(name: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--http', '--port', '0', '--database', PG_URL, '--schema', name, '--connections', '4'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--http', '--port', '0', '--database', PG_URL, '--schema', name, '--connections', '4', '--workers', '3'], { stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
   child.stdout!.on('data', (d) => { out += d })
@@ -27,7 +27,7 @@ async function startServer(name: string): Promise<{ child: ChildProcess; url: st
     await new Promise((r) => setTimeout(r, 50))
   }
   // The pool is the size asked for, and the start-up lines say so.
-  expect(out).toMatch(/^queries: a pool of 4 PostgreSQL connections \(--connections\), stopped after 10000 ms/m)
+  expect(out).toMatch(/^queries: a pool of 4 PostgreSQL connections \(--connections\), at most 3 heavy calls at once \(--workers\), stopped after 10000 ms/m)
   return { child, url }
 }
 
