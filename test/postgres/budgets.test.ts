@@ -28,40 +28,42 @@ async function sleepingBackends(db: PostgresVentureDb, marker: string): Promise<
   return r.rows[0]!.n
 }
 
+/** A backend whose one operation sleeps on the server in a statement tagged with `marker`. */
+function sleeper(marker: string) {
+  return inlineBackend(
+    { sleep: (s: number) => sql.raw(`select pg_sleep(${Number(s)}) as "${marker}"`).execute(pgdb.db) },
+    { cancellable: (work) => pgdb.cancellable(work) },
+  )
+}
+
+/** How many statements tagged `marker` still run after up to 2 s of waiting for them to go. */
+async function stillSleeping(marker: string): Promise<number> {
+  let running = await sleepingBackends(pgdb, marker)
+  for (let i = 0; i < 40 && running > 0; i++) {
+    await new Promise((r) => setTimeout(r, 50))
+    running = await sleepingBackends(pgdb, marker)
+  }
+  return running
+}
+
 describe('a call over its budget', () => {
   it('answers query_timeout at the deadline and cancels its statement on the server', async () => {
     const marker = `sleep_${Math.random().toString(36).slice(2)}`
-    const backend = inlineBackend(
-      { sleep: (s: number) => sql.raw(`select pg_sleep(${Number(s)}) as "${marker}"`).execute(pgdb.db) },
-      { cancellable: (work) => pgdb.cancellable(work) },
-    )
+    const backend = sleeper(marker)
     const started = performance.now()
     await expect(backend.call('sleep', [10], call(300))).rejects.toBeInstanceOf(QueryTimeoutError)
     expect(performance.now() - started).toBeLessThan(2000)
     // The statement is gone from the server shortly after, not after its 10 s.
-    let running = 1
-    for (let i = 0; i < 40 && running > 0; i++) {
-      await new Promise((r) => setTimeout(r, 50))
-      running = await sleepingBackends(pgdb, marker)
-    }
-    expect(running).toBe(0)
+    expect(await stillSleeping(marker)).toBe(0)
   })
 
   it('an AbortSignal cancels it the same way', async () => {
     const marker = `abort_${Math.random().toString(36).slice(2)}`
-    const backend = inlineBackend(
-      { sleep: (s: number) => sql.raw(`select pg_sleep(${Number(s)}) as "${marker}"`).execute(pgdb.db) },
-      { cancellable: (work) => pgdb.cancellable(work) },
-    )
+    const backend = sleeper(marker)
     const controller = new AbortController()
     setTimeout(() => controller.abort(), 200)
     await expect(backend.call('sleep', [10], call(0, controller.signal))).rejects.toBeInstanceOf(QueryCancelledError)
-    let running = 1
-    for (let i = 0; i < 40 && running > 0; i++) {
-      await new Promise((r) => setTimeout(r, 50))
-      running = await sleepingBackends(pgdb, marker)
-    }
-    expect(running).toBe(0)
+    expect(await stillSleeping(marker)).toBe(0)
   })
 
   it('the pool\'s statement_timeout is the backstop: a statement past it is query_timeout too', async () => {
