@@ -67,6 +67,12 @@ export interface SqlDialect {
    */
   stringAgg(value: Expression<unknown>, separator: string, orderBy: Expression<unknown>): RawBuilder<string | null>
   /**
+   * The values of `value` as a JSON array in the order of `orderBy`, as an aggregate; `[]` over no
+   * rows. SQLite returns the array as JSON text, PostgreSQL as `json` (which pg parses): callers
+   * accept both. A page's tag lists ride along with its rows in one statement this way.
+   */
+  jsonArrayAgg(value: Expression<unknown>, orderBy: Expression<unknown>): RawBuilder<unknown>
+  /**
    * The text column compared byte by byte, for ORDER BY over text whose column has the database's
    * default collation (the detail tables): SQLite's default is binary already; PostgreSQL's follows
    * the database's locale (en_US sorts `b` before `C`), where the catalog's columns are "C"

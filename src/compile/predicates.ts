@@ -45,9 +45,9 @@ export function compileFilter(filter: FilterNode, dataset: DatasetDef, dialect: 
  * can test cheaply whether the set is empty (`relations.ts`).
  */
 export function compileWhere(
-  filter: FilterNode, dataset: DatasetDef, dialect: SqlDialect, sortWalk?: CompileContext['sortWalk'], hoistSets = true,
+  filter: FilterNode, dataset: DatasetDef, dialect: SqlDialect, sortWalk?: CompileContext['sortWalk'], hoistSets = true, preferSets = false,
 ): { where: Expression<SqlBool> | undefined; sets: readonly HoistedSet[] } {
-  const ctx = createContext(dialect, sortWalk, rootForeignCount(filter), hoistSets)
+  const ctx = createContext(dialect, sortWalk, rootForeignCount(filter), hoistSets, preferSets)
   const result = compileNode(filter, { dataset, alias: ROOT_ALIAS }, ctx)
   return { where: result === TRUE ? undefined : result.expr, sets: ctx.sets ?? [] }
 }

@@ -121,6 +121,7 @@ function relatedKeys(outer: Scope, inner: Scope, relation: RelationDef, where: C
 /** Which SQL form a `foreign` gets (see the module comment). */
 function formOf(node: ForeignNode, target: DatasetDef, outer: Scope, ctx: CompileContext): Form {
   if (node.match === 'any' && pinsByIdentifyingField(node.filter, target)) return 'pinned'
+  if (ctx.preferSets) return 'set'
   return outer.alias === ROOT_ALIAS && mayProbe(node, target, ctx.rootForeigns) ? 'exists' : 'set'
 }
 

@@ -52,6 +52,11 @@ export interface CompileContext {
    */
   readonly sets?: HoistedSet[]
   readonly setNames?: Map<FilterNode, string>
+  /**
+   * Every `foreign` not pinned becomes a set, none a correlated probe (`relations.ts`): for
+   * statements that count from the set rather than test each row (`QueryPlan.complementCount`).
+   */
+  readonly preferSets?: boolean
 }
 
 /** The keys of one set, `select k ...`, to be computed once as the common table expression `name`. */
@@ -60,12 +65,13 @@ export interface HoistedSet {
   readonly keys: SelectQueryBuilder<any, any, any>
 }
 
-export function createContext(dialect: SqlDialect, sortWalk?: CompileContext['sortWalk'], rootForeigns = 0, hoistSets = false): CompileContext {
+export function createContext(dialect: SqlDialect, sortWalk?: CompileContext['sortWalk'], rootForeigns = 0, hoistSets = false, preferSets = false): CompileContext {
   let n = 0
   return Object.freeze({
     dialect,
     nextAlias: () => ++n,
     rootForeigns,
+    ...(preferSets ? { preferSets } : {}),
     ...(sortWalk ? { sortWalk } : {}),
     ...(hoistSets ? { sets: [], setNames: new Map<FilterNode, string>() } : {}),
   })

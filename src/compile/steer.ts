@@ -20,6 +20,7 @@ import { childrenOf } from '../ast/visit.js'
 import type { DatasetDef } from '../catalog/define.js'
 import { resolveDataset } from '../catalog/index.js'
 import type { QueryPlan } from './plan.js'
+import { COMPOSITE_INDEXES } from '../store/schema/composite-indexes.js'
 import { pinsByIdentifyingField } from './relations.js'
 
 /**
@@ -39,8 +40,37 @@ export const WALK_FACTOR = 4
  */
 export const UNINDEXABLE_WALK_FACTOR = 24
 
-/** The walk factor for a filter: larger when it holds a condition no column index can serve. */
-export function walkFactorFor(filter: FilterNode, dataset: DatasetDef): number {
+/**
+ * The same when one composite index (`store/schema/composite-indexes.ts`) holds every field of an
+ * AND of plain conditions and the first sort key: the index-driven plan then reads only hits,
+ * from the index alone, and never touches a table row, where each row a walk reads is a table
+ * lookup. Measured on 1,000,000 companies (`stage a|b, USA, employees 50-200` by svc_score, 17,939
+ * hits, page 1 at 50): walking read 2,787 rows in 3.7 ms (1.3 us a row), driving read the hits in
+ * 1.7 ms (0.095 us a hit), 14 times cheaper per row; a tenth keeps the walk for broad filters
+ * (638,009 hits: 78 walk reads) and drives narrow ones.
+ */
+export const COVERED_WALK_FACTOR = 0.1
+
+/** Whether `filter` is an AND of plain conditions on fields of one composite index that also holds `sortField`. */
+function coveredByCompositeIndex(filter: FilterNode, dataset: DatasetDef, sortField: string | undefined): boolean {
+  if (sortField === undefined) return false
+  const fields = new Set<string>()
+  const stack: FilterNode[] = [filter]
+  while (stack.length > 0) {
+    const node = stack.pop() as FilterNode
+    if (node.kind === 'And') stack.push(...childrenOf(node))
+    else if (node.kind === 'Condition' && !dataset.fields[node.field]?.tags) fields.add(node.field)
+    else return false
+  }
+  return COMPOSITE_INDEXES.some((index) => index.dataset === dataset.name && index.fields.includes(sortField) && [...fields].every((f) => index.fields.includes(f)))
+}
+
+/**
+ * The walk factor for a filter: larger when it holds a condition no column index can serve,
+ * smaller when a composite index serves all of it and the sort (`sortField`, the first sort key's field).
+ */
+export function walkFactorFor(filter: FilterNode, dataset: DatasetDef, sortField?: string): number {
+  if (coveredByCompositeIndex(filter, dataset, sortField)) return COVERED_WALK_FACTOR
   const stack: FilterNode[] = [filter]
   while (stack.length > 0) {
     const node = stack.pop() as FilterNode

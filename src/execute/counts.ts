@@ -34,6 +34,10 @@ export async function datasetRows(ctx: ExecContext, dataset: DatasetDef): Promis
  */
 export async function countRows(ctx: ExecContext, plan: QueryPlan): Promise<number> {
   if (plan.where === undefined) return datasetRows(ctx, plan.dataset)
+  if (plan.complementCount) {
+    const [rows, selected] = await Promise.all([datasetRows(ctx, plan.dataset), plan.complementCount(ctx.db).executeTakeFirstOrThrow()])
+    return rows - Number(selected.count)
+  }
   const row = await plan.countQuery(ctx.db).executeTakeFirstOrThrow()
   // PostgreSQL's count(*) is bigint, which drivers return as a string.
   return Number(row.count)

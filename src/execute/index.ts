@@ -4,7 +4,7 @@
  * cache writes they share (`cache-write.ts`).
  */
 export type { ExecContext } from './context.js'
-export { toRecord, type ResultRecord } from './records.js'
+export { recordMapper, type RecordMapper, type ResultRecord } from './records.js'
 export { fetchPage, fetchKeys, loadRecords, type FetchedPage, type KeyRow, type KeysRequest } from './run.js'
 export { countRows, cachedTotal, datasetRows } from './counts.js'
 export { pageByCursor, checkpointSpacing, DEFAULT_PAGING, type PageRequest, type PagingPolicy } from './cursor.js'

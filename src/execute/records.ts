@@ -5,6 +5,7 @@
  * the spec's record shapes carry that are not data (spec 2.11: `resource_type: 'investor'`).
  */
 import type { DatasetDef, DatasetName, FieldDef } from '../catalog/define.js'
+import { tagsAlias } from '../compile/plan.js'
 
 export type ResultRecord = Readonly<Record<string, unknown>>
 
@@ -24,18 +25,46 @@ function wireValue(field: FieldDef, value: unknown): unknown {
   return value
 }
 
+/** Maps rows of one column layout to result records. */
+export type RecordMapper = (row: readonly unknown[]) => ResultRecord
+
+const mappers = new WeakMap<DatasetDef, Map<string, RecordMapper>>()
+
 /**
- * Maps one row (columns named as in the table) and the tags of its record to a result record.
- * `tags` maps a tags field name to the record's values.
+ * The mapper for rows of `recordsByIdsQuery` read as arrays in the order of `columns` (columns
+ * named as in the table, each tags field's values as a JSON array under `tagsAlias(field)`): each
+ * field's position is looked up once per layout, not once per record.
  */
-export function toRecord(dataset: DatasetDef, row: Readonly<Record<string, unknown>>, tags: ReadonlyMap<string, readonly string[]>): ResultRecord {
-  const out: Record<string, unknown> = {}
-  for (const field of recordFields(dataset)) {
-    if (field.tags) out[field.name] = [...(tags.get(field.name) ?? [])]
-    else if (field.column) out[field.name] = wireValue(field, row[field.column])
+export function recordMapper(dataset: DatasetDef, columns: readonly string[]): RecordMapper {
+  let perLayout = mappers.get(dataset)
+  if (!perLayout) mappers.set(dataset, (perLayout = new Map()))
+  const layout = columns.join('\u0000')
+  const known = perLayout.get(layout)
+  if (known) return known
+  const at = new Map(columns.map((c, i) => [c, i]))
+  const slots = recordFields(dataset).map((field) => {
+    const name = field.tags ? tagsAlias(field) : field.column!
+    const index = at.get(name)
+    if (index === undefined) throw new Error(`execute: the records query of ${dataset.name} lacks ${name}`)
+    return { field, index }
+  })
+  const constants = RECORD_CONSTANTS[dataset.name]
+  const mapper: RecordMapper = (row) => {
+    const out: Record<string, unknown> = {}
+    for (const { field, index } of slots) out[field.name] = field.tags ? tagList(row[index]) : wireValue(field, row[index])
+    Object.assign(out, constants)
+    return Object.freeze(out)
   }
-  Object.assign(out, RECORD_CONSTANTS[dataset.name])
-  return Object.freeze(out)
+  perLayout.set(layout, mapper)
+  return mapper
+}
+
+/** SQLite returns the aggregated array as JSON text, PostgreSQL's driver as the parsed array. */
+function tagList(value: unknown): string[] {
+  if (value === null || value === undefined) return []
+  const list = typeof value === 'string' ? (JSON.parse(value) as unknown) : value
+  if (!Array.isArray(list)) throw new Error(`execute: a tag list is not an array: ${typeof list}`)
+  return list.map(String)
 }
 
 /** The fields a record maps, listed once per dataset rather than once per record (a page maps many). */
@@ -45,8 +74,4 @@ function recordFields(dataset: DatasetDef): readonly FieldDef[] {
   let list = fieldLists.get(dataset)
   if (!list) fieldLists.set(dataset, (list = Object.freeze((Object.values(dataset.fields) as FieldDef[]).filter((f) => f.tags || f.column))))
   return list
-}
-
-export function tagsFields(dataset: DatasetDef): readonly FieldDef[] {
-  return recordFields(dataset).filter((f) => f.tags)
 }

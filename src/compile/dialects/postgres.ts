@@ -51,6 +51,9 @@ export const postgresDialect: SqlDialect = Object.freeze({
     sql<SqlBool>`not exists (select 1 from ${keys} as ${sql.ref(alias)} where ${sql.ref(`${alias}.k`)} = ${key})`,
   stringAgg: (value: Expression<unknown>, separator: string, orderBy: Expression<unknown>) =>
     sql<string | null>`string_agg(${value}, ${separator} order by ${orderBy})`,
+  // json_agg over no rows is NULL, not an empty array.
+  jsonArrayAgg: (value: Expression<unknown>, orderBy: Expression<unknown>) =>
+    sql<unknown>`coalesce(json_agg(${value} order by ${orderBy}), '[]'::json)`,
   // "C" compares the bytes of UTF-8, which is SQLite's BINARY order.
   binaryText: (column: Expression<unknown>) => sql`${column} collate "C"`,
   // READ COMMITTED (the default) takes a new snapshot per statement; REPEATABLE READ keeps the

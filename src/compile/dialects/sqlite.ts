@@ -26,6 +26,8 @@ export const sqliteDialect: SqlDialect = Object.freeze({
   // group_concat takes an ORDER BY of its own since SQLite 3.44 (better-sqlite3 12 bundles 3.5x).
   stringAgg: (value: Expression<unknown>, separator: string, orderBy: Expression<unknown>) =>
     sql<string | null>`group_concat(${value}, ${separator} order by ${orderBy})`,
+  // Aggregates take an ORDER BY since SQLite 3.44; over no rows json_group_array gives '[]'.
+  jsonArrayAgg: (value: Expression<unknown>, orderBy: Expression<unknown>) => sql<unknown>`json_group_array(${value} order by ${orderBy})`,
   // BINARY is every column's collation unless declared otherwise, and no record table declares one.
   binaryText: (column: Expression<unknown>) => column,
   // A deferred transaction reads one WAL snapshot from its first read to its end; it never takes
