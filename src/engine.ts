@@ -24,14 +24,14 @@ import {
   type Backend, type CallOptions,
 } from './execute/backend.js'
 import { createOperations, LIGHT_OPERATIONS, type Authorization, type OperationArgs, type OperationName, type OperationResult, type Operations } from './execute/operations.js'
-import type { ExplainResult, ListPage, QueryEnvelope, StoreOptions, StoreResult } from './execute/pipeline.js'
+import type { ExplainResult, ListPage, PageWithoutTotal, QueryEnvelope, StoreOptions, StoreResult } from './execute/pipeline.js'
 import { createWatchdog, makeInterruptible } from './execute/pool/interrupt.js'
 import { createWorkerPool, defaultPoolSize } from './execute/pool/pool.js'
 import type { PagingPolicy } from './execute/cursor.js'
 import type { SearchRequest } from './records/search.js'
 import { openDatabase, type SqliteVentureDb, type VentureDb } from './store/open.js'
 
-export type { ExplainResult, ListPage, PageMeta, QueryEnvelope, StoreOptions, StoreOptions as StoreCallOptions, StoreResult } from './execute/pipeline.js'
+export type { ExplainResult, ListPage, PageMeta, PageWithoutTotal, QueryEnvelope, StoreOptions, StoreOptions as StoreCallOptions, StoreResult } from './execute/pipeline.js'
 export type { CallOptions } from './execute/backend.js'
 export { EngineClosedError, QueryCancelledError, QueryTimeoutError } from './execute/backend.js'
 export type { Authorization } from './execute/operations.js'
@@ -85,6 +85,12 @@ export interface Engine<D extends VentureDb = VentureDb> {
   store(request: unknown, options?: CallOptions & StoreOptions): Promise<Result<StoreResult>>
   /** A page of a stored query (GET /queries/:id). */
   page(queryId: unknown, paging?: { page?: unknown; per_page?: unknown }, options?: CallOptions): Promise<Result<QueryEnvelope>>
+  /**
+   * A page of a stored query without its total: never counts (a first count can take seconds on a
+   * broad filter; a cached one is still used to plan the page). For clients that page forward and
+   * show no count: a page shorter than `per_page` is the last. Same paging rules as `page`.
+   */
+  pageWithoutTotal(queryId: unknown, paging?: { page?: unknown; per_page?: unknown }, options?: CallOptions): Promise<Result<PageWithoutTotal>>
   /** The canonical form, id and SQL of a query, without storing or running it. */
   explain(request: unknown, options?: CallOptions): Promise<Result<ExplainResult>>
   /** The number of records a query selects. */
@@ -159,7 +165,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
   }
 
   /** The Result-returning methods answer a budget or a cancellation as their issue. */
-  async function result<K extends 'query' | 'list' | 'store' | 'page' | 'explain' | 'count'>(op: K, args: OperationArgs<K>, call: CallOptions | undefined): Promise<OperationResult<K>> {
+  async function result<K extends 'query' | 'list' | 'store' | 'page' | 'pageWithoutTotal' | 'explain' | 'count'>(op: K, args: OperationArgs<K>, call: CallOptions | undefined): Promise<OperationResult<K>> {
     try {
       return await run(op, args, call)
     } catch (error) {
@@ -178,6 +184,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
     list: (request, o) => result('list', [request], o),
     store: (request, o) => result('store', [request, storeOptions(o)], o),
     page: (queryId, paging = {}, o) => result('page', [queryId, paging], o),
+    pageWithoutTotal: (queryId, paging = {}, o) => result('pageWithoutTotal', [queryId, paging], o),
     explain: (request, o) => result('explain', [request], o),
     count: (request, o) => result('count', [request], o),
     records: Object.freeze<EngineRecords>({

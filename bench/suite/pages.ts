@@ -9,9 +9,9 @@
  * - **first jump**: nothing remembered for the query (the pass that writes the checkpoints is
  *   included), against OFFSET; reported, no target;
  * - **repeated page**: page 2 again with its total cached, against the same page without any
- *   counting. The engine has no call that skips the total, so "without counting" is the hand
- *   keyset seek of page 2 (its ids and records, no count): the ratio holds the engine's whole
- *   fixed cost per page, not only the cache lookup. Also the same page with the total forgotten.
+ *   counting, `engine.pageWithoutTotal` (the target: what the cached total costs); the hand
+ *   keyset seek of page 2 (its ids and records, no count) beside them, whose ratio holds the
+ *   engine's whole fixed cost per page. Also the same page with the total forgotten.
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import type { Engine } from '../../src/engine.js'
@@ -35,6 +35,11 @@ export async function measurePages(engine: Engine<SqliteVentureDb>, db: BetterSq
   const offset = (n - 1) * PER_PAGE
   const page = async (k: number) => {
     const r = await engine.page(id, { page: k, per_page: PER_PAGE })
+    if (!r.ok) throw new Error(JSON.stringify(r.issues))
+    return r.value.results.length
+  }
+  const pageWithoutTotal = async (k: number) => {
+    const r = await engine.pageWithoutTotal(id, { page: k, per_page: PER_PAGE })
     if (!r.ok) throw new Error(JSON.stringify(r.issues))
     return r.value.results.length
   }
@@ -63,6 +68,7 @@ export async function measurePages(engine: Engine<SqliteVentureDb>, db: BetterSq
   await page(2)
   const repeated = await timeVariants([
     { name: 'repeated (total cached)', run: () => page(2) },
+    { name: 'no count (engine)', run: () => pageWithoutTotal(2) },
     { name: 'no count (hand seek)', run: forms['repeated-page']!.hand.page },
     { name: 'total forgotten', setup: () => db.exec('delete from query_totals'), run: () => page(2) },
   ])

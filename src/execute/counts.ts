@@ -43,15 +43,21 @@ export async function countRows(ctx: ExecContext, plan: QueryPlan): Promise<numb
   return Number(row.count)
 }
 
-/** The total of a stored query at the context's data version, from the cache or counted and cached. */
-export async function cachedTotal(ctx: ExecContext, plan: QueryPlan, queryId: string): Promise<number> {
+/** The total of a stored query at the context's data version when it is cached; never counts. */
+export async function knownTotal(ctx: ExecContext, queryId: string): Promise<number | undefined> {
   const cached = await ctx.db
     .selectFrom('query_totals')
     .select('total')
     .where('query_id', '=', queryId)
     .where('data_version', '=', ctx.dataVersion)
     .executeTakeFirst()
-  if (cached) return Number(cached.total)
+  return cached ? Number(cached.total) : undefined
+}
+
+/** The total of a stored query at the context's data version, from the cache or counted and cached. */
+export async function cachedTotal(ctx: ExecContext, plan: QueryPlan, queryId: string): Promise<number> {
+  const cached = await knownTotal(ctx, queryId)
+  if (cached !== undefined) return cached
   const total = await countRows(ctx, plan)
   if (ctx.readonly) return total
   // Best effort: a total not remembered is counted again next time (cache-write.ts).

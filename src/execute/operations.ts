@@ -54,6 +54,7 @@ export function createOperations(database: VentureDb, limits: Limits, paging: Pa
     list: pipeline.list,
     store: pipeline.store,
     page: pipeline.page,
+    pageWithoutTotal: pipeline.pageWithoutTotal,
     explain: pipeline.explain,
     count: pipeline.count,
 

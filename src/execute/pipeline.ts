@@ -19,7 +19,7 @@ import { fail, issue, ok, type Issue, type Result } from '../errors/issue.js'
 import { parseQuery } from '../parse/index.js'
 import { dataVersion, type VentureDb } from '../store/open.js'
 import type { ExecContext } from './context.js'
-import { cachedTotal } from './counts.js'
+import { cachedTotal, knownTotal } from './counts.js'
 import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './cursor.js'
 import type { ResultRecord } from './records.js'
 import {
@@ -46,6 +46,17 @@ export interface QueryEnvelope {
   }
   readonly results: readonly ResultRecord[]
   readonly meta: PageMeta
+  readonly query_id: string
+}
+
+/**
+ * A page of a stored query without its total (`Engine.pageWithoutTotal`): for clients that page
+ * forward and never show a count. A page shorter than `per_page` is the last.
+ */
+export interface PageWithoutTotal {
+  readonly query: QueryEnvelope['query']
+  readonly results: readonly ResultRecord[]
+  readonly meta: { readonly current_page: number; readonly per_page: number }
   readonly query_id: string
 }
 
@@ -82,6 +93,7 @@ export interface Pipeline {
   list(request: unknown): Promise<Result<ListPage>>
   store(request: unknown, options?: StoreOptions): Promise<Result<StoreResult>>
   page(queryId: unknown, paging?: { page?: unknown; per_page?: unknown }): Promise<Result<QueryEnvelope>>
+  pageWithoutTotal(queryId: unknown, paging?: { page?: unknown; per_page?: unknown }): Promise<Result<PageWithoutTotal>>
   explain(request: unknown): Promise<Result<ExplainResult>>
   count(request: unknown): Promise<Result<number>>
 }
@@ -134,6 +146,26 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     })
   }
 
+  /** A stored query's plan and the page asked for, validated (page() and pageWithoutTotal()). */
+  async function storedPage(queryId: unknown, rawPaging: { page?: unknown; per_page?: unknown }): Promise<Result<{
+    plan: QueryPlan; canonical: CanonicalQuery; id: string; version: number; page: number; perPage: number
+  }>> {
+    const paging = { page: fromDigits(rawPaging.page), per_page: fromDigits(rawPaging.per_page) }
+    const issues = pagingIssues(queryId, paging, limits)
+    if (issues.length > 0) return fail(issues)
+    const loaded = await loadStoredQuery(vdb.db, queryId as string, recheck, { writer })
+    if (!loaded.ok) return loaded
+    const { checked, canonical, query_version } = loaded.value
+    return ok({
+      plan: planQuery(checked, dialect),
+      canonical,
+      id: loaded.value.query_id,
+      version: query_version,
+      page: (paging.page as number | undefined) ?? 1,
+      perPage: (paging.per_page as number | undefined) ?? limits.defaultPerPage,
+    })
+  }
+
   const pipeline: Pipeline = {
     async list(request) {
       const prepared = prepare(request)
@@ -172,15 +204,25 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     },
 
     async page(queryId, rawPaging = {}) {
-      const paging = { page: fromDigits(rawPaging.page), per_page: fromDigits(rawPaging.per_page) }
-      const issues = pagingIssues(queryId, paging, limits)
-      if (issues.length > 0) return fail(issues)
-      const loaded = await loadStoredQuery(vdb.db, queryId as string, recheck, { writer })
-      if (!loaded.ok) return loaded
-      const { checked, canonical, query_version } = loaded.value
-      const page = (paging.page as number | undefined) ?? 1
-      const perPage = (paging.per_page as number | undefined) ?? limits.defaultPerPage
-      return ok(await envelope(planQuery(checked, dialect), canonical, loaded.value.query_id, query_version, page, perPage))
+      const stored = await storedPage(queryId, rawPaging)
+      if (!stored.ok) return stored
+      const { plan, canonical, id, version, page, perPage } = stored.value
+      return ok(await envelope(plan, canonical, id, version, page, perPage))
+    },
+
+    async pageWithoutTotal(queryId, rawPaging = {}) {
+      const stored = await storedPage(queryId, rawPaging)
+      if (!stored.ok) return stored
+      const { plan, canonical, id, version, page, perPage } = stored.value
+      const ctx = await context()
+      // Never counted here; a total cached earlier still steers the keys query's plan (run.ts).
+      const fetched = await pageByCursor(ctx, plan, { queryId: id, page, perPage, matches: await knownTotal(ctx, id) }, paging)
+      return ok(Object.freeze({
+        query: Object.freeze({ query_id: id, dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort, query_version: version }),
+        results: Object.freeze([...fetched.records]),
+        meta: Object.freeze({ current_page: page, per_page: perPage }),
+        query_id: id,
+      }))
     },
 
     async explain(request) {

@@ -1,0 +1,82 @@
+/**
+ * `engine.pageWithoutTotal`: the pages of a stored query without counting. Same records as
+ * `engine.page`, page after page, on a worker pool and inline; no total is counted or cached; the
+ * same paging rules and issues as `page`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createEngine, type Engine } from '../../src/engine.js'
+import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
+import type { SqliteVentureDb } from '../../src/store/open.js'
+
+let dir: string
+let vdb: SqliteVentureDb
+const engines: Record<string, Engine> = {}
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ventureql-no-total-'))
+  const file = join(dir, 'fixture.db')
+  await (await createFixtureDatabase({ file, companies: 300 })).close()
+  engines.pool = createEngine({ database: file, workers: 1 })
+  engines.inline = createEngine({ database: file, workers: 0 })
+  vdb = engines.inline.database as SqliteVentureDb
+})
+afterAll(async () => {
+  for (const e of Object.values(engines)) await e.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const request = { dataset: 'companies', filter: { foreign: { dataset: 'fundings', filter: { series: 'seed' }, match: 'none' } }, sort: [{ total_funding: 'desc' }] }
+
+describe.each(['pool', 'inline'])('pageWithoutTotal (%s)', (kind) => {
+  it('returns the pages of page(), without counting', async () => {
+    const engine = engines[kind]!
+    const stored = await engine.store(request)
+    if (!stored.ok) throw new Error(JSON.stringify(stored.issues))
+    const id = stored.value.query_id
+    const totals = () => vdb.sqlite.prepare('select count(*) from query_totals where query_id = ?').pluck().get(id)
+    vdb.sqlite.prepare('delete from query_totals where query_id = ?').run(id)
+    const seen: unknown[] = []
+    for (let page = 1; ; page++) {
+      const r = await engine.pageWithoutTotal(id, { page, per_page: 40 })
+      if (!r.ok) throw new Error(JSON.stringify(r.issues))
+      expect(r.value.meta).toEqual({ current_page: page, per_page: 40 })
+      expect(r.value.query_id).toBe(id)
+      expect(r.value.query.filter).toEqual(stored.value.canonical.filter)
+      seen.push(...r.value.results.map((x) => x.id))
+      if (r.value.results.length < 40) break
+    }
+    expect(totals()).toBe(0)
+    const counted: unknown[] = []
+    for (let page = 1; ; page++) {
+      const r = await engine.page(id, { page: String(page), per_page: '40' })
+      if (!r.ok) throw new Error(JSON.stringify(r.issues))
+      counted.push(...r.value.results.map((x) => x.id))
+      if (page >= r.value.meta.total_pages) {
+        expect(seen.length).toBe(r.value.meta.total_record_count)
+        break
+      }
+    }
+    expect(seen).toEqual(counted)
+    expect(seen.length).toBeGreaterThan(40)
+    expect(totals()).toBe(1)
+  })
+
+  it('answers bad paging and unknown ids with the issues page() gives', async () => {
+    const engine = engines[kind]!
+    for (const [id, paging] of [['nope', {}], ['AAAAAAAAAAAAAAAAAAAAAA', {}], ['x y', { page: 1 }]] as const) {
+      const a = await engine.pageWithoutTotal(id, paging)
+      const b = await engine.page(id, paging)
+      expect(a.ok).toBe(false)
+      expect(a).toEqual(b)
+    }
+    const stored = await engine.store(request)
+    if (!stored.ok) throw new Error('store')
+    for (const paging of [{ page: 0 }, { per_page: 100_000 }, { page: 'two' }, { page: null }]) {
+      const a = await engine.pageWithoutTotal(stored.value.query_id, paging)
+      expect(a.ok).toBe(false)
+      expect(a).toEqual(await engine.page(stored.value.query_id, paging))
+    }
+  })
+})
