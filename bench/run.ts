@@ -14,7 +14,7 @@
  */
 import { spawnSync } from 'node:child_process'
 
-const FILES = ['suite', 'query-pages', 'deep-paging', 'counts', 'foreign-chain', 'overhead', 'search', 'search-postgres', 'http', 'execution', 'serve-load', 'ingest', 'ingest-postgres', 'postgres', 'http-postgres']
+const FILES = ['suite', 'state-file', 'query-pages', 'deep-paging', 'counts', 'foreign-chain', 'overhead', 'search', 'search-postgres', 'http', 'execution', 'serve-load', 'ingest', 'ingest-postgres', 'postgres', 'http-postgres']
 const args = process.argv.slice(2)
 const only: string[] = []
 for (let i = 0; i < args.length; i++) {

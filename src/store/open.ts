@@ -1,6 +1,7 @@
 /**
  * @module Opening a database: better-sqlite3 under a Kysely `SqliteDialect`, with the pragmas the
- * engine relies on (WAL so readers never block the writer, NORMAL sync, a busy timeout) and the
+ * engine relies on (WAL so readers never block the writer, NORMAL sync, a busy timeout), the state
+ * file attached (`state-file.ts`: keys, quotas, stored queries and caches beside the data) and the
  * migrations applied. `dataVersion` is the counter every ingest bumps; stored-query totals and
  * page boundaries are cached per data version.
  */
@@ -11,6 +12,7 @@ import type { PoolClient } from 'pg'
 import { applyMigrationsSync } from './migrations.js'
 import { DATA_VERSION_KEY, META_TABLE, VERSIONED_CACHE_TABLES } from './schema/stored-query-tables.js'
 import { restoreDeferredIndexes } from './indexes.js'
+import { attachStateFile, settleStateTables } from './state-file.js'
 
 /** A SQLite database: Kysely plus the raw better-sqlite3 handle that ingest and record lookups use. */
 export interface SqliteVentureDb {
@@ -83,9 +85,12 @@ export function openDatabase(file: string, options: OpenOptions = {}): SqliteVen
     sqlite.pragma('synchronous = NORMAL')
   }
   sqlite.pragma('foreign_keys = OFF')
+  // Keys, quota counts, stored queries and caches: a file of their own (state-file.ts).
+  const state = file !== ':memory:' && file !== '' && attachStateFile(sqlite, file, readonly)
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: cachingPrepare(sqlite) }) })
   if (!readonly && (options.migrate ?? true)) {
     applyMigrationsSync(db, sqlite)
+    if (state) settleStateTables(sqlite)
     // An ingest that died after dropping indexes for a bulk load left a note saying which.
     restoreDeferredIndexes(sqlite)
   }

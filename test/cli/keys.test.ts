@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
+import { openDatabase } from '../../src/store/open.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../support/run-cli.js'
 import { createEngine } from '../../src/engine.js'
@@ -28,11 +28,12 @@ const run = (args: string[], cwd?: string) => runCli(args, cwd === undefined ? {
 
 /** Every text column of the key table: the key must appear in none of them, only its hash. */
 function keyTableText(): string {
-  const sqlite = new Database(database, { readonly: true })
+  // Read-only through the store, which attaches the state file the key table lives in.
+  const vdb = openDatabase(database, { readonly: true })
   try {
-    return JSON.stringify(sqlite.prepare('select * from api_keys').all())
+    return JSON.stringify(vdb.sqlite.prepare('select * from api_keys').all())
   } finally {
-    sqlite.close()
+    vdb.sqlite.close()
   }
 }
 

@@ -80,7 +80,8 @@ describe('another process holding the write lock', () => {
   it('delays requests that write by at most the write wait, then 503; usage (read only) answers at once', async () => {
     const app = createApp(engine, { clock: () => HARNESS_NOW })
     expect((await get(app, '/ratelimit/usage')).status).toBe(200)
-    const other = new Database(file)
+    // Opened as the store opens it: the state file attached, so BEGIN IMMEDIATE holds both files' write locks.
+    const other = openDatabase(file, { migrate: false }).sqlite
     other.exec('BEGIN IMMEDIATE')
     try {
       const started = performance.now()
@@ -105,7 +106,8 @@ describe('another process holding the write lock', () => {
   })
 
   it('never delays engine reads: a first count and a page answer while the lock is held (their cache writes are skipped)', async () => {
-    const other = new Database(file)
+    // Opened as the store opens it: the state file attached, so BEGIN IMMEDIATE holds both files' write locks.
+    const other = openDatabase(file, { migrate: false }).sqlite
     other.exec('BEGIN IMMEDIATE')
     try {
       const started = performance.now()

@@ -136,9 +136,15 @@ describe('an unavailable database', () => {
     if (!made.ok) throw new Error('key')
     const reports: Report[] = []
     const app = appWith(engine, reports)
-    const other = new Database(file)
+    // Another connection as the store opens one: the state file (keys, quota counts) attached.
+    const other = openDatabase(file, { migrate: false }).sqlite
+    const dataOnly = new Database(file)
     try {
-      // Another writer holds the write lock: counting the request (a write) cannot proceed.
+      // A writer holding only the data file (an import) leaves the quota count, in the state file, alone.
+      dataOnly.exec('BEGIN EXCLUSIVE')
+      expect((await app.fetch(new Request(`https://api.test/companies?key=${made.value.key}`))).status).toBe(200)
+      dataOnly.exec('ROLLBACK')
+      // Another writer holds the write lock of both files: counting the request (a write) cannot proceed.
       other.exec('BEGIN EXCLUSIVE')
       const res = await app.fetch(new Request(`https://api.test/companies?key=${made.value.key}`))
       const { body } = await problem(res, 503)
@@ -149,7 +155,9 @@ describe('an unavailable database', () => {
       expect(reports).toEqual([])
     } finally {
       if (other.inTransaction) other.exec('ROLLBACK')
+      if (dataOnly.inTransaction) dataOnly.exec('ROLLBACK')
       other.close()
+      dataOnly.close()
       await vdb.close()
     }
   })

@@ -1,16 +1,24 @@
 /** @module Test helpers for the store: a content digest of every table, independent of insertion order. */
 import { createHash } from 'node:crypto'
 import type { SqliteVentureDb } from '../../src/store/open.js'
+import { STATE_SCHEMA } from '../../src/store/state-file.js'
 
-/** Tables holding data (the migration bookkeeping is excluded: it records wall-clock times). */
+/**
+ * Tables holding data, in the data file and in the state file when one is attached (store/state-file.ts).
+ * Bookkeeping is excluded: the migrations' (wall-clock times) and the state file's own (`meta`'s
+ * copy of the state tables' definitions, which only a file database has).
+ */
 export function dataTables(vdb: SqliteVentureDb): string[] {
-  return (vdb.sqlite.prepare("select name from sqlite_master where type = 'table' and name not like 'kysely_%' and name not like 'sqlite_%' order by name").pluck().all() as string[])
+  const attached = (vdb.sqlite.prepare('select name from pragma_database_list').pluck().all() as string[]).includes(STATE_SCHEMA)
+  const from = attached ? `(select name, type from main.sqlite_master union all select name, type from ${STATE_SCHEMA}.sqlite_master)` : 'sqlite_master'
+  return (vdb.sqlite.prepare(`select name from ${from} where type = 'table' and name not like 'kysely_%' and name not like 'sqlite_%' order by name`).pluck().all() as string[])
 }
 
 export function tableDigest(vdb: SqliteVentureDb, table: string): string {
   const cols = (vdb.sqlite.prepare(`select name from pragma_table_info(?)`).pluck().all(table) as string[])
   const order = cols.map((_, i) => String(i + 1)).join(', ')
-  const rows = vdb.sqlite.prepare(`select * from "${table}" order by ${order}`).raw().all()
+  const where = table === 'meta' ? ` where key <> 'state_schema'` : ''
+  const rows = vdb.sqlite.prepare(`select * from "${table}"${where} order by ${order}`).raw().all()
   return createHash('sha256').update(JSON.stringify(rows)).digest('hex')
 }
 
