@@ -18,7 +18,8 @@
  * await engine.close()
  */
 import { resolveLimits, type Limits } from './check/limits.js'
-import { fail, type Result } from './errors/issue.js'
+import { fail, issue, type Issue, type Result } from './errors/issue.js'
+import { previewValue } from './errors/format.js'
 import {
   inlineBackend, QueryCancelledError, QueryTimeoutError,
   type Backend, type CallOptions,
@@ -177,7 +178,11 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
     query: (request, o) => result('query', [request, storeOptions(o)], o),
     list: (request, o) => result('list', [request], o),
     store: (request, o) => result('store', [request, storeOptions(o)], o),
-    page: (queryId, paging = {}, o) => result('page', [queryId, paging], o),
+    page: async (queryId, paging = {}, o) => {
+      // `page()`'s own arguments come from callers in plain JavaScript too: a wrong shape is an issue, never a TypeError.
+      if (typeof paging !== 'object' || paging === null || Array.isArray(paging)) return fail([pagingShapeIssue(paging)])
+      return result('page', [queryId, paging], o)
+    },
     explain: (request, o) => result('explain', [request], o),
     count: (request, o) => result('count', [request], o),
     records: Object.freeze<EngineRecords>({
@@ -227,5 +232,15 @@ function chooseBackend(vdb: VentureDb, limits: Limits, paging: Partial<PagingPol
   return inlineBackend(createOperations(vdb, limits, paging), {
     cancellable: (work) => vdb.cancellable(work),
     heavyLimit: { slots: workers !== undefined && workers > 0 ? workers : defaultPoolSize(), light: LIGHT_OPERATIONS },
+  })
+}
+
+function pagingShapeIssue(paging: unknown): Issue {
+  return issue({
+    code: 'invalid_page',
+    path: '',
+    message: `The paging argument of page() is an object {page?, per_page?} (or nothing); got ${previewValue(paging)}.`,
+    expected: 'an object {page?, per_page?}',
+    got: previewValue(paging),
   })
 }

@@ -23,6 +23,7 @@ import { authMiddleware, requestKey } from './auth.js'
 import type { AppDeps, AppOptions, HttpEnv, ResolvedOptions, RouteSpec } from './context.js'
 import { isUnavailable } from '../store/unavailable.js'
 import { issuesResponse, PROBLEM_CONTENT_TYPE, problemResponse } from './problem.js'
+import { capText, REDACTED_KEY, redactKeys } from '../errors/format.js'
 import { ROUTE_MODULES } from './routes/index.js'
 
 export interface VentureApp {
@@ -64,7 +65,7 @@ export function createApp(engine: Engine, options: AppOptions = {}): VentureApp 
   app.use('*', authMiddleware(deps))
   for (const module of ROUTE_MODULES) module.register(app, deps)
 
-  app.notFound((c) => problemResponse(404, { detail: `No endpoint answers ${c.req.method} ${c.req.path}.` }))
+  app.notFound((c) => problemResponse(404, { detail: `No endpoint answers ${capText(c.req.method, 20)} ${capText(c.req.path, 200)}.` }))
   app.onError((error, c) => errorResponse(error, { method: c.req.method, path: c.req.path }, deps.options))
 
   return Object.freeze({
@@ -86,17 +87,21 @@ const MIN_SCRUBBED_KEY_LENGTH = 16
 /**
  * An error body may quote what the client sent (a body preview, a repeated form field), and the
  * client may have put its key there. The key never goes back out, not even to its sender: error
- * bodies end up in client logs and proxies. Success bodies are left alone (they are the data asked for).
+ * bodies end up in client logs and proxies. Issues and problem details already leave out every
+ * key-shaped run (`redactKeys`, whole or cut); this is the last net, for the request's own key in
+ * any shape and for any text that reached the body another way. Success bodies are left alone
+ * (they are the data asked for).
  */
 async function withoutKeyText(response: Response, request: Request): Promise<Response> {
   if (response.status < 400 || !(response.headers.get('content-type') ?? '').startsWith(PROBLEM_CONTENT_TYPE.split(';')[0]!)) return response
   const key = requestKey(request)
-  if (key === undefined || key.length < MIN_SCRUBBED_KEY_LENGTH) return response
   const text = await response.text()
-  if (!text.includes(key)) return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers })
+  let scrubbed = redactKeys(text)
+  if (key !== undefined && key.length >= MIN_SCRUBBED_KEY_LENGTH) scrubbed = scrubbed.split(key).join(REDACTED_KEY)
+  if (scrubbed === text) return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers })
   const headers = new Headers(response.headers)
   headers.delete('content-length')
-  return new Response(text.split(key).join('[api key]'), { status: response.status, statusText: response.statusText, headers })
+  return new Response(scrubbed, { status: response.status, statusText: response.statusText, headers })
 }
 
 function errorResponse(error: unknown, where: { method: string; path: string }, options: ResolvedOptions): Response {
