@@ -47,7 +47,11 @@ export async function cachedTotal(ctx: ExecContext, plan: QueryPlan, queryId: st
     .where('query_id', '=', queryId)
     .where('data_version', '=', ctx.dataVersion)
     .executeTakeFirst()
-  if (cached) return Number(cached.total)
+  if (cached) {
+    if (ctx.tally) ctx.tally.totalHits++
+    return Number(cached.total)
+  }
+  if (ctx.tally) ctx.tally.totalMisses++
   const total = await countRows(ctx, plan)
   if (ctx.readonly) return total
   // Best effort: a total not remembered is counted again next time (cache-write.ts).

@@ -25,6 +25,11 @@ import { isUnavailable } from '../store/unavailable.js'
 import { issuesResponse, PROBLEM_CONTENT_TYPE, problemResponse } from './problem.js'
 import { capText, REDACTED_KEY, redactKeys } from '../errors/format.js'
 import { ROUTE_MODULES } from './routes/index.js'
+import { cors } from 'hono/cors'
+import { conditionalGet } from './caching.js'
+import { compressed } from './compression.js'
+import { loggablePath, REQUEST_ID_HEADER, requestIdOf, routeOf, type RequestEntry } from './observe.js'
+import { registerOps } from './ops.js'
 
 export interface VentureApp {
   /** Answers one request. Never rejects: every failure is a problem+json response. */
@@ -44,8 +49,15 @@ export function resolveOptions(options: AppOptions = {}): ResolvedOptions {
     trialMaxResults: options.trialMaxResults ?? 50,
     queryTimeoutMs: options.queryTimeoutMs,
     onInternalError: options.onInternalError ?? reportToStderr,
+    onRequest: options.onRequest,
+    metrics: options.metrics,
+    corsOrigins: Object.freeze([...(options.corsOrigins ?? [])]),
+    compression: options.compression ?? true,
   })
 }
+
+/** Headers a browser client may read (CORS): the quota, the request id, caching and retry advice. */
+const CORS_EXPOSED_HEADERS = ['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'X-Request-Id', 'ETag', 'Retry-After']
 
 /**
  * The HTTP handler over an engine, on SQLite or PostgreSQL: every database call goes through the
@@ -57,12 +69,39 @@ export function createApp(engine: Engine, options: AppOptions = {}): VentureApp 
   // strict: false: `/companies/` is `/companies` (design section 6).
   const app = new Hono<HttpEnv>({ strict: false })
 
+  const { onRequest, metrics, corsOrigins, compression } = deps.options
+  // First, so that it sees every answer, including those of the middleware below.
+  app.use('*', async (c, next) => {
+    const started = performance.now()
+    const requestId = requestIdOf(c.req.raw)
+    c.set('requestId', requestId)
+    await next()
+    c.res.headers.set(REQUEST_ID_HEADER, requestId)
+    if (!onRequest && !metrics) return
+    const entry: RequestEntry = {
+      requestId, method: c.req.method, route: routeOf(c), path: loggablePath(c.req.path), status: c.res.status, ms: performance.now() - started,
+    }
+    metrics?.observe({ method: entry.method, route: entry.route, status: entry.status, seconds: entry.ms / 1000 })
+    onRequest?.(entry)
+  })
+  if (corsOrigins.length > 0) {
+    app.use('*', cors({
+      origin: corsOrigins.includes('*') ? '*' : [...corsOrigins],
+      allowMethods: ['GET', 'HEAD', 'POST'],
+      allowHeaders: ['Authorization', 'Content-Type', 'If-None-Match', REQUEST_ID_HEADER],
+      exposeHeaders: CORS_EXPOSED_HEADERS,
+      maxAge: 600,
+    }))
+  }
   const budget = deps.options.queryTimeoutMs
   app.use('*', (c, next) => {
     c.set('call', budget === undefined ? { signal: c.req.raw.signal } : { signal: c.req.raw.signal, timeoutMs: budget })
     return next()
   })
+  // Before the key check: no key, no quota.
+  registerOps(app, deps)
   app.use('*', authMiddleware(deps))
+  app.use('*', conditionalGet(deps))
   for (const module of ROUTE_MODULES) module.register(app, deps)
 
   app.notFound((c) => problemResponse(404, { detail: `No endpoint answers ${capText(c.req.method, 20)} ${capText(c.req.path, 200)}.` }))
@@ -70,11 +109,20 @@ export function createApp(engine: Engine, options: AppOptions = {}): VentureApp 
 
   return Object.freeze({
     async fetch(request: Request): Promise<Response> {
+      let response: Response
       try {
-        return await withoutKeyText(await app.fetch(request), request)
+        response = await withoutKeyText(await app.fetch(request), request)
       } catch (error) {
         // Hono routes errors to onError; this is for faults in the middleware chain itself.
-        return errorResponse(error, { method: request.method, path: safePath(request) }, deps.options)
+        response = errorResponse(error, { method: request.method, path: safePath(request) }, deps.options)
+        if (!response.headers.has(REQUEST_ID_HEADER)) response.headers.set(REQUEST_ID_HEADER, requestIdOf(request))
+      }
+      if (!compression) return response
+      try {
+        return await compressed(request, response)
+      } catch {
+        // Compression failing leaves the answer as it was; nothing of it has been sent yet.
+        return response
       }
     },
     routes,
