@@ -50,6 +50,8 @@ export interface NodeServerOptions {
 }
 
 export interface AccessEntry {
+  /** `app`: the fetch handler answered; `server`: the bridge did (413 before the body, 503 while closing, CONNECT). */
+  readonly source: 'app' | 'server'
   readonly method: string
   /** The path without the query string. */
   readonly path: string
@@ -136,7 +138,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
       + `content-length: ${connectRefusal.body.byteLength}\r\nconnection: close\r\n\r\n`
     socket.on('error', () => socket.destroy())
     socket.end(Buffer.concat([Buffer.from(head, 'latin1'), connectRefusal.body]))
-    options.onAccess?.({ method: 'CONNECT', path: '(tunnel)', status: 404, ms: performance.now() - started })
+    options.onAccess?.({ source: 'server', method: 'CONNECT', path: '(tunnel)', status: 404, ms: performance.now() - started })
   })
 
   return new Promise((resolvePromise, reject) => {
@@ -181,7 +183,7 @@ function bridge(options: NodeServerOptions, closer: GracefulCloser): (incoming: 
         await response.body?.cancel().catch(() => {})
         throw ANSWERED_BY_CLOSE
       }
-      if (onAccess) onAccess({ method: request.method, path: pathOf(request.url), status: response.status, ms: performance.now() - started })
+      if (onAccess) onAccess({ source: 'app', method: request.method, path: pathOf(request.url), status: response.status, ms: performance.now() - started })
       return response
     },
     {
@@ -207,6 +209,7 @@ function bridge(options: NodeServerOptions, closer: GracefulCloser): (incoming: 
       closer.claim(outgoing)
       // Refused before a byte of the body is read; the connection closes so the rest is not parsed.
       void respondDirectly(outgoing, problemResponse(413, { detail: tooLargeMessage(maxBodyBytes, declared), headers: { connection: 'close' } }))
+      onAccess?.({ source: 'server', method: incoming.method ?? '', path: (incoming.url ?? '/').split('?')[0]!, status: 413, ms: 0 })
       return
     }
     handle(incoming, outgoing).catch((error: unknown) => {
@@ -221,7 +224,7 @@ const ANSWERED_BY_CLOSE = Symbol('answered by close')
 
 function accessLogger(onAccess: (entry: AccessEntry) => void, status: number): (incoming: IncomingMessage, startedAt: number) => void {
   return (incoming, startedAt) => onAccess({
-    method: incoming.method ?? '', path: (incoming.url ?? '/').split('?')[0]!, status, ms: performance.now() - startedAt,
+    source: 'server', method: incoming.method ?? '', path: (incoming.url ?? '/').split('?')[0]!, status, ms: performance.now() - startedAt,
   })
 }
 
