@@ -105,7 +105,7 @@ export function createApp(engine: Engine, options: AppOptions = {}): VentureApp 
   for (const module of ROUTE_MODULES) module.register(app, deps)
 
   app.notFound((c) => problemResponse(404, { detail: `No endpoint answers ${capText(c.req.method, 20)} ${capText(c.req.path, 200)}.` }))
-  app.onError((error, c) => errorResponse(error, { method: c.req.method, path: c.req.path }, deps.options))
+  app.onError((error, c) => errorResponse(error, { method: c.req.method, path: loggablePath(c.req.path), requestId: c.get('requestId') }, deps.options))
 
   return Object.freeze({
     async fetch(request: Request): Promise<Response> {
@@ -114,8 +114,9 @@ export function createApp(engine: Engine, options: AppOptions = {}): VentureApp 
         response = await withoutKeyText(await app.fetch(request), request)
       } catch (error) {
         // Hono routes errors to onError; this is for faults in the middleware chain itself.
-        response = errorResponse(error, { method: request.method, path: safePath(request) }, deps.options)
-        if (!response.headers.has(REQUEST_ID_HEADER)) response.headers.set(REQUEST_ID_HEADER, requestIdOf(request))
+        const requestId = requestIdOf(request)
+        response = errorResponse(error, { method: request.method, path: loggablePath(safePath(request)), requestId }, deps.options)
+        response.headers.set(REQUEST_ID_HEADER, requestId)
       }
       if (!compression) return response
       try {
@@ -152,7 +153,7 @@ async function withoutKeyText(response: Response, request: Request): Promise<Res
   return new Response(scrubbed, { status: response.status, statusText: response.statusText, headers })
 }
 
-function errorResponse(error: unknown, where: { method: string; path: string }, options: ResolvedOptions): Response {
+function errorResponse(error: unknown, where: { method: string; path: string; requestId?: string | undefined }, options: ResolvedOptions): Response {
   if (error instanceof HTTPException) {
     const status = error.status
     return problemResponse(status, { detail: error.message || (status === 413 ? 'The request body is too large.' : 'The request could not be processed.') })
@@ -176,8 +177,9 @@ function safePath(request: Request): string {
   }
 }
 
-/** The default fault report: method, path (never the query string, which may hold the key) and stack. */
-function reportToStderr(error: unknown, where: { method: string; path: string; errorId: string }): void {
+/** The default fault report: method, path (never the query string, which may hold the key), request id and stack. */
+function reportToStderr(error: unknown, where: { method: string; path: string; errorId: string; requestId?: string | undefined }): void {
   const stack = error instanceof Error ? error.stack ?? error.message : String(error)
-  process.stderr.write(`ventureql: internal error ${where.errorId} on ${where.method} ${where.path}\n${stack}\n`)
+  const request = where.requestId === undefined ? '' : ` (request ${where.requestId})`
+  process.stderr.write(`ventureql: internal error ${where.errorId} on ${where.method} ${where.path}${request}\n${stack}\n`)
 }

@@ -44,7 +44,7 @@ export interface AppOptions {
    * Where internal faults are reported (the stack, never the request's key). Default: stderr.
    * Responses never carry it.
    */
-  readonly onInternalError?: (error: unknown, where: { method: string; path: string; errorId: string }) => void
+  readonly onInternalError?: (error: unknown, where: { method: string; path: string; errorId: string; requestId?: string | undefined }) => void
   /**
    * Called once per request the app answers (request id, method, route pattern, path without the
    * query string, status, milliseconds): the request log of `serve`. Default: nothing.
