@@ -23,6 +23,15 @@ function volatile(path: string, deps: AppDeps): boolean {
   return deps.options.contactResolver !== undefined && /^\/companies\/[^/]+\/contact$/.test(path)
 }
 
+/**
+ * A stored query's page is answered 304 only after it has been run: the query may have expired
+ * (per-owner storage bound) without the data version changing, and serving a page records its
+ * use, which keeps it from expiring. Only the body is saved there, not the work.
+ */
+function runsAnyway(path: string): boolean {
+  return path.startsWith('/queries/')
+}
+
 /** The weak validator of a GET (weak: a compressed and an identity answer carry the same one). */
 export function entityTag(request: Request, plan: string, base: string, day: string, dataVersion: number): string {
   const url = new URL(request.url)
@@ -56,10 +65,17 @@ export function conditionalGet(deps: AppDeps): MiddlewareHandler<HttpEnv> {
       return
     }
     const tag = entityTag(c.req.raw, key.plan, baseUrlOf(deps, c.req.raw), deps.options.clock().toISOString().slice(0, 10), version)
-    if (matches(c.req.header('if-none-match'), tag)) {
-      return c.body(null, 304, { ETag: tag, 'Cache-Control': CACHEABLE, Vary: 'Authorization' })
-    }
+    const held = matches(c.req.header('if-none-match'), tag)
+    const notModified = () => c.body(null, 304, { ETag: tag, 'Cache-Control': CACHEABLE, Vary: 'Authorization' })
+    if (held && !runsAnyway(path)) return notModified()
     await next()
+    if (held && c.res.status === 200) {
+      await c.res.body?.cancel()
+      c.res = notModified()
+      // Hono carries the replaced answer's headers over; a 304 describes no body of its own.
+      for (const name of ['content-type', 'content-length', 'content-encoding']) c.res.headers.delete(name)
+      return
+    }
     if (c.res.status === 200) {
       c.res.headers.set('ETag', tag)
       c.res.headers.set('Cache-Control', CACHEABLE)

@@ -95,6 +95,22 @@ describe('ETag and 304 Not Modified', () => {
     expect(((await changed.json()) as { companies: unknown[] }).companies).toHaveLength(50)
   })
 
+  it('a stored query\'s page is run before its 304 (it may have expired meanwhile): 404 once it is gone', async () => {
+    const posted = await h.request('/queries', { init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ dataset: 'companies', filter: { employees: { gte: 2 } } }) } })
+    const id = (await posted.json() as { query_id: string }).query_id
+    const first = await h.get(`/queries/${id}?page=2`)
+    expect(first.status).toBe(200)
+    const tag = first.headers.get('etag')!
+    const again = await h.get(`/queries/${id}?page=2`, withHeaders({ 'if-none-match': tag }))
+    expect(again.status).toBe(304)
+    expect(await again.text()).toBe('')
+    expect(again.headers.get('content-length') ?? '0').toBe('0')
+    expect(again.headers.get('content-type')).toBeNull()
+    await h.mutate('delete from stored_queries where query_id = ?', id)
+    const gone = await h.get(`/queries/${id}?page=2`, withHeaders({ 'if-none-match': tag }))
+    expect(gone.status).toBe(404)
+  })
+
   it('a tag differs by query string and by key plan, but not by where the key travels', async () => {
     const tagOf = async (path: string, options = {}) => (await h.get(path, options)).headers.get('etag')
     const base = await tagOf(LIST)
