@@ -18,7 +18,8 @@
  * await engine.close()
  */
 import { resolveLimits, type Limits } from './check/limits.js'
-import { fail, type Result } from './errors/issue.js'
+import { fail, issue, ok, type Issue, type Result } from './errors/issue.js'
+import { previewValue } from './errors/format.js'
 import {
   inlineBackend, QueryCancelledError, QueryTimeoutError,
   type Backend, type CallOptions,
@@ -26,15 +27,18 @@ import {
 import { createOperations, LIGHT_OPERATIONS, type Authorization, type OperationArgs, type OperationName, type OperationResult, type Operations } from './execute/operations.js'
 import type { ExplainResult, ListPage, PageWithoutTotal, QueryEnvelope, StoreOptions, StoreResult } from './execute/pipeline.js'
 import { createWatchdog, makeInterruptible } from './execute/pool/interrupt.js'
-import { createWorkerPool, defaultPoolSize } from './execute/pool/pool.js'
+import { createWorkerPool, defaultPoolSize, type WorkerPool } from './execute/pool/pool.js'
+import { newCacheTally, type CacheTally } from './execute/context.js'
 import type { PagingPolicy } from './execute/cursor.js'
 import type { SearchRequest } from './records/search.js'
 import { openDatabase, type SqliteVentureDb, type VentureDb } from './store/open.js'
+import type { DatabaseStatus } from './store/status.js'
 
 export type { ExplainResult, ListPage, PageMeta, PageWithoutTotal, QueryEnvelope, StoreOptions, StoreOptions as StoreCallOptions, StoreResult } from './execute/pipeline.js'
 export type { CallOptions } from './execute/backend.js'
 export { EngineClosedError, QueryCancelledError, QueryTimeoutError } from './execute/backend.js'
 export type { Authorization } from './execute/operations.js'
+export type { DatabaseStatus } from './store/status.js'
 
 /** The default time budget of one call: generous for analytics, and still a bound. */
 export const DEFAULT_TIMEOUT_MS = 30_000
@@ -107,6 +111,14 @@ export interface Engine<D extends VentureDb = VentureDb> {
    * them, ends the workers and closes a database it opened.
    */
   close(options?: { readonly graceMs?: number }): Promise<void>
+  /** Counters since the engine was created, and the state of its connections: for metrics (`GET /metrics`). */
+  stats(): EngineStats
+  /**
+   * The database's state for a readiness probe (`GET /readyz`): its data version and migrations
+   * this code defines that it lacks (or it has that this code does not know). Rejects when the
+   * database cannot be reached.
+   */
+  status(options?: CallOptions): Promise<DatabaseStatus>
   readonly limits: Limits
   /**
    * The caller's own connection: the one queries run on inline, or, with workers, the one that
@@ -138,9 +150,31 @@ export interface EngineRecords {
   fundingExtras(ids: readonly number[], options?: CallOptions): Promise<OperationResult<'fundingExtras'>>
 }
 
+export interface EngineStats {
+  /** Calls stopped at their time budget (answered `query_timeout`). */
+  readonly queryTimeouts: number
+  /**
+   * Pages of queries and listings: totals found in the cache or counted; pages after the first
+   * that started at a remembered boundary (a plain seek) or not (a skip or a checkpoint pass).
+   */
+  readonly cache: { readonly totalHits: number; readonly totalMisses: number; readonly boundaryHits: number; readonly boundaryMisses: number }
+  /**
+   * SQLite with workers: threads, how many run a call, calls waiting. PostgreSQL: the pool's open,
+   * idle connections and callers waiting for one. Inline SQLite: just the kind.
+   */
+  readonly pool:
+    | { readonly kind: 'workers'; readonly workers: number; readonly busy: number; readonly queued: number }
+    | { readonly kind: 'postgres'; readonly total: number; readonly idle: number; readonly waiting: number }
+    | { readonly kind: 'inline' }
+}
+
 export interface EngineAccess {
-  /** Looks the key up by its hash and counts one request against its quota (unless `count` is false). */
-  authorize(key: string, now: Date, count: boolean, options?: CallOptions): Promise<Authorization>
+  /**
+   * Looks the key up by its hash and counts one request against its quota (unless `count` is
+   * false). With `withDataVersion`, the answer carries the database's data version too (read in the
+   * same call), for caching validators.
+   */
+  authorize(key: string, now: Date, count: boolean, options?: CallOptions & { readonly withDataVersion?: boolean }): Promise<Authorization>
 }
 
 /** A file path opens SQLite (`Engine<SqliteVentureDb>`); an open database keeps its own type. */
@@ -156,18 +190,37 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
   const vdb = (typeof options.database === 'string' ? openDatabase(options.database) : options.database) as D
   const backend = chooseBackend(vdb, limits, options.paging ?? {}, options.workers, owned, writeWaitMs)
 
+  const counters = { queryTimeouts: 0, ...newCacheTally() }
+
   async function run<K extends OperationName>(op: K, args: OperationArgs<K>, call: CallOptions | undefined): Promise<OperationResult<K>> {
-    return backend.call(op, args, {
-      timeoutMs: call?.timeoutMs ?? timeoutMs,
-      signal: call?.signal,
-      light: LIGHT_OPERATIONS.has(op),
-    }) as Promise<OperationResult<K>>
+    try {
+      return await (backend.call(op, args, {
+        timeoutMs: call?.timeoutMs ?? timeoutMs,
+        signal: call?.signal,
+        light: LIGHT_OPERATIONS.has(op),
+      }) as Promise<OperationResult<K>>)
+    } catch (error) {
+      if (error instanceof QueryTimeoutError) counters.queryTimeouts++
+      throw error
+    }
+  }
+
+  /** Adds a page's cache use (`cache`, reported by the pipeline) to the counters and leaves it out of the answer. */
+  function tallied<R>(answer: R): R {
+    const value = (answer as { ok?: boolean; value?: { cache?: CacheTally } }).value
+    if (!(answer as { ok?: boolean }).ok || value?.cache === undefined) return answer
+    const { cache, ...rest } = value
+    counters.totalHits += cache.totalHits
+    counters.totalMisses += cache.totalMisses
+    counters.boundaryHits += cache.boundaryHits
+    counters.boundaryMisses += cache.boundaryMisses
+    return ok(Object.freeze(rest)) as R
   }
 
   /** The Result-returning methods answer a budget or a cancellation as their issue. */
   async function result<K extends 'query' | 'list' | 'store' | 'page' | 'pageWithoutTotal' | 'explain' | 'count'>(op: K, args: OperationArgs<K>, call: CallOptions | undefined): Promise<OperationResult<K>> {
     try {
-      return await run(op, args, call)
+      return tallied(await run(op, args, call))
     } catch (error) {
       if (error instanceof QueryTimeoutError || error instanceof QueryCancelledError) return fail([error.issue]) as OperationResult<K>
       throw error
@@ -183,8 +236,15 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
     query: (request, o) => result('query', [request, storeOptions(o)], o),
     list: (request, o) => result('list', [request], o),
     store: (request, o) => result('store', [request, storeOptions(o)], o),
-    page: (queryId, paging = {}, o) => result('page', [queryId, paging], o),
-    pageWithoutTotal: (queryId, paging = {}, o) => result('pageWithoutTotal', [queryId, paging], o),
+    page: async (queryId, paging = {}, o) => {
+      // `page()`'s own arguments come from callers in plain JavaScript too: a wrong shape is an issue, never a TypeError.
+      if (typeof paging !== 'object' || paging === null || Array.isArray(paging)) return fail([pagingShapeIssue(paging)])
+      return result('page', [queryId, paging], o)
+    },
+    pageWithoutTotal: async (queryId, paging = {}, o) => {
+      if (typeof paging !== 'object' || paging === null || Array.isArray(paging)) return fail([pagingShapeIssue(paging)])
+      return result('pageWithoutTotal', [queryId, paging], o)
+    },
     explain: (request, o) => result('explain', [request], o),
     count: (request, o) => result('count', [request], o),
     records: Object.freeze<EngineRecords>({
@@ -202,7 +262,13 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
       fundingExtras: (ids, o) => run('fundingExtras', [ids], o),
     }),
     access: Object.freeze<EngineAccess>({
-      authorize: (key, now, count, o) => run('authorize', [key, now.getTime(), count], o),
+      authorize: (key, now, count, o) => run('authorize', [key, now.getTime(), count, o?.withDataVersion === true], o),
+    }),
+    status: (o) => run('status', [], o),
+    stats: () => Object.freeze({
+      queryTimeouts: counters.queryTimeouts,
+      cache: Object.freeze({ totalHits: counters.totalHits, totalMisses: counters.totalMisses, boundaryHits: counters.boundaryHits, boundaryMisses: counters.boundaryMisses }),
+      pool: poolState(backend, vdb),
     }),
     async close(closeOptions) {
       await backend.close(closeOptions?.graceMs)
@@ -235,4 +301,22 @@ function chooseBackend(vdb: VentureDb, limits: Limits, paging: Partial<PagingPol
     cancellable: (work) => vdb.cancellable(work),
     heavyLimit: { slots: workers !== undefined && workers > 0 ? workers : defaultPoolSize(), light: LIGHT_OPERATIONS },
   })
+}
+
+function pagingShapeIssue(paging: unknown): Issue {
+  return issue({
+    code: 'invalid_page',
+    path: '',
+    message: `The paging argument of page() is an object {page?, per_page?} (or nothing); got ${previewValue(paging)}.`,
+    expected: 'an object {page?, per_page?}',
+    got: previewValue(paging),
+  })
+}
+
+function poolState(backend: Backend<Operations>, vdb: VentureDb): EngineStats['pool'] {
+  if (vdb.dialect === 'postgres') return Object.freeze({ kind: 'postgres' as const, ...vdb.poolState() })
+  const stats = (backend as Partial<Pick<WorkerPool, 'stats'>>).stats
+  if (backend.kind !== 'pool' || typeof stats !== 'function') return Object.freeze({ kind: 'inline' as const })
+  const { workers, busy, queued } = stats.call(backend)
+  return Object.freeze({ kind: 'workers' as const, workers, busy, queued })
 }

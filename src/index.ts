@@ -14,7 +14,7 @@ export { checkQuery, checkFilter, specifiedRules, type CheckedQuery, type Checke
 export { DEFAULT_LIMITS, resolveLimits, type Limits } from './check/limits.js'
 export {
   createEngine,
-  type Engine, type EngineOptions, type StoreCallOptions, type ListPage, type QueryEnvelope, type PageMeta, type StoreResult, type ExplainResult,
+  type Engine, type EngineOptions, type StoreCallOptions, type ListPage, type QueryEnvelope, type PageMeta, type StoreResult, type ExplainResult, type EngineStats, type DatabaseStatus,
 } from './engine.js'
 export { DIALECTS, sqliteDialect, postgresDialect, planQuery, compileFilter, type SqlDialect, type QueryPlan, type SortKey, type Boundary } from './compile/index.js'
 export { QUERY_VERSION, LANGUAGE_VERSION, canonicalQuery, canonicalJson, queryIdOf, DEFAULT_PAGING, type PagingPolicy, type CanonicalQuery, type CanonicalFilter, type ResultRecord } from './execute/index.js'

@@ -7,6 +7,7 @@ import type { ConditionNode, FilterNode, ForeignNode, QueryNode, SortNode } from
 import type { DatasetDef, FieldDef } from '../catalog/define.js'
 import type { Limits } from './limits.js'
 import { issue, type Issue } from '../errors/issue.js'
+import { quoteName } from '../errors/format.js'
 
 /** Where a condition sits: the dataset in scope (unknown when its name did not resolve) and its field. */
 export interface ConditionScope {
@@ -87,5 +88,5 @@ export function fieldPathOf(node: ConditionNode): string {
   return node.path.endsWith(`${field}${suffix}`) ? node.path.slice(0, -suffix.length) : node.path
 }
 
-/** Quoted, for messages. */
-export const q = (name: string): string => JSON.stringify(name)
+/** Quoted, for messages: capped and keys redacted (`quoteName`), since the name may be the client's. */
+export const q = (name: string): string => quoteName(name)

@@ -11,6 +11,7 @@ import type { DatasetDef } from '../catalog/define.js'
 import { DATASET_NAMES, getField, resolveDataset } from '../catalog/index.js'
 import { OPERATORS } from '../catalog/operators.js'
 import { fail, issue, ok, type Result } from '../errors/issue.js'
+import { quoteName } from '../errors/format.js'
 import type { CheckedQuery, CheckedSort } from './checked.js'
 import { CheckContext, type Rule, type RuleVisitor } from './context.js'
 import { DEFAULT_LIMITS, type Limits } from './limits.js'
@@ -57,7 +58,7 @@ export function checkFilter(filter: FilterNode, dataset: DatasetDef | string, li
   return guarded(() => {
     const resolved = typeof dataset === 'string' ? resolveDataset(dataset) : dataset
     if (!resolved) {
-      return fail([issue({ code: 'unknown_dataset', path: '/dataset', message: `Unknown dataset ${JSON.stringify(dataset)}; expected ${DATASET_NAMES.join(', ')}.`, allowed: DATASET_NAMES })])
+      return fail([issue({ code: 'unknown_dataset', path: '/dataset', message: `Unknown dataset ${quoteName(String(dataset))}; expected ${DATASET_NAMES.join(', ')}.`, allowed: DATASET_NAMES })])
     }
     const context = new CheckContext(limits)
     checkFilterWith(context, rules.map((rule) => rule(context)), filter, resolved)

@@ -4,12 +4,12 @@
  * one transaction) PostgreSQL. Every good record is kept; each bad one is reported with its file,
  * line number and reason, and the exit code is 1 if any was rejected.
  */
-import { accessSync, constants, createReadStream, statSync } from 'node:fs'
-import { createInterface } from 'node:readline'
+import { accessSync, constants, statSync } from 'node:fs'
 import type { Command } from 'commander'
 import { Ingestor, type IngestReject, type IngestSummary } from '../store/ingest.js'
 import { PostgresIngestor, type IngestPostgresOptions } from '../store/ingest-postgres.js'
 import { openLoadTarget } from './load-target.js'
+import { fileLines } from './json-lines.js'
 
 /** Prints at most this many rejects; the count is always printed. */
 const MAX_PRINTED_REJECTS = 100
@@ -47,12 +47,11 @@ export async function importFiles(
     try {
       for (const file of files) {
         const before = ingestor.counts.rejected
-        const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })
-        let line = 0
-        for await (const raw of lines) {
-          line++
-          // Editors on Windows start UTF-8 files with a byte order mark, which JSON.parse refuses.
-          const text = line === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw
+        for await (const { line, text, invalid } of fileLines(file)) {
+          if (invalid !== undefined) {
+            ingestor.reject(line, invalid)
+            continue
+          }
           if (text.trim() === '') continue
           let value: unknown
           try {

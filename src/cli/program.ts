@@ -11,12 +11,14 @@ import { registerExplain } from './explain.js'
 import { registerQuery } from './query.js'
 import { registerKeys } from './keys.js'
 import { registerCopy } from './copy.js'
+import { packageVersion } from './version.js'
 
 export function buildProgram(): Command {
   const program = new Command()
   program
     .name('ventureql')
     .description('Query engine and data API for company, investor and funding data.')
+    .version(packageVersion(), '-V, --version', 'print the version of ventureql')
     .showHelpAfterError()
   // Subcommands register here, one file each: registerX(program).
   registerGenerate(program)

@@ -12,13 +12,18 @@
  */
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import type { Command } from 'commander'
+import { InvalidArgumentError, Option, type Command } from 'commander'
 import { createEngine, type Engine } from '../engine.js'
 import type { VentureDb } from '../store/open.js'
 import { defaultPoolSize } from '../execute/pool/pool.js'
 import { DEFAULT_MAX_CONNECTIONS } from '../store/open-postgres.js'
 import { describeTarget, isPostgresUrl, openTarget } from '../store/open-target.js'
+import { randomUUID } from 'node:crypto'
+import type { DestinationStream } from 'pino'
 import { createApp } from '../http/app.js'
+import { createMetrics } from '../http/metrics.js'
+import { loggablePath } from '../http/observe.js'
+import { createRequestLog, resolveLogFormat, type LogFormat } from '../http/request-log.js'
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS, startNodeServer, type CloseSummary, type RunningServer } from '../http/node-server.js'
 import { loadOrCreateDevCertificate, readTlsPair, type TlsMaterial } from '../http/tls.js'
 import { createApiKey, listApiKeys, type NewKey } from '../store/api-keys.js'
@@ -60,8 +65,19 @@ export interface ServeOptions {
   readonly companies?: number
   /** The public base URL when it differs from the address clients reach (behind a proxy). */
   readonly baseUrl?: string
-  /** Log `METHOD /path status ms` per request to stderr (never the query string: it may hold the key). */
+  /**
+   * One log line per request on stderr (request id, method, route, path, status, duration; never
+   * the query string, which may hold the key): JSON, or a human-readable line on a terminal.
+   */
   readonly accessLog?: boolean
+  /** The request log's form: `auto` (default: pretty on a terminal, JSON otherwise), `json` or `pretty`. */
+  readonly logFormat?: 'auto' | LogFormat
+  /** Where request log lines go instead of stderr (tests). */
+  readonly logDestination?: DestinationStream
+  /** Serve Prometheus metrics at GET /metrics (no key needed; see http/ops.ts). */
+  readonly metrics?: boolean
+  /** Origins allowed to call from browsers (CORS): exact origins or `*`. Default none. */
+  readonly cors?: readonly string[]
   /** Milliseconds a request's query may run before it is stopped and answered 503 (default 10,000). */
   readonly queryTimeout?: number
   /**
@@ -119,6 +135,14 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
   }
   if (options.http && options.tlsCert !== undefined) throw new ServeError('--http serves plain HTTP; it cannot be combined with --tls-cert/--tls-key')
   // A path is allowed: a proxy may mount the API under a prefix (https://example.com/api).
+  for (const origin of options.cors ?? []) {
+    if (origin !== '*' && !/^https?:\/\/[^/?#\s]+$/.test(origin)) {
+      throw new ServeError(`--cors takes origins such as https://app.example.com (scheme and host, no path) or *, separated by commas; got ${JSON.stringify(origin)}`)
+    }
+  }
+  if (options.logFormat !== undefined && !['auto', 'json', 'pretty'].includes(options.logFormat)) {
+    throw new ServeError(`--log-format is auto, json or pretty, got ${JSON.stringify(options.logFormat)}`)
+  }
   if (options.baseUrl !== undefined && !/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(options.baseUrl)) {
     throw new ServeError(`--base-url must be an absolute http(s) URL such as https://api.example.com, got ${JSON.stringify(options.baseUrl)}`)
   }
@@ -170,14 +194,27 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     await pgdb?.close()
   }
   let server: RunningServer
+  const requestLog = options.accessLog
+    ? createRequestLog({ format: resolveLogFormat(options.logFormat ?? 'auto'), ...(options.logDestination ? { destination: options.logDestination } : {}) })
+    : undefined
   try {
-    const app = createApp(engine, options.baseUrl ? { baseUrl: options.baseUrl } : {})
+    const app = createApp(engine, {
+      ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+      ...(requestLog ? { onRequest: requestLog.log } : {}),
+      ...(options.metrics ? { metrics: createMetrics(engine) } : {}),
+      ...(options.cors && options.cors.length > 0 ? { corsOrigins: options.cors } : {}),
+    })
     server = await startNodeServer({
       fetch: app.fetch,
       port, host,
       ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
       maxBodyBytes: engine.limits.maxBodyBytes,
-      ...(options.accessLog ? { onAccess: (e) => err(`${e.method} ${e.path} ${e.status} ${e.ms.toFixed(1)}ms`) } : {}),
+      // The app logs what it answers; the bridge reports what it answers itself (413 before the body, 503 while closing, CONNECT).
+      ...(requestLog ? {
+        onAccess: (e) => {
+          if (e.source === 'server') requestLog.log({ requestId: randomUUID(), method: e.method, route: '(server)', path: loggablePath(e.path), status: e.status, ms: e.ms })
+        },
+      } : {}),
     })
   } catch (error) {
     await closeDatabase()
@@ -221,6 +258,8 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     out(`api keys: ${active.length} active (not shown: only their hashes are stored); create one with \`ventureql keys create${keysTarget} --plan full --quota 100000\``)
   }
   out(`try: curl${tls?.selfSigned ? ` --cacert ${tls.certPath}` : ''} '${server.url}/companies?stage=a|b&key=KEY'   (API description: ${server.url}/openapi.json)`)
+  out(`operations: ${server.url}/healthz, ${server.url}/readyz${options.metrics ? `, ${server.url}/metrics (Prometheus, no key)` : ''}`
+    + `${options.cors && options.cors.length > 0 ? `; CORS for ${options.cors.join(', ')}` : ''}${requestLog ? '; request log on stderr' : ''}`)
 
   let closing: Promise<CloseSummary> | undefined
   return Object.freeze({
@@ -265,7 +304,7 @@ async function createFirstRunKeys(engine: Engine): Promise<{ full: string; trial
 
 function port(value: string): number {
   const n = Number(value)
-  if (!/^[0-9]{1,5}$/.test(value) || n > 65535) throw new Error(`--port must be a whole number from 0 to 65535, got ${JSON.stringify(value)}`)
+  if (!/^[0-9]{1,5}$/.test(value) || n > 65535) throw new InvalidArgumentError(`--port must be a whole number from 0 to 65535, got ${JSON.stringify(value)}`)
   return n
 }
 
@@ -274,7 +313,7 @@ function wholeNumber(flag: string, min: number, unit: string): (value: string) =
   return (value) => {
     const n = Number(value)
     if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < min) {
-      throw new Error(`${flag} must be a whole number of ${unit}${min > 0 ? ` (at least ${min})` : ''}, got ${JSON.stringify(value)}`)
+      throw new InvalidArgumentError(`${flag} must be a whole number of ${unit}${min > 0 ? ` (at least ${min})` : ''}, got ${JSON.stringify(value)}`)
     }
     return n
   }
@@ -282,36 +321,103 @@ function wholeNumber(flag: string, min: number, unit: string): (value: string) =
 
 function companiesCount(value: string): number {
   const n = Number(value)
-  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new Error(`--companies must be a positive whole number, got ${JSON.stringify(value)}`)
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`--companies must be a positive whole number, got ${JSON.stringify(value)}`)
   return n
 }
 
+/**
+ * Every `serve` flag and the environment variable that sets it when the flag is not given (a
+ * container or a unit file configures the server without a command line). The command line wins
+ * over the environment, the environment over the default. The README's table lists exactly these
+ * (test/cli/serve-env.test.ts keeps it so). Switches take 1/true/yes/on or 0/false/no/off.
+ */
+export const SERVE_ENVIRONMENT = Object.freeze({
+  '--port': 'VENTUREQL_PORT',
+  '--host': 'VENTUREQL_HOST',
+  '--data-dir': 'VENTUREQL_DATA_DIR',
+  '--database': 'VENTUREQL_DATABASE_URL',
+  '--schema': 'VENTUREQL_SCHEMA',
+  '--tls-cert': 'VENTUREQL_TLS_CERT',
+  '--tls-key': 'VENTUREQL_TLS_KEY',
+  '--http': 'VENTUREQL_HTTP',
+  '--companies': 'VENTUREQL_COMPANIES',
+  '--base-url': 'VENTUREQL_BASE_URL',
+  '--access-log': 'VENTUREQL_ACCESS_LOG',
+  '--log-format': 'VENTUREQL_LOG_FORMAT',
+  '--metrics': 'VENTUREQL_METRICS',
+  '--cors': 'VENTUREQL_CORS',
+  '--query-timeout': 'VENTUREQL_QUERY_TIMEOUT',
+  '--workers': 'VENTUREQL_WORKERS',
+  '--connections': 'VENTUREQL_CONNECTIONS',
+  '--shutdown-timeout': 'VENTUREQL_SHUTDOWN_TIMEOUT',
+} as const)
+
+type ServeFlag = keyof typeof SERVE_ENVIRONMENT
+
+/** A switch's value from its environment variable; commander would take any value (even "0") as on. */
+function switchFromEnv(variable: string): boolean {
+  const value = (process.env[variable] ?? '').trim().toLowerCase()
+  if (['1', 'true', 'yes', 'on'].includes(value)) return true
+  if (['0', 'false', 'no', 'off', ''].includes(value)) return false
+  throw new ServeError(`${variable} is a switch: 1, true, yes or on, or 0, false, no or off; got ${JSON.stringify(process.env[variable])}`)
+}
+
+function corsOrigins(value: string): string[] {
+  return value.split(',').map((o) => o.trim()).filter((o) => o !== '')
+}
+
+/** What `serve`'s parsed flags and environment variables ask for, as `startServe` options. */
+export function serveOptionsOf(command: Command): ServeOptions {
+  const opts = command.opts<{
+    port: number; host: string; dataDir: string; database?: string; schema?: string; tlsCert?: string; tlsKey?: string
+    http?: boolean; companies: number; baseUrl?: string; accessLog?: boolean; logFormat: 'auto' | LogFormat; metrics?: boolean; cors?: string[]
+    queryTimeout: number; workers?: number; connections?: number; shutdownTimeout: number
+  }>()
+  // Switches set by the environment: commander turns any value on ("0" too); read it as a switch.
+  const switched = (name: 'http' | 'accessLog' | 'metrics', flag: ServeFlag): boolean | undefined =>
+    command.getOptionValueSource(name) === 'env' ? switchFromEnv(SERVE_ENVIRONMENT[flag]) : opts[name]
+  // An empty variable is no value (commander passes it on as "").
+  const given = (value: string | undefined) => (value === '' ? undefined : value)
+  const { shutdownTimeout, database, schema, tlsCert, tlsKey, baseUrl, ...rest } = opts
+  return {
+    ...rest,
+    database: given(database), schema: given(schema), tlsCert: given(tlsCert), tlsKey: given(tlsKey), baseUrl: given(baseUrl),
+    http: switched('http', '--http'), accessLog: switched('accessLog', '--access-log'), metrics: switched('metrics', '--metrics'),
+    shutdownTimeoutMs: shutdownTimeout,
+  }
+}
+
 export function registerServe(program: Command): void {
-  program.command('serve')
-    .description('Run the HTTP API over HTTPS (demo database, keys and a development certificate are created on first run).')
-    .option('--port <n>', 'port to listen on (0: any free port)', port, DEFAULT_PORT)
-    .option('--host <address>', 'address to bind; 0.0.0.0 for every interface (e.g. in a container)', DEFAULT_HOST)
-    .option('--data-dir <dir>', 'where the demo database and the development certificate live', DEFAULT_DATA_DIR)
-    .option('--database <target>', `serve this database instead of <data-dir>/${DATABASE_FILE}: a SQLite file (must exist) or postgres://user@host:port/database (also VENTUREQL_DATABASE_URL)`)
-    .option('--schema <name>', 'PostgreSQL schema holding the tables (with a postgres:// --database)')
-    .option('--tls-cert <file>', 'PEM certificate (with --tls-key) instead of the development certificate')
-    .option('--tls-key <file>', 'PEM private key of --tls-cert')
-    .option('--http', 'plain HTTP, only for running behind a reverse proxy that terminates TLS')
-    .option('--companies <n>', 'size of the demo database when it is generated', companiesCount, DEFAULT_DEMO_COMPANIES)
-    .option('--base-url <url>', 'public base URL used in response URLs and the OpenAPI document, e.g. behind a proxy (default: the request\'s origin)')
-    .option('--access-log', 'log METHOD /path status time per request to stderr (query strings are never logged)')
-    .option('--query-timeout <ms>', 'milliseconds a request\'s query may run before it is stopped and answered 503 with Retry-After (0: no limit)', wholeNumber('--query-timeout', 0, 'milliseconds'), DEFAULT_QUERY_TIMEOUT_MS)
-    .option('--workers <n>', 'SQLite: worker threads that run queries (default: one per core, plus one kept for key checks and lookups); PostgreSQL: calls other than key checks and lookups that run at once (default: one per core of this machine)', wholeNumber('--workers', 1, 'threads'))
-    .option('--connections <n>', `PostgreSQL: connections in the pool, the queries that run at once (default ${DEFAULT_PG_CONNECTIONS})`, wholeNumber('--connections', 1, 'connections'))
-    .option('--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, time to answer the requests received before exiting; those still running near the end are answered 503', wholeNumber('--shutdown-timeout', 0, 'milliseconds'), DEFAULT_SHUTDOWN_TIMEOUT_MS)
-    .action(async (opts: {
-      port: number; host: string; dataDir: string; database?: string; schema?: string; tlsCert?: string; tlsKey?: string
-      http?: boolean; companies: number; baseUrl?: string; accessLog?: boolean; queryTimeout: number; workers?: number; connections?: number; shutdownTimeout: number
-    }) => {
+  const command = program.command('serve')
+    .description('Run the HTTP API over HTTPS (demo database, keys and a development certificate are created on first run). '
+      + 'Every flag can also be set by the environment variable shown with it (the flag wins).')
+  const option = (flag: ServeFlag, spelled: string, help: string): Option => {
+    const variable = SERVE_ENVIRONMENT[flag]
+    return new Option(spelled, help).env(variable)
+  }
+  command
+    .addOption(option('--port', '--port <n>', 'port to listen on (0: any free port)').argParser(port).default(DEFAULT_PORT))
+    .addOption(option('--host', '--host <address>', 'address to bind; 0.0.0.0 for every interface (e.g. in a container)').default(DEFAULT_HOST))
+    .addOption(option('--data-dir', '--data-dir <dir>', 'where the demo database and the development certificate live').default(DEFAULT_DATA_DIR))
+    .addOption(option('--database', '--database <target>', `serve this database instead of <data-dir>/${DATABASE_FILE}: a SQLite file (must exist) or postgres://user@host:port/database`))
+    .addOption(option('--schema', '--schema <name>', 'PostgreSQL schema holding the tables (with a postgres:// --database)'))
+    .addOption(option('--tls-cert', '--tls-cert <file>', 'PEM certificate (with --tls-key) instead of the development certificate'))
+    .addOption(option('--tls-key', '--tls-key <file>', 'PEM private key of --tls-cert'))
+    .addOption(option('--http', '--http', 'plain HTTP, only for running behind a reverse proxy that terminates TLS'))
+    .addOption(option('--companies', '--companies <n>', 'size of the demo database when it is generated').argParser(companiesCount).default(DEFAULT_DEMO_COMPANIES))
+    .addOption(option('--base-url', '--base-url <url>', 'public base URL used in response URLs and the OpenAPI document, e.g. behind a proxy (default: the request\'s origin)'))
+    .addOption(option('--access-log', '--access-log', 'one log line per request on stderr: request id, method, route, path, status, duration (never the query string or a key)'))
+    .addOption(option('--log-format', '--log-format <format>', 'request log form: auto (pretty on a terminal, JSON otherwise), json or pretty').choices(['auto', 'json', 'pretty']).default('auto'))
+    .addOption(option('--metrics', '--metrics', 'serve Prometheus metrics at GET /metrics (no key needed: bind a private address or filter the path at the proxy)'))
+    .addOption(option('--cors', '--cors <origins>', 'let browser pages from these origins call the API: comma-separated, e.g. https://app.example.com, or * for any (default: none)').argParser(corsOrigins))
+    .addOption(option('--query-timeout', '--query-timeout <ms>', 'milliseconds a request\'s query may run before it is stopped and answered 503 with Retry-After (0: no limit)').argParser(wholeNumber('--query-timeout', 0, 'milliseconds')).default(DEFAULT_QUERY_TIMEOUT_MS))
+    .addOption(option('--workers', '--workers <n>', 'SQLite: worker threads that run queries (default: one per core, plus one kept for key checks and lookups); PostgreSQL: calls other than key checks and lookups that run at once (default: one per core of this machine)').argParser(wholeNumber('--workers', 1, 'threads')))
+    .addOption(option('--connections', '--connections <n>', `PostgreSQL: connections in the pool, the queries that run at once (default ${DEFAULT_PG_CONNECTIONS})`).argParser(wholeNumber('--connections', 1, 'connections')))
+    .addOption(option('--shutdown-timeout', '--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, time to answer the requests received before exiting; those still running near the end are answered 503').argParser(wholeNumber('--shutdown-timeout', 0, 'milliseconds')).default(DEFAULT_SHUTDOWN_TIMEOUT_MS))
+    .action(async () => {
       let handle: ServeHandle
       try {
-        const database = opts.database ?? (process.env.VENTUREQL_DATABASE_URL || undefined)
-        handle = await startServe({ ...opts, ...(database !== undefined ? { database } : {}), shutdownTimeoutMs: opts.shutdownTimeout })
+        handle = await startServe(serveOptionsOf(command))
       } catch (error) {
         process.stderr.write(`ventureql serve: ${error instanceof Error ? error.message : String(error)}\n`)
         process.exitCode = 1
@@ -324,7 +430,7 @@ export function registerServe(program: Command): void {
           process.stderr.write(`ventureql: ${signal} again, exiting without waiting\n`)
           process.exit(1)
         }
-        process.stderr.write(`ventureql: ${signal}, answering the requests received (at most ${opts.shutdownTimeout} ms), then closing the database ...\n`)
+        process.stderr.write(`ventureql: ${signal}, answering the requests received (at most ${command.opts<{ shutdownTimeout: number }>().shutdownTimeout} ms), then closing the database ...\n`)
         handle.close().then(
           (s) => {
             process.stderr.write(`ventureql: stopped after ${s.ms} ms: ${s.completed} requests answered, ${s.refused} answered 503, ${s.cut} responses cut off, ${s.closedIdle} idle connections closed\n`)

@@ -74,7 +74,41 @@ export function toProblem(issues: readonly Issue[], status = 400): Problem {
 }
 
 /**
- * Renders any value compactly for messages and `got`: JSON-like, cut at `max` characters. Unlike
+ * A run of characters shaped like an API key (`vql_` and URL-safe base64, see store/api-keys.ts),
+ * whole or cut: error texts never quote one. A client that pastes its key into a filter value or a
+ * path would otherwise get it back in an error body, which ends up in client logs and proxies; a
+ * key cut by a length cap is still most of a key.
+ */
+const KEY_SHAPED = /vql_[A-Za-z0-9_-]*/gi
+
+/** What stands in for a key-shaped run in error texts and logs. */
+export const REDACTED_KEY = '[api key]'
+
+/** `text` with every key-shaped run (whole or cut) replaced by `[api key]`. */
+export function redactKeys(text: string): string {
+  return text.replace(KEY_SHAPED, REDACTED_KEY)
+}
+
+/**
+ * `text` cut to at most `max` characters (an ellipsis marks the cut), key-shaped runs redacted
+ * first and again after the cut, so neither a whole nor a cut key survives.
+ */
+export function capText(text: string, max: number): string {
+  const redacted = redactKeys(text)
+  return redacted.length > max ? redactKeys(`${redacted.slice(0, max - 1)}…`) : redacted
+}
+
+/**
+ * A name the client sent (a field, a dataset, an operator), quoted for a message: JSON-quoted,
+ * capped at `max` characters, keys redacted. Names the catalog knows are short and come back whole.
+ */
+export function quoteName(name: string, max = 60): string {
+  return JSON.stringify(capText(name, max))
+}
+
+/**
+ * Renders any value compactly for messages and `got`: JSON-like, cut at `max` characters, key-shaped
+ * runs redacted (`redactKeys`). Unlike
  * JSON.stringify it never throws and stays cheap on hostile input (deep nesting, huge lists,
  * Infinity, getters), because it stops as soon as it has `max` characters.
  */
@@ -132,6 +166,6 @@ export function previewValue(value: unknown, max = 80): string {
   } catch {
     return 'an unreadable value'
   }
-  const text = out.join('')
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text
+  // Capped after rendering; the redaction runs on the rendered text, so a key cut by the cap goes too.
+  return capText(out.join(''), max)
 }

@@ -21,4 +21,19 @@ export interface ExecContext {
    * without waiting or skip (`cache-write.ts`). Optional; without it they wait like any write.
    */
   readonly sqlite?: Pick<BetterSqlite3.Database, 'pragma' | 'prepare' | 'transaction' | 'inTransaction'>
+  /**
+   * Counts this call's cache use where the caches are read (counts.ts, cursor.ts), when given: the
+   * pipeline reports it with the envelope and the engine adds it to `engine.stats()`.
+   */
+  readonly tally?: CacheTally
 }
+
+/** Cache use of one call: totals found cached or counted, later pages started at a remembered boundary or not. */
+export interface CacheTally {
+  totalHits: number
+  totalMisses: number
+  boundaryHits: number
+  boundaryMisses: number
+}
+
+export const newCacheTally = (): CacheTally => ({ totalHits: 0, totalMisses: 0, boundaryHits: 0, boundaryMisses: 0 })

@@ -57,7 +57,11 @@ export async function knownTotal(ctx: ExecContext, queryId: string): Promise<num
 /** The total of a stored query at the context's data version, from the cache or counted and cached. */
 export async function cachedTotal(ctx: ExecContext, plan: QueryPlan, queryId: string): Promise<number> {
   const cached = await knownTotal(ctx, queryId)
-  if (cached !== undefined) return cached
+  if (cached !== undefined) {
+    if (ctx.tally) ctx.tally.totalHits++
+    return cached
+  }
+  if (ctx.tally) ctx.tally.totalMisses++
   const total = await countRows(ctx, plan)
   if (ctx.readonly) return total
   // Best effort: a total not remembered is counted again next time (cache-write.ts).

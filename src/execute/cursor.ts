@@ -172,6 +172,11 @@ export async function pageByCursor(ctx: ExecContext, plan: QueryPlan, req: PageR
   const spacing = checkpointSpacing(req.matches, policy)
   const skipLimit = Math.max(Math.floor(policy.maxSkip), spacing)
   let from = start === 0 ? ORIGIN : ((await nearestPosition(ctx, req.queryId, start)) ?? ORIGIN)
+  // A later page is a cache hit when it starts exactly at a remembered boundary (a plain seek).
+  if (start > 0 && ctx.tally) {
+    if (from.position === start) ctx.tally.boundaryHits++
+    else ctx.tally.boundaryMisses++
+  }
   if (start - from.position > skipLimit) {
     const checkpoint = lastAtOrBefore(await checkpointPass(ctx, plan, req.queryId, spacing), start)
     if (checkpoint && checkpoint.position > from.position) from = checkpoint

@@ -33,13 +33,14 @@ import { similarCompanies } from '../records/similar.js'
 import { latestStories } from '../records/stories.js'
 import { companyTechStack } from '../records/tech-stack.js'
 import { consumeQuota, findApiKey, quotaStatus, type ApiKeyRecord, type QuotaState } from '../store/api-keys.js'
-import type { VentureDb } from '../store/open.js'
+import { dataVersion, type VentureDb } from '../store/open.js'
+import { databaseStatus } from '../store/status.js'
 import type { PagingPolicy } from './cursor.js'
 import { createPipeline } from './pipeline.js'
 
 /** The outcome of presenting an API key (`authorize`). */
 export type Authorization =
-  | { readonly ok: true; readonly key: ApiKeyRecord; readonly quota: QuotaState }
+  | { readonly ok: true; readonly key: ApiKeyRecord; readonly quota: QuotaState; readonly dataVersion?: number }
   | { readonly ok: false; readonly reason: 'unknown' | 'revoked' }
 
 /** The operations on one connection, SQLite or PostgreSQL. */
@@ -86,13 +87,18 @@ export function createOperations(database: VentureDb, limits: Limits, paging: Pa
      * The key's record and its quota state: counted (one atomic statement, exact across
      * connections and processes) unless `count` is false (GET /ratelimit/usage).
      */
-    authorize: async (key: string, nowMs: number, count: boolean): Promise<Authorization> => {
+    authorize: async (key: string, nowMs: number, count: boolean, withDataVersion = false): Promise<Authorization> => {
       const record = await findApiKey(database, key)
       if (!record) return { ok: false, reason: 'unknown' }
       if (record.revokedAt !== null) return { ok: false, reason: 'revoked' }
       const now = new Date(nowMs)
-      return { ok: true, key: record, quota: count ? await consumeQuota(database, record, now) : await quotaStatus(database, record, now) }
+      const quota = count ? await consumeQuota(database, record, now) : await quotaStatus(database, record, now)
+      // Asked for by GET requests, whose ETag is the data version (http/caching.ts): read in the same call.
+      return withDataVersion ? { ok: true, key: record, quota, dataVersion: await dataVersion(database) } : { ok: true, key: record, quota }
     },
+
+    /** GET /readyz: the database answers, its migrations are this code's, and its data version. */
+    status: () => databaseStatus(database),
   }
 }
 
@@ -107,5 +113,5 @@ export type OperationResult<K extends OperationName> = Awaited<ReturnType<Operat
  */
 export const LIGHT_OPERATIONS: ReadonlySet<OperationName> = new Set<OperationName>([
   'authorize', 'companyDetail', 'companyByDomain', 'companyExists', 'companyStories', 'companyPeople',
-  'companyTechStack', 'contactEmail',
+  'companyTechStack', 'contactEmail', 'status',
 ])

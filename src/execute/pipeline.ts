@@ -18,7 +18,7 @@ import { planQuery, type QueryPlan } from '../compile/plan.js'
 import { fail, issue, ok, type Issue, type Result } from '../errors/issue.js'
 import { parseQuery } from '../parse/index.js'
 import { dataVersion, type VentureDb } from '../store/open.js'
-import type { ExecContext } from './context.js'
+import { newCacheTally, type CacheTally, type ExecContext } from './context.js'
 import { cachedTotal, knownTotal } from './counts.js'
 import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './cursor.js'
 import type { ResultRecord } from './records.js'
@@ -47,6 +47,8 @@ export interface QueryEnvelope {
   readonly results: readonly ResultRecord[]
   readonly meta: PageMeta
   readonly query_id: string
+  /** This call's cache use, for the engine's counters (`engine.stats()`); the engine removes it from what it returns. */
+  readonly cache?: CacheTally
 }
 
 /**
@@ -65,6 +67,8 @@ export interface ListPage {
   readonly dataset: string
   readonly results: readonly ResultRecord[]
   readonly meta: PageMeta
+  /** As `QueryEnvelope.cache`. */
+  readonly cache?: CacheTally
 }
 
 export interface StoreResult {
@@ -134,7 +138,8 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
   }
 
   async function envelope(plan: QueryPlan, canonical: CanonicalQuery, queryId: string, version: number, page: number, perPage: number): Promise<QueryEnvelope> {
-    const ctx = await context()
+    const tally = newCacheTally()
+    const ctx: ExecContext = { ...await context(), tally }
     const total = await cachedTotal(ctx, plan, queryId)
     // Past the last page there is nothing to seek to: answer without walking.
     const fetched = (page - 1) * perPage >= total ? { records: [] } : await pageByCursor(ctx, plan, { queryId, page, perPage, matches: total }, paging)
@@ -143,6 +148,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       results: Object.freeze([...fetched.records]),
       meta: Object.freeze({ total_record_count: total, total_pages: Math.ceil(total / perPage), current_page: page, per_page: perPage }),
       query_id: queryId,
+      cache: tally,
     })
   }
 
@@ -172,8 +178,8 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       if (!prepared.ok) return prepared
       const { checked, canonical, queryId } = prepared.value
       const plan = planQuery(checked, dialect)
-      const { results, meta } = await envelope(plan, canonical, queryId, QUERY_VERSION, checked.page, checked.perPage)
-      return ok(Object.freeze({ dataset: canonical.dataset, results, meta }))
+      const { results, meta, cache } = await envelope(plan, canonical, queryId, QUERY_VERSION, checked.page, checked.perPage)
+      return ok(Object.freeze({ dataset: canonical.dataset, results, meta, cache }))
     },
 
     async query(request, storeOptions = {}) {

@@ -23,7 +23,13 @@ import { authMiddleware, requestKey } from './auth.js'
 import type { AppDeps, AppOptions, HttpEnv, ResolvedOptions, RouteSpec } from './context.js'
 import { isUnavailable } from '../store/unavailable.js'
 import { issuesResponse, PROBLEM_CONTENT_TYPE, problemResponse } from './problem.js'
+import { capText, REDACTED_KEY, redactKeys } from '../errors/format.js'
 import { ROUTE_MODULES } from './routes/index.js'
+import { cors } from 'hono/cors'
+import { conditionalGet } from './caching.js'
+import { compressed } from './compression.js'
+import { loggablePath, REQUEST_ID_HEADER, requestIdOf, routeOf, type RequestEntry } from './observe.js'
+import { registerOps } from './ops.js'
 
 export interface VentureApp {
   /** Answers one request. Never rejects: every failure is a problem+json response. */
@@ -43,8 +49,15 @@ export function resolveOptions(options: AppOptions = {}): ResolvedOptions {
     trialMaxResults: options.trialMaxResults ?? 50,
     queryTimeoutMs: options.queryTimeoutMs,
     onInternalError: options.onInternalError ?? reportToStderr,
+    onRequest: options.onRequest,
+    metrics: options.metrics,
+    corsOrigins: Object.freeze([...(options.corsOrigins ?? [])]),
+    compression: options.compression ?? true,
   })
 }
+
+/** Headers a browser client may read (CORS): the quota, the request id, caching and retry advice. */
+const CORS_EXPOSED_HEADERS = ['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'X-Request-Id', 'ETag', 'Retry-After']
 
 /**
  * The HTTP handler over an engine, on SQLite or PostgreSQL: every database call goes through the
@@ -56,24 +69,61 @@ export function createApp(engine: Engine, options: AppOptions = {}): VentureApp 
   // strict: false: `/companies/` is `/companies` (design section 6).
   const app = new Hono<HttpEnv>({ strict: false })
 
+  const { onRequest, metrics, corsOrigins, compression } = deps.options
+  // First, so that it sees every answer, including those of the middleware below.
+  app.use('*', async (c, next) => {
+    const started = performance.now()
+    const requestId = requestIdOf(c.req.raw)
+    c.set('requestId', requestId)
+    await next()
+    c.res.headers.set(REQUEST_ID_HEADER, requestId)
+    if (!onRequest && !metrics) return
+    const entry: RequestEntry = {
+      requestId, method: c.req.method, route: routeOf(c), path: loggablePath(c.req.path), status: c.res.status, ms: performance.now() - started,
+    }
+    metrics?.observe({ method: entry.method, route: entry.route, status: entry.status, seconds: entry.ms / 1000 })
+    onRequest?.(entry)
+  })
+  if (corsOrigins.length > 0) {
+    app.use('*', cors({
+      origin: corsOrigins.includes('*') ? '*' : [...corsOrigins],
+      allowMethods: ['GET', 'HEAD', 'POST'],
+      allowHeaders: ['Authorization', 'Content-Type', 'If-None-Match', REQUEST_ID_HEADER],
+      exposeHeaders: CORS_EXPOSED_HEADERS,
+      maxAge: 600,
+    }))
+  }
   const budget = deps.options.queryTimeoutMs
   app.use('*', (c, next) => {
     c.set('call', budget === undefined ? { signal: c.req.raw.signal } : { signal: c.req.raw.signal, timeoutMs: budget })
     return next()
   })
+  // Before the key check: no key, no quota.
+  registerOps(app, deps)
   app.use('*', authMiddleware(deps))
+  app.use('*', conditionalGet(deps))
   for (const module of ROUTE_MODULES) module.register(app, deps)
 
-  app.notFound((c) => problemResponse(404, { detail: `No endpoint answers ${c.req.method} ${c.req.path}.` }))
-  app.onError((error, c) => errorResponse(error, { method: c.req.method, path: c.req.path }, deps.options))
+  app.notFound((c) => problemResponse(404, { detail: `No endpoint answers ${capText(c.req.method, 20)} ${capText(c.req.path, 200)}.` }))
+  app.onError((error, c) => errorResponse(error, { method: c.req.method, path: loggablePath(c.req.path), requestId: c.get('requestId') }, deps.options))
 
   return Object.freeze({
     async fetch(request: Request): Promise<Response> {
+      let response: Response
       try {
-        return await withoutKeyText(await app.fetch(request), request)
+        response = await withoutKeyText(await app.fetch(request), request)
       } catch (error) {
         // Hono routes errors to onError; this is for faults in the middleware chain itself.
-        return errorResponse(error, { method: request.method, path: safePath(request) }, deps.options)
+        const requestId = requestIdOf(request)
+        response = errorResponse(error, { method: request.method, path: loggablePath(safePath(request)), requestId }, deps.options)
+        response.headers.set(REQUEST_ID_HEADER, requestId)
+      }
+      if (!compression) return response
+      try {
+        return await compressed(request, response)
+      } catch {
+        // Compression failing leaves the answer as it was; nothing of it has been sent yet.
+        return response
       }
     },
     routes,
@@ -86,20 +136,24 @@ const MIN_SCRUBBED_KEY_LENGTH = 16
 /**
  * An error body may quote what the client sent (a body preview, a repeated form field), and the
  * client may have put its key there. The key never goes back out, not even to its sender: error
- * bodies end up in client logs and proxies. Success bodies are left alone (they are the data asked for).
+ * bodies end up in client logs and proxies. Issues and problem details already leave out every
+ * key-shaped run (`redactKeys`, whole or cut); this is the last net, for the request's own key in
+ * any shape and for any text that reached the body another way. Success bodies are left alone
+ * (they are the data asked for).
  */
 async function withoutKeyText(response: Response, request: Request): Promise<Response> {
   if (response.status < 400 || !(response.headers.get('content-type') ?? '').startsWith(PROBLEM_CONTENT_TYPE.split(';')[0]!)) return response
   const key = requestKey(request)
-  if (key === undefined || key.length < MIN_SCRUBBED_KEY_LENGTH) return response
   const text = await response.text()
-  if (!text.includes(key)) return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers })
+  let scrubbed = redactKeys(text)
+  if (key !== undefined && key.length >= MIN_SCRUBBED_KEY_LENGTH) scrubbed = scrubbed.split(key).join(REDACTED_KEY)
+  if (scrubbed === text) return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers })
   const headers = new Headers(response.headers)
   headers.delete('content-length')
-  return new Response(text.split(key).join('[api key]'), { status: response.status, statusText: response.statusText, headers })
+  return new Response(scrubbed, { status: response.status, statusText: response.statusText, headers })
 }
 
-function errorResponse(error: unknown, where: { method: string; path: string }, options: ResolvedOptions): Response {
+function errorResponse(error: unknown, where: { method: string; path: string; requestId?: string | undefined }, options: ResolvedOptions): Response {
   if (error instanceof HTTPException) {
     const status = error.status
     return problemResponse(status, { detail: error.message || (status === 413 ? 'The request body is too large.' : 'The request could not be processed.') })
@@ -123,8 +177,9 @@ function safePath(request: Request): string {
   }
 }
 
-/** The default fault report: method, path (never the query string, which may hold the key) and stack. */
-function reportToStderr(error: unknown, where: { method: string; path: string; errorId: string }): void {
+/** The default fault report: method, path (never the query string, which may hold the key), request id and stack. */
+function reportToStderr(error: unknown, where: { method: string; path: string; errorId: string; requestId?: string | undefined }): void {
   const stack = error instanceof Error ? error.stack ?? error.message : String(error)
-  process.stderr.write(`ventureql: internal error ${where.errorId} on ${where.method} ${where.path}\n${stack}\n`)
+  const request = where.requestId === undefined ? '' : ` (request ${where.requestId})`
+  process.stderr.write(`ventureql: internal error ${where.errorId} on ${where.method} ${where.path}${request}\n${stack}\n`)
 }

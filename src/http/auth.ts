@@ -38,7 +38,9 @@ export function authMiddleware(deps: AppDeps): MiddlewareHandler<HttpEnv> {
     const path = c.req.path.replace(/\/+$/, '') || '/'
     const counted = !UNCOUNTED_PATHS.has(path)
     // The engine's own budget, not the routes' (queryTimeoutMs): a key check is one indexed lookup.
-    const checked = await deps.engine.access.authorize(key, now, counted, { signal: c.req.raw.signal })
+    // A GET's ETag is the data version (caching.ts): read in the same engine call as the key.
+    const withDataVersion = c.req.method === 'GET' || c.req.method === 'HEAD'
+    const checked = await deps.engine.access.authorize(key, now, counted, { signal: c.req.raw.signal, withDataVersion })
     if (!checked.ok) {
       return problemResponse(403, { detail: checked.reason === 'revoked' ? 'The API key has been revoked and is no longer valid.' : 'The API key is not valid.' })
     }
@@ -46,6 +48,7 @@ export function authMiddleware(deps: AppDeps): MiddlewareHandler<HttpEnv> {
     if (!state.allowed && counted) return quotaExceeded(state, now)
     c.set('apiKey', checked.key)
     c.set('quota', state)
+    c.set('dataVersion', checked.dataVersion)
     await next()
     for (const [name, value] of Object.entries(quotaHeaders(state))) c.res.headers.set(name, value)
   }

@@ -9,6 +9,8 @@ import type { z } from 'zod'
 import type { Context } from 'hono'
 import type { CallOptions, Engine } from '../engine.js'
 import type { ApiKeyRecord, QuotaState } from '../store/api-keys.js'
+import type { HttpMetrics } from './metrics.js'
+import type { RequestEntry } from './observe.js'
 
 export interface AppOptions {
   /**
@@ -42,7 +44,25 @@ export interface AppOptions {
    * Where internal faults are reported (the stack, never the request's key). Default: stderr.
    * Responses never carry it.
    */
-  readonly onInternalError?: (error: unknown, where: { method: string; path: string; errorId: string }) => void
+  readonly onInternalError?: (error: unknown, where: { method: string; path: string; errorId: string; requestId?: string | undefined }) => void
+  /**
+   * Called once per request the app answers (request id, method, route pattern, path without the
+   * query string, status, milliseconds): the request log of `serve`. Default: nothing.
+   */
+  readonly onRequest?: (entry: RequestEntry) => void
+  /**
+   * Prometheus metrics (`createMetrics(engine)`, metrics.ts): counted for every request and served,
+   * without a key, at GET /metrics. Default: none, and /metrics is a 404.
+   */
+  readonly metrics?: HttpMetrics
+  /**
+   * Origins whose browser pages may call the API (CORS): exact origins such as
+   * `https://app.example.com`, or `*` for any. Default: none; no CORS headers, and a preflight
+   * (OPTIONS) is a 404 like any other method the API does not answer.
+   */
+  readonly corsOrigins?: readonly string[]
+  /** Compress responses of 1 KiB or more by Accept-Encoding (brotli or gzip). Default true. */
+  readonly compression?: boolean
 }
 
 export interface ResolvedOptions {
@@ -56,6 +76,10 @@ export interface ResolvedOptions {
   readonly trialMaxResults: number
   readonly queryTimeoutMs: number | undefined
   readonly onInternalError: NonNullable<AppOptions['onInternalError']>
+  readonly onRequest: AppOptions['onRequest']
+  readonly metrics: HttpMetrics | undefined
+  readonly corsOrigins: readonly string[]
+  readonly compression: boolean
 }
 
 /** Shared by every route: built once by `createApp`. */
@@ -74,6 +98,10 @@ export interface HttpEnv {
     quota: QuotaState
     /** The per-call options of this request's engine calls (`callOptions`). */
     call: CallOptions
+    /** The database's data version, read with the key check of a GET (caching.ts). */
+    dataVersion: number | undefined
+    /** This request's id (observe.ts), also in the X-Request-Id response header. */
+    requestId: string
   }
 }
 

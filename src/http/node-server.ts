@@ -18,6 +18,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
 import { getRequestListener, RequestError, type HttpBindings } from '@hono/node-server'
 import { gracefulCloser, RETRY_AFTER_SECONDS, type CloseSummary, type GracefulCloser, type RawResponse } from './graceful-close.js'
 import { problemResponse } from './problem.js'
@@ -49,6 +50,8 @@ export interface NodeServerOptions {
 }
 
 export interface AccessEntry {
+  /** `app`: the fetch handler answered; `server`: the bridge did (413 before the body, 503 while closing, CONNECT). */
+  readonly source: 'app' | 'server'
   readonly method: string
   /** The path without the query string. */
   readonly path: string
@@ -125,6 +128,18 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   })
   // A failed TLS handshake (a plain-HTTP client, an untrusting browser) is the client's problem.
   server.on('tlsClientError', (_error, socket) => socket.destroy())
+  // CONNECT (a proxy tunnel) never reaches 'request': Node hands it to 'connect' and, with no
+  // listener, closes the connection without a word. This is no proxy: answer it as every unknown
+  // method is answered, a JSON 404, and close (the socket is the client's tunnel, not reusable).
+  const connectRefusal = await rawResponse(problemResponse(404, { detail: 'No endpoint answers CONNECT: this server is no proxy.' }))
+  server.on('connect', (incoming: IncomingMessage, socket: Duplex) => {
+    const started = performance.now()
+    const head = `HTTP/1.1 404 Not Found\r\n${Object.entries(connectRefusal.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}`
+      + `content-length: ${connectRefusal.body.byteLength}\r\nconnection: close\r\n\r\n`
+    socket.on('error', () => socket.destroy())
+    socket.end(Buffer.concat([Buffer.from(head, 'latin1'), connectRefusal.body]))
+    options.onAccess?.({ source: 'server', method: 'CONNECT', path: '(tunnel)', status: 404, ms: performance.now() - started })
+  })
 
   return new Promise((resolvePromise, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
@@ -168,7 +183,7 @@ function bridge(options: NodeServerOptions, closer: GracefulCloser): (incoming: 
         await response.body?.cancel().catch(() => {})
         throw ANSWERED_BY_CLOSE
       }
-      if (onAccess) onAccess({ method: request.method, path: pathOf(request.url), status: response.status, ms: performance.now() - started })
+      if (onAccess) onAccess({ source: 'app', method: request.method, path: pathOf(request.url), status: response.status, ms: performance.now() - started })
       return response
     },
     {
@@ -194,6 +209,7 @@ function bridge(options: NodeServerOptions, closer: GracefulCloser): (incoming: 
       closer.claim(outgoing)
       // Refused before a byte of the body is read; the connection closes so the rest is not parsed.
       void respondDirectly(outgoing, problemResponse(413, { detail: tooLargeMessage(maxBodyBytes, declared), headers: { connection: 'close' } }))
+      onAccess?.({ source: 'server', method: incoming.method ?? '', path: (incoming.url ?? '/').split('?')[0]!, status: 413, ms: 0 })
       return
     }
     handle(incoming, outgoing).catch((error: unknown) => {
@@ -208,7 +224,7 @@ const ANSWERED_BY_CLOSE = Symbol('answered by close')
 
 function accessLogger(onAccess: (entry: AccessEntry) => void, status: number): (incoming: IncomingMessage, startedAt: number) => void {
   return (incoming, startedAt) => onAccess({
-    method: incoming.method ?? '', path: (incoming.url ?? '/').split('?')[0]!, status, ms: performance.now() - startedAt,
+    source: 'server', method: incoming.method ?? '', path: (incoming.url ?? '/').split('?')[0]!, status, ms: performance.now() - startedAt,
   })
 }
 

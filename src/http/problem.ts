@@ -4,7 +4,7 @@
  * (design section 3). Bodies are built by the pure formatters of `errors/format.ts`.
  */
 import type { Issue } from '../errors/issue.js'
-import { toProblem } from '../errors/format.js'
+import { capText, toProblem } from '../errors/format.js'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8'
 
@@ -28,14 +28,18 @@ export interface ProblemFields {
   readonly headers?: Readonly<Record<string, string>>
 }
 
+/** Longest `detail` of a problem body; it may quote the request (a path), which has no length limit of its own. */
+const MAX_DETAIL_LENGTH = 1000
+
 export function problemResponse(status: number, fields: ProblemFields): Response {
   const title = fields.title ?? TITLES[status] ?? 'Error'
+  const detail = capText(fields.detail, MAX_DETAIL_LENGTH)
   const body = {
     type: `urn:ventureql:problem:${title.toLowerCase().replace(/[^a-z]+/g, '-')}`,
     title,
     status,
-    detail: fields.detail,
-    error: fields.detail,
+    detail,
+    error: detail,
     ...(fields.issues ? { issues: fields.issues } : {}),
     ...fields.extra,
   }

@@ -8,7 +8,7 @@ import type { z } from 'zod'
 import { FOREIGN_MATCH_MODES, OPERATOR_NAMES, OPERATORS, type OperatorName } from '../catalog/operators.js'
 import { DATASET_NAMES } from '../catalog/index.js'
 import { didYouMean, suggestionList } from '../errors/did-you-mean.js'
-import { previewValue } from '../errors/format.js'
+import { previewValue, quoteName } from '../errors/format.js'
 import { childPath, issue, type Issue } from '../errors/issue.js'
 import type { IssueCode } from '../errors/codes.js'
 import { FOREIGN_KEYS, QUERY_KEYS, type SchemaCheck } from './filter-schema.js'
@@ -133,9 +133,9 @@ function unknownKey(place: Place, path: string, key: string): Issue {
     return issue({
       code: 'unknown_operator',
       path,
-      message: `Unknown operator "${key}" on field "${place.field}".${didYouMean(suggestions)}`,
+      message: `Unknown operator ${quoteName(key)} on field ${quoteName(place.field)}.${didYouMean(suggestions)}`,
       expected: 'an operator',
-      got: JSON.stringify(key),
+      got: previewValue(key),
       suggestions,
       allowed: OPERATOR_NAMES,
     })
@@ -145,9 +145,9 @@ function unknownKey(place: Place, path: string, key: string): Issue {
   return issue({
     code: 'unknown_key',
     path,
-    message: `Unknown key "${key}" in ${where}; expected ${orList(keys)}.${didYouMean(suggestions)}`,
+    message: `Unknown key ${quoteName(key)} in ${where}; expected ${orList(keys)}.${didYouMean(suggestions)}`,
     expected: orList(keys),
-    got: JSON.stringify(key),
+    got: previewValue(key),
     suggestions,
     allowed: keys,
   })

@@ -224,6 +224,7 @@ export async function openPostgres(options: OpenPostgresOptions = {}): Promise<P
       }
     },
     connect: () => pool.connect(),
+    poolState: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
       if (closed) return
       closed = true

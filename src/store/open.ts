@@ -44,6 +44,8 @@ export interface PostgresVentureDb {
    * its `search_path` already naming the schema. The caller releases it (`release(true)` after an error).
    */
   connect(): Promise<PoolClient>
+  /** The pool's connections right now (for metrics): open, idle, and callers waiting for one. */
+  poolState(): { readonly total: number; readonly idle: number; readonly waiting: number }
   close(): Promise<void>
 }
 

@@ -168,8 +168,20 @@ function coercerFor(f: FieldDef): Decoder<unknown> {
 function catalogShape(ds: DatasetDef, pkExpected: string): Record<string, Decoder<unknown>> {
   const shape: Record<string, Decoder<unknown>> = {}
   for (const f of Object.values(ds.fields)) shape[f.name] = coercerFor(f)
-  shape[ds.primaryKey] = required(integer, pkExpected)
+  shape[ds.primaryKey] = identifier(pkExpected)
   return shape
+}
+
+/**
+ * A record's identifier: a positive integer. The API reaches records by ids in paths, which are
+ * positive integers (`/companies/-5` is a 404), so a record stored under 0 or -5 could never be
+ * fetched; such a line is rejected instead.
+ */
+function identifier(what: string): Decoder<number> {
+  return required((v, ctx) => {
+    const n = integer(v, ctx)
+    return n !== null && n < 1 ? reject(ctx, v, `${what}, at least 1`) : n
+  }, what) as Decoder<number>
 }
 
 const integerList: Decoder<number[]> = (v, ctx) => {
@@ -281,7 +293,7 @@ const investorRecord = object({ ...catalogShape(datasets.investors, 'an integer 
 //// funding event (spec 2.10) ////
 
 const fundingParts = {
-  company_id: required(integer, 'an integer company_id'),
+  company_id: identifier('an integer company_id'),
   investors: text,
   investor_slugs: tagList,
   /** Not in spec 2.10 (which names investors by slug); accepted as ids. */

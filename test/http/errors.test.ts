@@ -45,7 +45,7 @@ function faultyEngine(method: 'query' | 'page' | 'list', fault: () => unknown): 
   return Object.freeze({ ...h.engine, [method]: fault }) as Engine
 }
 
-type Report = { error: unknown; where: { method: string; path: string; errorId: string } }
+type Report = { error: unknown; where: { method: string; path: string; errorId: string; requestId?: string | undefined } }
 
 function appWith(engine: Engine, reports: Report[]) {
   return createApp(engine, { clock: () => HARNESS_NOW, onInternalError: (error, where) => { reports.push({ error, where }) } })
@@ -75,7 +75,8 @@ describe('an internal fault', () => {
     expect(text).not.toContain('TypeError')
     expect(text).not.toContain(h.fullKey)
     expect(reports).toHaveLength(1)
-    expect(reports[0]!.where).toEqual({ method: request().method, path: new URL(request().url).pathname, errorId: body.error_id })
+    // The request id the client got too, so the report and the request log line can be matched.
+    expect(reports[0]!.where).toEqual({ method: request().method, path: new URL(request().url).pathname, errorId: body.error_id, requestId: res.headers.get('x-request-id') })
     // The operator gets the fault itself.
     expect(isTheFault(reports[0]!.error)).toBe(true)
   })

@@ -266,7 +266,7 @@ describe('RunningServer.close() of the library', () => {
       // The 503 goes out a tenth of the timeout early; the close ends at the timeout.
       expect(took).toBeGreaterThanOrEqual(540)
       expect(took).toBeLessThan(900)
-      expect(access).toEqual([{ method: 'GET', path: '/slow', status: 503, ms: expect.any(Number) }])
+      expect(access).toEqual([{ source: 'server', method: 'GET', path: '/slow', status: 503, ms: expect.any(Number) }])
       await lateAnswer
       await sleep(50)
       expect(stderr.mock.calls.map((c) => String(c[0])).join('')).not.toMatch(/bridge fault|response failed|ERR_/)

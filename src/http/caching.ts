@@ -1,0 +1,87 @@
+/**
+ * @module Conditional GETs. A GET's answer is a function of the request (path and query string,
+ * without the key), the key's plan (trial keys see less), the public base of URLs in the body, the
+ * day (date phrases such as `raised in past 3 months` are relative to it) and the database's data
+ * version (bumped by every ingest). The ETag is a hash of exactly these, so a client that sends it
+ * back in `If-None-Match` gets `304 Not Modified` before any query runs, until the data (or the day)
+ * changes. `Cache-Control: private, no-cache` says so: keep the answer, revalidate it every time,
+ * and never in a shared cache (answers carry the key's quota headers). Answers that change without
+ * the data version (quota usage, contact lookups through a custom resolver) and every error carry
+ * `Cache-Control: no-store` and no ETag.
+ */
+import { createHash } from 'node:crypto'
+import type { MiddlewareHandler } from 'hono'
+import type { AppDeps, HttpEnv } from './context.js'
+import { baseUrlOf } from './context.js'
+
+export const CACHEABLE = 'private, no-cache'
+export const NOT_CACHEABLE = 'no-store'
+
+/** Paths whose GET answers change without the data version changing. */
+function volatile(path: string, deps: AppDeps): boolean {
+  if (path === '/ratelimit/usage') return true
+  return deps.options.contactResolver !== undefined && /^\/companies\/[^/]+\/contact$/.test(path)
+}
+
+/**
+ * A stored query's page is answered 304 only after it has been run: the query may have expired
+ * (per-owner storage bound) without the data version changing, and serving a page records its
+ * use, which keeps it from expiring. Only the body is saved there, not the work.
+ */
+function runsAnyway(path: string): boolean {
+  return path.startsWith('/queries/')
+}
+
+/** The weak validator of a GET (weak: a compressed and an identity answer carry the same one). */
+export function entityTag(request: Request, plan: string, base: string, day: string, dataVersion: number): string {
+  const url = new URL(request.url)
+  url.searchParams.delete('key')
+  const hash = createHash('sha256').update([plan, base, day, url.pathname, url.search].join('\u0000')).digest('base64url').slice(0, 22)
+  return `W/"v${dataVersion}-${hash}"`
+}
+
+/** Whether `If-None-Match` names `tag` (weak comparison, RFC 9110 section 13.1.2). */
+export function matches(ifNoneMatch: string | undefined, tag: string): boolean {
+  if (ifNoneMatch === undefined) return false
+  if (ifNoneMatch.trim() === '*') return true
+  const opaque = tag.replace(/^W\//, '')
+  return ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === opaque)
+}
+
+/**
+ * After auth (which reads the data version with the key check, `authorize(..., withDataVersion)`):
+ * 304 for a GET whose validator the client holds, else the route's answer with ETag and
+ * Cache-Control on a 200, `no-store` on everything else.
+ */
+export function conditionalGet(deps: AppDeps): MiddlewareHandler<HttpEnv> {
+  return async (c, next) => {
+    const method = c.req.method
+    const version = c.get('dataVersion')
+    const path = c.req.path.replace(/\/+$/, '') || '/'
+    const key = c.get('apiKey')
+    if ((method !== 'GET' && method !== 'HEAD') || version === undefined || key === undefined || volatile(path, deps)) {
+      await next()
+      c.res.headers.set('Cache-Control', NOT_CACHEABLE)
+      return
+    }
+    const tag = entityTag(c.req.raw, key.plan, baseUrlOf(deps, c.req.raw), deps.options.clock().toISOString().slice(0, 10), version)
+    const held = matches(c.req.header('if-none-match'), tag)
+    const notModified = () => c.body(null, 304, { ETag: tag, 'Cache-Control': CACHEABLE, Vary: 'Authorization' })
+    if (held && !runsAnyway(path)) return notModified()
+    await next()
+    if (held && c.res.status === 200) {
+      await c.res.body?.cancel()
+      c.res = notModified()
+      // Hono carries the replaced answer's headers over; a 304 describes no body of its own.
+      for (const name of ['content-type', 'content-length', 'content-encoding']) c.res.headers.delete(name)
+      return
+    }
+    if (c.res.status === 200) {
+      c.res.headers.set('ETag', tag)
+      c.res.headers.set('Cache-Control', CACHEABLE)
+      c.res.headers.append('Vary', 'Authorization')
+    } else {
+      c.res.headers.set('Cache-Control', NOT_CACHEABLE)
+    }
+  }
+}
