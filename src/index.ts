@@ -16,6 +16,8 @@ export {
   createEngine,
   type Engine, type EngineOptions, type StoreCallOptions, type ListPage, type QueryEnvelope, type PageMeta, type StoreResult, type ExplainResult,
 } from './engine.js'
+// Filters, requests and records typed per dataset from the catalog; `typedEngine` is the typed entry.
+export * from './typed/index.js'
 export { DIALECTS, sqliteDialect, postgresDialect, planQuery, compileFilter, type SqlDialect, type QueryPlan, type SortKey, type Boundary } from './compile/index.js'
 export { QUERY_VERSION, LANGUAGE_VERSION, canonicalQuery, canonicalJson, queryIdOf, DEFAULT_PAGING, type PagingPolicy, type CanonicalQuery, type CanonicalFilter, type ResultRecord } from './execute/index.js'
 export {
