@@ -25,6 +25,11 @@ export {
   type VentureDb, type SqliteVentureDb, type PostgresVentureDb, type OpenOptions,
 } from './store/open.js'
 export { openPostgres, PostgresConnectionError, type OpenPostgresOptions } from './store/open-postgres.js'
+// The drivers' objects as the public types name them (restated: consumers need no @types/better-sqlite3 or @types/pg).
+export type {
+  BetterSqliteDatabase, BetterSqliteStatement, BetterSqliteTransaction, BetterSqliteRunResult, BetterSqliteColumn,
+  BetterSqliteRegistrationOptions, PgClient, PgPool, PgQueryResult,
+} from './store/driver-types.js'
 export { copyToPostgres, tablesToCopy, type CopyOptions, type CopySummary, type CopiedTable } from './store/copy.js'
 export { refreshPostgresSearchIndex, type SearchRefreshSummary } from './store/search-index-postgres.js'
 export { Ingestor, type IngestOptions, type IngestSummary, type IngestReject, type IngestChanged } from './store/ingest.js'
