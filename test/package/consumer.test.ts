@@ -2,7 +2,8 @@
  * The package as a consumer gets it: `npm pack`, installed into a new strict TypeScript project
  * (ESM and CJS; `strict`, no `skipLibCheck`, `moduleResolution: nodenext`, no @types/better-sqlite3
  * or @types/pg), a program using both entry points (`ventureql`, `ventureql/http`) compiled with
- * the consumer's own `tsc` and run against a small fixture database.
+ * the consumer's own `tsc` and run against a small fixture database; the README's typed-query
+ * example is compiled with it.
  *
  * Offline and fast: the tarball is unpacked into the project's node_modules the way npm lays it
  * out, and its dependencies (and the consumer's `typescript` and `@types/node`) are symlinked from
@@ -77,7 +78,18 @@ async function project(type: 'module' | 'commonjs'): Promise<string> {
   }))
   mkdirSync(join(dir, 'src'))
   writeFileSync(join(dir, 'src', 'main.ts'), program(type))
+  // The README's typed-query example compiles as written (ESM: it uses top-level await).
+  if (type === 'module') writeFileSync(join(dir, 'src', 'readme-typed.ts'), readmeExample('## Typed queries'))
   return dir
+}
+
+/** The first TypeScript block of a README section. */
+function readmeExample(heading: string): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const section = readme.slice(readme.indexOf(`\n${heading}\n`))
+  const block = /```ts\n([\s\S]*?)```/.exec(section)
+  if (!block) throw new Error(`README: no ts block under ${heading}`)
+  return `${block[1]}\nexport {}\n`
 }
 
 /** The consumer's program: a typed query, a typo the compiler must refuse, and the HTTP entry. */
@@ -96,14 +108,17 @@ function program(type: 'module' | 'commonjs'): string {
   const stage: CompanyRecord['stage'] = first ? first.stage : null
   const handle: BetterSqliteDatabase | undefined = undefined
   void handle
+  const auth: AuthHook = (request) => request.headers.has('x-user') ? { ok: true, identity: { owner: 'u' } } : { ok: false }
   const app = createApp(db.engine)
+  const handler: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => Promise<void> = toNodeHandler(createApp(db.engine, { auth }))
+  void handler
   const res = await app.fetch(new Request('http://localhost/openapi.json'))
   const denied = await app.fetch(new Request('http://localhost/companies'))
   console.log(JSON.stringify({ total: r.value.meta.total_record_count, count: r.value.results.length, name: first?.name, stage, openapi: res.status, denied: denied.status }))
   await db.engine.close()
 `
   const imports = `import { createEngine, formatIssues, typedEngine, type BetterSqliteDatabase, type CompanyRecord, type Filter } from 'ventureql'
-import { createApp } from 'ventureql/http'
+import { createApp, toNodeHandler, type AuthHook } from 'ventureql/http'
 `
   return type === 'module'
     ? `${imports}${body}`
