@@ -133,6 +133,35 @@ describe('Express', () => {
   })
 })
 
+describe('a body that cannot be rebuilt', () => {
+  it('is 415 with what to change, not a silently empty body', async () => {
+    const handler = toNodeHandler(app)
+    const server = express()
+    server.use(express.urlencoded({ extended: true }))   // parses `a[b]=c` into nested objects
+    server.use(express.text({ type: 'text/csv' }))        // a string: passed on as it is
+    server.use(express.raw({ type: 'application/x-thing' }))
+    server.use((req, res) => handler(req, res))
+    const http = createServer(server)
+    const base = await listen(http)
+    try {
+      const nested = await fetch(`${base}/queries?key=${h.fullKey}`, {
+        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'dataset=companies&filter[stage]=a',
+      })
+      expect(nested.status).toBe(415)
+      expect((await nested.json() as { detail: string }).detail).toContain('`filter`')
+      // A string or a Buffer goes on byte for byte: here the app answers for the content itself.
+      const csv = await fetch(`${base}/queries?key=${h.fullKey}`, { method: 'POST', headers: { 'content-type': 'text/csv' }, body: 'a,b' })
+      expect(csv.status).toBe(400)
+      const raw = await fetch(`${base}/queries?key=${h.fullKey}`, {
+        method: 'POST', headers: { 'content-type': 'application/x-thing' }, body: JSON.stringify({ dataset: 'fundings', per_page: 1 }),
+      })
+      expect(raw.status).toBe(200)
+    } finally {
+      await close(http)
+    }
+  })
+})
+
 describe('Fastify', () => {
   it('in a scope whose parsers hand the body over as bytes', async () => {
     const handler = toNodeHandler(app)
