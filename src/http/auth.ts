@@ -59,6 +59,9 @@ export function authMiddleware(deps: AppDeps): MiddlewareHandler<HttpEnv> {
       }
       if (quota) {
         const decided = await quota(c.req.raw, { identity, now, count: counted })
+        if (!decided.allowed && typeof decided.quota?.reset !== 'number') {
+          throw new TypeError('createApp quota hook: a refusal must carry its quota ({ limit, remaining, reset, start }) for Retry-After and X-Quota-*')
+        }
         if (!decided.allowed && counted) return quotaExceeded(decided.quota, now, decided.detail)
         state = decided.quota
       }

@@ -149,7 +149,7 @@ describe('a custom quota hook', () => {
 })
 
 describe('hook faults', () => {
-  it('a hook that throws, or returns an identity without an owner, is a 500 with an error id, reported', async () => {
+  it('a hook that throws, or answers out of contract, is a 500 with an error id, reported', async () => {
     const reported: unknown[] = []
     const onInternalError = (error: unknown) => void reported.push(error)
     const throwing = createApp(h.engine, { clock: () => HARNESS_NOW, onInternalError, auth: () => { throw new Error('session store down') } })
@@ -165,6 +165,10 @@ describe('hook faults', () => {
     const badQuota = createApp(h.engine, { clock: () => HARNESS_NOW, onInternalError, quota: async () => { throw new Error('redis down') } })
     expect((await get(badQuota, `/companies?key=${h.fullKey}`)).status).toBe(500)
     expect(String(reported[2])).toContain('redis down')
+
+    const bareRefusal = createApp(h.engine, { clock: () => HARNESS_NOW, onInternalError, quota: () => ({ allowed: false }) as never })
+    expect((await get(bareRefusal, `/companies?key=${h.fullKey}`)).status).toBe(500)
+    expect(String(reported[3])).toContain('a refusal must carry its quota')
   })
 
   it('options that are not hooks are refused at createApp', () => {
