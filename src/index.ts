@@ -16,6 +16,8 @@ export {
   createEngine,
   type Engine, type EngineOptions, type StoreCallOptions, type ListPage, type QueryEnvelope, type PageMeta, type StoreResult, type ExplainResult, type EngineStats, type DatabaseStatus,
 } from './engine.js'
+// Filters, requests and records typed per dataset from the catalog; `typedEngine` is the typed entry.
+export * from './typed/index.js'
 export { DIALECTS, sqliteDialect, postgresDialect, planQuery, compileFilter, type SqlDialect, type QueryPlan, type SortKey, type Boundary } from './compile/index.js'
 export { QUERY_VERSION, LANGUAGE_VERSION, canonicalQuery, canonicalJson, queryIdOf, DEFAULT_PAGING, type PagingPolicy, type CanonicalQuery, type CanonicalFilter, type ResultRecord } from './execute/index.js'
 export {
@@ -23,6 +25,11 @@ export {
   type VentureDb, type SqliteVentureDb, type PostgresVentureDb, type OpenOptions,
 } from './store/open.js'
 export { openPostgres, PostgresConnectionError, type OpenPostgresOptions } from './store/open-postgres.js'
+// The drivers' objects as the public types name them (restated: consumers need no @types/better-sqlite3 or @types/pg).
+export type {
+  BetterSqliteDatabase, BetterSqliteStatement, BetterSqliteTransaction, BetterSqliteRunResult, BetterSqliteColumn,
+  BetterSqliteRegistrationOptions, PgClient, PgPool, PgQueryResult,
+} from './store/driver-types.js'
 export { copyToPostgres, tablesToCopy, type CopyOptions, type CopySummary, type CopiedTable } from './store/copy.js'
 export { refreshPostgresSearchIndex, type SearchRefreshSummary } from './store/search-index-postgres.js'
 export { Ingestor, type IngestOptions, type IngestSummary, type IngestReject, type IngestChanged } from './store/ingest.js'

@@ -96,8 +96,35 @@ export interface FieldOptions {
   readonly wire?: WireForm
 }
 
+/**
+ * A field definition that keeps, as literal types, what the typed API (src/typed/) derives from:
+ * the name, the type (an enum's values), whether it can be null or sorted on, and its wire form.
+ * It is a `FieldDef`; every stage that reads the catalog at run time sees no difference.
+ */
+export type TypedFieldDef<N extends string, T extends FieldType, Nullable extends boolean, Sortable extends boolean, Wire extends WireForm> = Omit<FieldDef, 'name' | 'type' | 'nullable' | 'sortable' | 'wire'> & {
+  readonly name: N
+  readonly type: T
+  readonly nullable: Nullable
+  readonly sortable: Sortable
+  readonly wire: Wire
+}
+
+/** `field`'s result type: the options given, else the defaults `field` applies at run time. */
+export type FieldDefOf<N extends string, T extends FieldType, O extends FieldOptions> = TypedFieldDef<
+  N,
+  T,
+  O extends { readonly nullable: infer B extends boolean } ? B : T extends { readonly kind: 'boolean' } ? false : true,
+  O extends { readonly sortable: infer B extends boolean } ? B : T extends { readonly kind: 'tags' } ? false : true,
+  O extends { readonly wire: infer W extends WireForm } ? W : 'native'
+>
+
 /** Builds a field definition with the defaults (property, column = name, nullable, sortable unless tags). */
-export function field(name: string, type: FieldType, description: string, options: FieldOptions = {}): FieldDef {
+export function field<const N extends string, const T extends FieldType, const O extends FieldOptions = Record<never, never>>(
+  name: N,
+  type: T,
+  description: string,
+  options: O = {} as O,
+): FieldDefOf<N, T, O> {
   const isTags = type.kind === 'tags'
   return Object.freeze({
     name,
@@ -110,11 +137,11 @@ export function field(name: string, type: FieldType, description: string, option
     ...(options.identifying ? { identifying: true } : {}),
     wire: options.wire ?? 'native',
     description,
-  })
+  }) as FieldDefOf<N, T, O>
 }
 
 /** A multi-valued field stored in link table `table` with columns (`ownerColumn`, `value`). */
-export function tagsField(name: string, table: string, ownerColumn: string, description: string): FieldDef {
+export function tagsField<const N extends string>(name: N, table: string, ownerColumn: string, description: string): TypedFieldDef<N, { readonly kind: 'tags' }, false, false, 'native'> {
   return Object.freeze({
     name,
     type: Object.freeze({ kind: 'tags' as const }),
@@ -128,12 +155,26 @@ export function tagsField(name: string, table: string, ownerColumn: string, desc
   })
 }
 
-export function dataset(def: Omit<DatasetDef, 'fields'> & { fields: readonly FieldDef[] }): DatasetDef {
+/**
+ * A dataset definition that keeps each field's literal type under its name (and the name, aliases
+ * and primary key as literals) for the typed API. It is a `DatasetDef`: code that looks fields up by
+ * a name known only at run time uses `datasets` (catalog/index.ts), typed as `DatasetDef`.
+ */
+export type TypedDatasetDef<N extends DatasetName, A extends readonly string[], K extends string, F extends readonly FieldDef[]> = Omit<DatasetDef, 'name' | 'aliases' | 'primaryKey' | 'fields'> & {
+  readonly name: N
+  readonly aliases: A
+  readonly primaryKey: K
+  readonly fields: { readonly [D in F[number] as D['name']]: D }
+}
+
+export function dataset<const N extends DatasetName, const A extends readonly string[], const K extends string, const F extends readonly FieldDef[]>(
+  def: Omit<DatasetDef, 'fields' | 'name' | 'aliases' | 'primaryKey'> & { name: N; aliases: A; primaryKey: K; fields: F },
+): TypedDatasetDef<N, A, K, F> {
   const fields: Record<string, FieldDef> = {}
   for (const f of def.fields) {
     if (fields[f.name]) throw new Error(`catalog: field ${def.name}.${f.name} defined twice`)
     fields[f.name] = f
   }
   if (!fields[def.primaryKey]) throw new Error(`catalog: primary key ${def.name}.${def.primaryKey} is not a field`)
-  return Object.freeze({ ...def, aliases: Object.freeze([...def.aliases]), fields: Object.freeze(fields), defaultSort: Object.freeze([...def.defaultSort]) })
+  return Object.freeze({ ...def, aliases: Object.freeze([...def.aliases]), fields: Object.freeze(fields), defaultSort: Object.freeze([...def.defaultSort]) }) as TypedDatasetDef<N, A, K, F>
 }

@@ -14,11 +14,15 @@ export type FieldTypeKind =
   | 'enum'
   | 'tags'
 
-/** A closed set of values. Matching is case-insensitive; `aliases` maps other spellings seen in the wild to a value. */
-export interface EnumType {
+/**
+ * A closed set of values. Matching is case-insensitive; `aliases` maps other spellings seen in the wild to a value.
+ * `V` and `A` keep the values and alias spellings as literal types (`enumOf` infers them), so the
+ * typed API (src/typed/) derives its enum unions from this one definition.
+ */
+export interface EnumType<V extends string = string, A extends string = string> {
   readonly kind: 'enum'
-  readonly values: readonly string[]
-  readonly aliases?: Readonly<Record<string, string>>
+  readonly values: readonly V[]
+  readonly aliases?: Readonly<Record<A, V>>
 }
 
 export type FieldType =
@@ -42,7 +46,11 @@ export const date = { kind: 'date' } as const satisfies FieldType
 export const datetime = { kind: 'datetime' } as const satisfies FieldType
 export const boolean = { kind: 'boolean' } as const satisfies FieldType
 export const tags = { kind: 'tags' } as const satisfies FieldType
-export function enumOf(values: readonly string[], aliases?: Record<string, string>): EnumType {
+/** An enum type; the values and alias spellings keep their literal types, and each alias must name one of the values. */
+export function enumOf<const V extends readonly string[], const A extends Readonly<Record<string, V[number]>> = Record<never, never>>(
+  values: V,
+  aliases?: A,
+): EnumType<V[number], keyof A & string> {
   return Object.freeze({ kind: 'enum', values: Object.freeze([...values]), ...(aliases ? { aliases: Object.freeze({ ...aliases }) } : {}) })
 }
 

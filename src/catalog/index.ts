@@ -12,11 +12,20 @@ export * from './define.js'
 export * from './field-types.js'
 export * from './enums.js'
 export * from './operators.js'
-export { relations, findRelation } from './relations.js'
+export { relations, findRelation, type RelatedDataset } from './relations.js'
 
 export const CATALOG_VERSION = 1
 
-export const datasets: Readonly<Record<DatasetName, DatasetDef>> = Object.freeze({ companies, investors, fundings })
+const DATASET_DEFS = { companies, investors, fundings }
+
+/**
+ * Each dataset's definition with its fields' literal types: what the typed API (src/typed/)
+ * derives filters, sort clauses and records from. `datasets` is the same object, typed loosely
+ * for code that looks datasets up by a name known only at run time.
+ */
+export type Catalog = typeof DATASET_DEFS
+
+export const datasets: Readonly<Record<DatasetName, DatasetDef>> = Object.freeze(DATASET_DEFS)
 
 export const DATASET_NAMES: readonly DatasetName[] = Object.freeze(['companies', 'investors', 'fundings'])
 

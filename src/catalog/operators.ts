@@ -22,10 +22,14 @@ export interface OperatorDef {
   readonly negationOf?: OperatorName
 }
 
-const SCALAR_KINDS: readonly FieldTypeKind[] = ['integer', 'number', 'string', 'date', 'datetime', 'boolean', 'enum']
-const ORDERED: readonly FieldTypeKind[] = ['integer', 'number', 'string', 'date', 'datetime']
+const SCALAR_KINDS = ['integer', 'number', 'string', 'date', 'datetime', 'boolean', 'enum'] as const satisfies readonly FieldTypeKind[]
+const ORDERED = ['integer', 'number', 'string', 'date', 'datetime'] as const satisfies readonly FieldTypeKind[]
 
-const defs: readonly OperatorDef[] = [
+/**
+ * The table with its literal types (each operator's name, operand shape and field kinds), from which
+ * the typed API (src/typed/) derives which operators a field takes and the shape of their values.
+ */
+const OPERATOR_DEFS = [
   { name: 'eq', operand: 'scalar', appliesTo: [...SCALAR_KINDS, 'tags'], description: 'Equal to the value. A bare scalar means `eq`; `eq: null` means `is_null: true`. On a tags field: has this value.' },
   { name: 'ne', operand: 'scalar', appliesTo: SCALAR_KINDS, description: 'Not equal to the value; records whose field is null are included (exact complement of `eq`).', negationOf: 'eq' },
   { name: 'gt', operand: 'scalar', appliesTo: ORDERED, description: 'Greater than the value.' },
@@ -43,7 +47,11 @@ const defs: readonly OperatorDef[] = [
   { name: 'has_all', operand: 'list', appliesTo: ['tags'], description: 'Has every one of the listed values.' },
   { name: 'has_none', operand: 'list', appliesTo: ['tags'], description: 'Has none of the listed values (exact complement of `has_any`).', negationOf: 'has_any' },
   { name: 'is_empty', operand: 'boolean', appliesTo: ['tags'], description: '`true`: the field has no values; `false`: it has at least one.' },
-]
+] as const satisfies readonly OperatorDef[]
+
+export type OperatorTable = typeof OPERATOR_DEFS
+
+const defs: readonly OperatorDef[] = OPERATOR_DEFS
 
 export const OPERATORS: Readonly<Record<OperatorName, OperatorDef>> = Object.freeze(
   Object.fromEntries(defs.map((d) => [d.name, Object.freeze(d)])) as Record<OperatorName, OperatorDef>,

@@ -4,7 +4,7 @@
  */
 import type { DatasetName, RelationDef } from './define.js'
 
-export const relations: readonly RelationDef[] = Object.freeze([
+const RELATION_DEFS = [
   {
     from: 'investors', to: 'companies', kind: 'link', table: 'investments', fromKey: 'investor_id', toKey: 'company_id',
     description: 'The companies an investor has invested in (its portfolio).',
@@ -29,7 +29,12 @@ export const relations: readonly RelationDef[] = Object.freeze([
     from: 'investors', to: 'fundings', kind: 'link', table: 'funding_investors', fromKey: 'investor_id', toKey: 'funding_id',
     description: 'The funding events an investor took part in.',
   },
-] satisfies RelationDef[]).map((r) => Object.freeze(r)) as readonly RelationDef[]
+] as const satisfies readonly RelationDef[]
+
+/** The datasets a `foreign` condition on records of `D` can name (the `to` of each relation from `D`). */
+export type RelatedDataset<D extends DatasetName> = Extract<(typeof RELATION_DEFS)[number], { readonly from: D }>['to']
+
+export const relations: readonly RelationDef[] = Object.freeze(RELATION_DEFS.map((r) => Object.freeze(r)))
 
 export function findRelation(from: DatasetName, to: DatasetName): RelationDef | undefined {
   return relations.find((r) => r.from === from && r.to === to)

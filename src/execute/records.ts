@@ -10,11 +10,14 @@ import { tagsAlias } from '../compile/plan.js'
 export type ResultRecord = Readonly<Record<string, unknown>>
 
 /** Constant members of each dataset's result records (not filterable, so not in the catalog). */
-const RECORD_CONSTANTS: Readonly<Record<DatasetName, Readonly<Record<string, string>>>> = Object.freeze({
+const RECORD_CONSTANTS = Object.freeze({
   companies: Object.freeze({}),
-  investors: Object.freeze({ resource_type: 'investor' }),
+  investors: Object.freeze({ resource_type: 'investor' as const }),
   fundings: Object.freeze({}),
-})
+}) satisfies Readonly<Record<DatasetName, Readonly<Record<string, string>>>>
+
+/** The constant members per dataset, as types (the typed records of src/typed/ include them). */
+export type RecordConstants = typeof RECORD_CONSTANTS
 
 function wireValue(field: FieldDef, value: unknown): unknown {
   if (value === null || value === undefined) return null

@@ -20,6 +20,7 @@ import { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import { EngineClosedError, QueryCancelledError, QueryTimeoutError, type Engine } from '../engine.js'
 import { authMiddleware, requestKey } from './auth.js'
+import type { QuotaHook } from './access.js'
 import type { AppDeps, AppOptions, HttpEnv, ResolvedOptions, RouteSpec } from './context.js'
 import { isUnavailable } from '../store/unavailable.js'
 import { issuesResponse, PROBLEM_CONTENT_TYPE, problemResponse } from './problem.js'
@@ -39,7 +40,15 @@ export interface VentureApp {
 }
 
 export function resolveOptions(options: AppOptions = {}): ResolvedOptions {
+  if (options.auth !== undefined && typeof options.auth !== 'function') throw new TypeError('createApp: auth must be a function (request) => AuthResult')
+  if (options.quota !== undefined && options.quota !== false && typeof options.quota !== 'function') {
+    throw new TypeError('createApp: quota must be a function (request, context) => QuotaResult, or false')
+  }
+  // With the built-in keys, `quota: false` means "keys, no quota": a hook that allows everything, headerless.
+  const quota = options.quota === false ? (options.auth ? undefined : allowWithoutQuota) : options.quota
   return Object.freeze({
+    auth: options.auth,
+    quota,
     baseUrl: options.baseUrl,
     clock: options.clock ?? (() => new Date()),
     contactConcurrency: options.contactConcurrency ?? 4,
@@ -129,6 +138,8 @@ export function createApp(engine: Engine, options: AppOptions = {}): VentureApp 
     routes,
   })
 }
+
+const allowWithoutQuota: QuotaHook = () => ({ allowed: true })
 
 /** Shorter "keys" are no credential (every real key is 36 characters) and could match innocent text. */
 const MIN_SCRUBBED_KEY_LENGTH = 16

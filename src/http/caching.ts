@@ -58,13 +58,13 @@ export function conditionalGet(deps: AppDeps): MiddlewareHandler<HttpEnv> {
     const method = c.req.method
     const version = c.get('dataVersion')
     const path = c.req.path.replace(/\/+$/, '') || '/'
-    const key = c.get('apiKey')
-    if ((method !== 'GET' && method !== 'HEAD') || version === undefined || key === undefined || volatile(path, deps)) {
+    const identity = c.get('identity')
+    if ((method !== 'GET' && method !== 'HEAD') || version === undefined || identity === undefined || volatile(path, deps)) {
       await next()
       c.res.headers.set('Cache-Control', NOT_CACHEABLE)
       return
     }
-    const tag = entityTag(c.req.raw, key.plan, baseUrlOf(deps, c.req.raw), deps.options.clock().toISOString().slice(0, 10), version)
+    const tag = entityTag(c.req.raw, identity.plan ?? 'full', baseUrlOf(deps, c.req.raw), deps.options.clock().toISOString().slice(0, 10), version)
     const held = matches(c.req.header('if-none-match'), tag)
     const notModified = () => c.body(null, 304, { ETag: tag, 'Cache-Control': CACHEABLE, Vary: 'Authorization' })
     if (held && !runsAnyway(path)) return notModified()

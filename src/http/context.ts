@@ -8,11 +8,23 @@ import type { Hono } from 'hono'
 import type { z } from 'zod'
 import type { Context } from 'hono'
 import type { CallOptions, Engine } from '../engine.js'
-import type { ApiKeyRecord, QuotaState } from '../store/api-keys.js'
 import type { HttpMetrics } from './metrics.js'
 import type { RequestEntry } from './observe.js'
+import type { AuthHook, Identity, QuotaHook, QuotaInfo } from './access.js'
 
 export interface AppOptions {
+  /**
+   * Authenticates each request (all but GET /openapi.json) with the host's own scheme: sessions,
+   * JWTs, mTLS, a gateway's header. Default: the built-in API keys (`?key=` or `Authorization:
+   * Bearer`, kept in the database; `ventureql keys`). See access.ts for the contract.
+   */
+  readonly auth?: AuthHook
+  /**
+   * Decides and records each authenticated request against the caller's quota, and supplies the
+   * X-Quota-* headers (or none). Default: the built-in per-key quotas when `auth` is not given
+   * either; no quota when a custom `auth` is. `false`: no quota, also with the built-in keys.
+   */
+  readonly quota?: QuotaHook | false
   /**
    * Absolute base address used in `url` fields and paths of responses (e.g. `https://api.example.com`).
    * Default: the origin of each request, so item URLs are fetchable from where the client called.
@@ -66,6 +78,10 @@ export interface AppOptions {
 }
 
 export interface ResolvedOptions {
+  /** Undefined (with `quota` undefined too): the built-in keys and quotas in one engine call. */
+  readonly auth: AuthHook | undefined
+  /** Undefined: none, unless `auth` is undefined too (the built-in default). */
+  readonly quota: QuotaHook | undefined
   readonly baseUrl: string | undefined
   readonly clock: () => Date
   readonly contactConcurrency: number
@@ -94,8 +110,10 @@ export interface AppDeps {
 /** Hono's environment: what the auth and quota middleware put on each request's context. */
 export interface HttpEnv {
   Variables: {
-    apiKey: ApiKeyRecord
-    quota: QuotaState
+    /** The authenticated caller (access.ts). */
+    identity: Identity
+    /** The caller's quota, when the quota in force reports one (absent: no X-Quota-* headers). */
+    quota: QuotaInfo | undefined
     /** The per-call options of this request's engine calls (`callOptions`). */
     call: CallOptions
     /** The database's data version, read with the key check of a GET (caching.ts). */

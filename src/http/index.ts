@@ -3,7 +3,9 @@
  */
 export { createApp, resolveOptions, type VentureApp } from './app.js'
 export type { AppOptions, AppDeps, HttpEnv, RouteSpec, RouteModule } from './context.js'
+export type { AuthHook, AuthResult, Identity, QuotaHook, QuotaResult, QuotaInfo, QuotaContext } from './access.js'
 export { problemResponse, issuesResponse } from './problem.js'
+export { toNodeHandler, type NodeHandler, type NodeHandlerOptions } from './node-handler.js'
 export { startNodeServer, ListenError, DEFAULT_SHUTDOWN_TIMEOUT_MS, type NodeServerOptions, type RunningServer, type AccessEntry, type CloseSummary } from './node-server.js'
 export { loadOrCreateDevCertificate, readTlsPair, TlsSetupError, type TlsMaterial } from './tls.js'
 export { buildOpenApiDocument, type OpenApiDocument, type OpenApiOptions } from './openapi.js'

@@ -7,7 +7,7 @@
 import { issue, type Issue } from '../errors/issue.js'
 import { previewValue } from '../errors/format.js'
 import type { AppDeps } from './context.js'
-import type { ApiKeyRecord } from '../store/api-keys.js'
+import type { Identity } from './access.js'
 import { issuesResponse, problemResponse } from './problem.js'
 
 export type PagingResult =
@@ -22,7 +22,7 @@ const POSITIVE_INTEGER = /^[0-9]{1,15}$/
  */
 export function readPaging(
   deps: AppDeps,
-  key: ApiKeyRecord | undefined,
+  caller: Pick<Identity, 'plan'> | undefined,
   raw: { page?: unknown; per_page?: unknown },
   defaultPerPage: number,
 ): PagingResult {
@@ -44,7 +44,7 @@ export function readPaging(
   const requested = number('per_page', raw.per_page) ?? defaultPerPage
   if (issues.length > 0) return { ok: false, response: issuesResponse(issues) }
 
-  const trial = key?.plan === 'trial'
+  const trial = caller?.plan === 'trial'
   const cap = trial ? Math.min(deps.engine.limits.maxPerPage, deps.options.trialMaxResults) : deps.engine.limits.maxPerPage
   if (trial && page > 1) {
     return {

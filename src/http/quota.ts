@@ -5,13 +5,13 @@
  * counting (spec 4.16). Counting is one atomic statement (store/api-keys.ts), run with the key
  * check in one engine call (auth.ts), so concurrent requests never overspend.
  */
-import type { QuotaState } from '../store/api-keys.js'
+import type { QuotaInfo } from './access.js'
 import { problemResponse } from './problem.js'
 
 /** Paths whose calls do not count against the quota. */
 export const UNCOUNTED_PATHS: ReadonlySet<string> = new Set(['/ratelimit/usage'])
 
-export function quotaHeaders(state: QuotaState): Record<string, string> {
+export function quotaHeaders(state: QuotaInfo): Record<string, string> {
   return {
     'X-Quota-Limit': String(state.limit),
     'X-Quota-Remaining': String(state.remaining),
@@ -20,10 +20,10 @@ export function quotaHeaders(state: QuotaState): Record<string, string> {
 }
 
 /** 429 with Retry-After (seconds until the period resets) and the quota headers. */
-export function quotaExceeded(state: QuotaState, now: Date): Response {
+export function quotaExceeded(state: QuotaInfo, now: Date, detail?: string): Response {
   const retryAfter = Math.max(1, state.reset - Math.floor(now.getTime() / 1000))
   return problemResponse(429, {
-    detail: `The quota of ${state.limit} requests for this period is used up; it resets at ${new Date(state.reset * 1000).toISOString()}.`,
+    detail: detail ?? `The quota of ${state.limit} requests for this period is used up; it resets at ${new Date(state.reset * 1000).toISOString()}.`,
     extra: { quota_reset: state.reset },
     headers: { ...quotaHeaders(state), 'Retry-After': String(retryAfter) },
   })

@@ -96,7 +96,7 @@ export async function copyToPostgres(source: SqliteVentureDb, target: PostgresVe
   const copied: CopiedTable[] = []
   let version = sourceVersion
 
-  const client = await target.connect()
+  const client = (await target.connect()) as PoolClient // a pg client (open-postgres.ts); the public type restates less
   client.on('error', () => undefined)
   try {
     await client.query('begin')

@@ -361,7 +361,7 @@ export class PostgresIngestor extends RecordLoader {
    * schema (unless told otherwise).
    */
   static async open(vdb: PostgresVentureDb, options: IngestPostgresOptions = {}): Promise<PostgresIngestor> {
-    const client = await vdb.connect()
+    const client = (await vdb.connect()) as PoolClient // a pg client (open-postgres.ts); the public type restates less
     client.on('error', () => undefined)
     try {
       await client.query('begin')

@@ -19,6 +19,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import pg from 'pg'
 import { Kysely, PostgresDialect, sql, type PostgresPool } from 'kysely'
 import { createMigrator, MIGRATION_TABLE, MIGRATIONS } from './migrations.js'
+import type { PgPool } from './driver-types.js'
 import type { PostgresVentureDb } from './open.js'
 
 /** Connections in the pool `openPostgres` creates unless told otherwise. */
@@ -27,8 +28,11 @@ export const DEFAULT_MAX_CONNECTIONS = 10
 export interface OpenPostgresOptions {
   /** `postgres://user@host:port/database`; ignored when `pool` is given. Default: the PG* environment variables. */
   readonly connectionString?: string
-  /** An existing pool (left open by `close()`). Its connections must already use `schema` if one is given. */
-  readonly pool?: pg.Pool
+  /**
+   * An existing `pg` pool (left open by `close()`). Its connections must already use `schema` if one
+   * is given. (Typed structurally, store/driver-types.ts, so the published types need no `@types/pg`.)
+   */
+  readonly pool?: PgPool
   /** A schema to create if missing and to use for every table (letters, digits, `_`; not starting with a digit). */
   readonly schema?: string
   /** Apply pending migrations (default true). */
@@ -155,7 +159,8 @@ export async function openPostgres(options: OpenPostgresOptions = {}): Promise<P
     // Quoted like `create schema` below: unquoted, the server folds the name to lower case.
     ...(schema ? { options: `-c search_path="${schema}"` } : {}),
   }
-  const pool = options.pool ?? new pg.Pool({
+  // A given pool is a pg Pool (PostgresPool says so); its type is restated only for the published types.
+  const pool = (options.pool as pg.Pool | undefined) ?? new pg.Pool({
     ...poolConfig,
     ...(options.statementTimeoutMs ? { statement_timeout: Math.floor(options.statementTimeoutMs) } : {}),
   })

@@ -8,7 +8,7 @@
 import Database from 'better-sqlite3'
 import type BetterSqlite3 from 'better-sqlite3'
 import { Kysely, SqliteDialect } from 'kysely'
-import type { PoolClient } from 'pg'
+import type { BetterSqliteDatabase, PgClient } from './driver-types.js'
 import { applyMigrationsSync } from './migrations.js'
 import { DATA_VERSION_KEY, META_TABLE, VERSIONED_CACHE_TABLES } from './schema/stored-query-tables.js'
 import { restoreDeferredIndexes } from './indexes.js'
@@ -17,7 +17,8 @@ import { attachStateFile, settleStateTables } from './state-file.js'
 /** A SQLite database: Kysely plus the raw better-sqlite3 handle that ingest and record lookups use. */
 export interface SqliteVentureDb {
   readonly db: Kysely<any>
-  readonly sqlite: BetterSqlite3.Database
+  /** The better-sqlite3 `Database` (its type restated in store/driver-types.ts). */
+  readonly sqlite: BetterSqliteDatabase
   readonly dialect: 'sqlite'
   /** Opened read-only: nothing may be written (the engine then skips its caches and does not store queries). */
   readonly readonly: boolean
@@ -43,7 +44,7 @@ export interface PostgresVentureDb {
    * A connection of the pool for work Kysely cannot express (`COPY ... FROM STDIN` of a bulk load),
    * its `search_path` already naming the schema. The caller releases it (`release(true)` after an error).
    */
-  connect(): Promise<PoolClient>
+  connect(): Promise<PgClient>
   /** The pool's connections right now (for metrics): open, idle, and callers waiting for one. */
   poolState(): { readonly total: number; readonly idle: number; readonly waiting: number }
   close(): Promise<void>

@@ -43,7 +43,7 @@ function portfolio(deps: AppDeps) {
     const perPage = params.one('per_page')
     const issues: Issue[] = [...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues)]
     if (issues.length > 0) return issuesResponse(issues)
-    const paging = readPaging(deps, c.get('apiKey'), {
+    const paging = readPaging(deps, c.get('identity'), {
       page: page.ok ? page.value : undefined,
       per_page: perPage.ok ? perPage.value : undefined,
     }, deps.options.defaultPerPage)

@@ -28,7 +28,7 @@ export async function runListing(c: Context<HttpEnv>, deps: AppDeps, route: List
   const page = params.one('page')
   const perPage = params.one('per_page')
   if (!page.ok || !perPage.ok) return issuesResponse([...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues)])
-  const paging = readPaging(deps, c.get('apiKey'), { page: page.value, per_page: perPage.value }, route.defaultPerPage)
+  const paging = readPaging(deps, c.get('identity'), { page: page.value, per_page: perPage.value }, route.defaultPerPage)
   if (!paging.ok) return paging.response
 
   const listed = await deps.engine.list(listRequest(parsed.value, paging.page, paging.perPage), callOptions(c))

@@ -220,11 +220,11 @@ async function postQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> 
   let request = read.value
   if (request !== null && typeof request === 'object' && !Array.isArray(request)) {
     const { key: _authParameter, ...rest } = request as Record<string, unknown>
-    const paging = readPaging(deps, c.get('apiKey'), { page: rest['page'], per_page: rest['per_page'] }, deps.engine.limits.defaultPerPage)
+    const paging = readPaging(deps, c.get('identity'), { page: rest['page'], per_page: rest['per_page'] }, deps.engine.limits.defaultPerPage)
     if (!paging.ok) return paging.response
     request = { ...rest, page: paging.page, per_page: paging.perPage }
   }
-  const result = await deps.engine.query(request, { ...callOptions(c), owner: String(c.get('apiKey').keyId) })
+  const result = await deps.engine.query(request, { ...callOptions(c), owner: c.get('identity').owner })
   if (!result.ok) return issuesResponse(result.issues)
   return c.json(await withViews(result.value, deps, callOptions(c)))
 }
@@ -235,7 +235,7 @@ async function getQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
   const perPage = params.one('per_page')
   const duplicates = [...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues)]
   if (duplicates.length > 0 || !page.ok || !perPage.ok) return issuesResponse(duplicates)
-  const paging = readPaging(deps, c.get('apiKey'), { page: page.value, per_page: perPage.value }, deps.engine.limits.defaultPerPage)
+  const paging = readPaging(deps, c.get('identity'), { page: page.value, per_page: perPage.value }, deps.engine.limits.defaultPerPage)
   if (!paging.ok) return paging.response
   const result = await deps.engine.page(c.req.param('query_id'), { page: paging.page, per_page: paging.perPage }, callOptions(c))
   if (!result.ok) return pageFailure(result.issues)

@@ -135,7 +135,7 @@ function readParams(c: Context<HttpEnv>, deps: AppDeps): { ok: true; value: Sear
   const issues: Issue[] = []
   const term = readTerm(params, issues)
   const objectTypes = readObjectTypes(params, issues)
-  const cap = c.get('apiKey')?.plan === 'trial' ? Math.min(SEARCH_MAX_RESULTS, deps.options.trialMaxResults) : SEARCH_MAX_RESULTS
+  const cap = c.get('identity')?.plan === 'trial' ? Math.min(SEARCH_MAX_RESULTS, deps.options.trialMaxResults) : SEARCH_MAX_RESULTS
   const perPage = readPerPage(params, cap, issues)
   if (issues.length > 0 || term === undefined) return { ok: false, response: issuesResponse(issues) }
   return { ok: true, value: { term, objectTypes, perPage } }

@@ -1,9 +1,11 @@
 /**
  * @module GET /ratelimit/usage (spec 4.16, 2.15): the calling key's quota as a bare array. The
  * quota middleware reads the counter for this path without counting the call (spec 4.16) and still
- * sets the X-Quota-* headers, so the body and the headers always agree.
+ * sets the X-Quota-* headers, so the body and the headers always agree. Where the quota in force
+ * reports none (a host's quota hook, or `quota: false`), it is 404.
  */
 import type { RouteModule } from '../context.js'
+import { problemResponse } from '../problem.js'
 import { usageResponseSchema } from '../schemas/usage.js'
 
 export const usageRoutes: RouteModule = {
@@ -20,6 +22,8 @@ export const usageRoutes: RouteModule = {
   register(app) {
     app.get('/ratelimit/usage', (c) => {
       const state = c.get('quota')
+      // A host's quota hook that reports no quota for this caller (or `quota: false`): nothing to show.
+      if (!state) return problemResponse(404, { detail: 'No quota applies to this caller on this server.' })
       return c.json([{
         quota_limit: state.limit,
         quota_remaining: state.remaining,

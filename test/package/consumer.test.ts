@@ -1,0 +1,161 @@
+/**
+ * The package as a consumer gets it: `npm pack`, installed into a new strict TypeScript project
+ * (ESM and CJS; `strict`, no `skipLibCheck`, `moduleResolution: nodenext`, no @types/better-sqlite3
+ * or @types/pg), a program using both entry points (`ventureql`, `ventureql/http`) compiled with
+ * the consumer's own `tsc` and run against a small fixture database; the README's typed-query
+ * example is compiled with it.
+ *
+ * Offline and fast: the tarball is unpacked into the project's node_modules the way npm lays it
+ * out, and its dependencies (and the consumer's `typescript` and `@types/node`) are symlinked from
+ * this repository's node_modules, so nothing is downloaded and better-sqlite3 is not rebuilt. The
+ * dependencies linked are the ones the packed package.json declares, so a runtime import of an
+ * undeclared package fails here. dist/ is rebuilt first when it is older than src/ (`npm ci` builds it).
+ */
+import { execFile } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createFixtureDatabase } from '../../src/index.js'
+
+const run = promisify(execFile)
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const REPO_MODULES = join(ROOT, 'node_modules')
+
+let work: string
+let tarball: string
+let fixture: string
+
+/** The newest modification time of any file under `dir`. */
+function newest(dir: string): number {
+  let max = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name)
+    max = Math.max(max, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs)
+  }
+  return max
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'vql-consumer-'))
+  const built = join(ROOT, 'dist', 'index.d.ts')
+  if (!existsSync(built) || statSync(built).mtimeMs < newest(join(ROOT, 'src'))) {
+    await run('npm', ['run', 'build'], { cwd: ROOT })
+  }
+  // --ignore-scripts: `prepare` would build again; dist is current.
+  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], { cwd: ROOT })
+  tarball = join(work, stdout.trim().split('\n').pop()!)
+  fixture = join(work, 'fixture.db')
+  const vdb = await createFixtureDatabase({ file: fixture })
+  await vdb.close()
+}, 120_000)
+
+afterAll(() => {
+  if (work && !process.env['VQL_KEEP_CONSUMER']) rmSync(work, { recursive: true, force: true })
+})
+
+/** A new project of `type` with the tarball installed; returns its directory. */
+async function project(type: 'module' | 'commonjs'): Promise<string> {
+  const dir = join(work, type)
+  const modules = join(dir, 'node_modules')
+  mkdirSync(join(modules, 'ventureql'), { recursive: true })
+  await run('tar', ['-xzf', tarball, '-C', join(modules, 'ventureql'), '--strip-components=1'])
+  const packed = JSON.parse(readFileSync(join(modules, 'ventureql', 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
+  // The package's dependencies, and the consumer's own compiler and Node types: nothing else.
+  for (const name of [...Object.keys(packed.dependencies), 'typescript', '@types/node']) {
+    mkdirSync(dirname(join(modules, name)), { recursive: true })
+    symlinkSync(join(REPO_MODULES, name), join(modules, name), 'dir')
+  }
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `consumer-${type}`, private: true, type }))
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: {
+      target: 'ES2022', lib: ['ES2022'], module: 'NodeNext', moduleResolution: 'NodeNext',
+      strict: true, noUncheckedIndexedAccess: true, skipLibCheck: false, noEmitOnError: true, outDir: 'out',
+    },
+    include: ['src'],
+  }))
+  mkdirSync(join(dir, 'src'))
+  writeFileSync(join(dir, 'src', 'main.ts'), program(type))
+  // The README's typed-query example compiles as written (ESM: it uses top-level await).
+  if (type === 'module') writeFileSync(join(dir, 'src', 'readme-typed.ts'), readmeExample('## Typed queries'))
+  return dir
+}
+
+/** The first TypeScript block of a README section. */
+function readmeExample(heading: string): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const section = readme.slice(readme.indexOf(`\n${heading}\n`))
+  const block = /```ts\n([\s\S]*?)```/.exec(section)
+  if (!block) throw new Error(`README: no ts block under ${heading}`)
+  return `${block[1]}\nexport {}\n`
+}
+
+/** The consumer's program: a typed query, a typo the compiler must refuse, and the HTTP entry. */
+function program(type: 'module' | 'commonjs'): string {
+  const body = `
+  const database = process.argv[2]
+  if (!database) throw new Error('usage: main <database>')
+  const db = typedEngine(createEngine({ database, workers: 1 }))
+  const filter: Filter<'companies'> = { stage: { in: ['a', 'b'] }, employees: { gte: 1 } }
+  // @ts-expect-error 'Z' is not a stage: the published types are the typed API, not any
+  const typo: Filter<'companies'> = { stage: 'Z' }
+  void typo
+  const r = await db.query({ dataset: 'companies', filter, sort: [{ name: 'asc' }], per_page: 3 })
+  if (!r.ok) throw new Error(formatIssues(r.issues))
+  const first: CompanyRecord | undefined = r.value.results[0]
+  const stage: CompanyRecord['stage'] = first ? first.stage : null
+  const handle: BetterSqliteDatabase | undefined = undefined
+  void handle
+  const auth: AuthHook = (request) => request.headers.has('x-user') ? { ok: true, identity: { owner: 'u' } } : { ok: false }
+  const app = createApp(db.engine)
+  const handler: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => Promise<void> = toNodeHandler(createApp(db.engine, { auth }))
+  void handler
+  const res = await app.fetch(new Request('http://localhost/openapi.json'))
+  const denied = await app.fetch(new Request('http://localhost/companies'))
+  console.log(JSON.stringify({ total: r.value.meta.total_record_count, count: r.value.results.length, name: first?.name, stage, openapi: res.status, denied: denied.status }))
+  await db.engine.close()
+`
+  const imports = `import { createEngine, formatIssues, typedEngine, type BetterSqliteDatabase, type CompanyRecord, type Filter } from 'ventureql'
+import { createApp, toNodeHandler, type AuthHook } from 'ventureql/http'
+`
+  return type === 'module'
+    ? `${imports}${body}`
+    : `${imports}async function main(): Promise<void> {${body}}\nmain().catch((error: unknown) => { console.error(error); process.exitCode = 1 })\n`
+}
+
+describe('the packed package in a strict consumer project', () => {
+  it('ships no types it cannot resolve: no driver type packages in the consumer, and none imported', async () => {
+    const dir = await project('module')
+    const modules = join(dir, 'node_modules')
+    expect(existsSync(join(modules, '@types', 'better-sqlite3'))).toBe(false)
+    expect(existsSync(join(modules, '@types', 'pg'))).toBe(false)
+    const declarations = readdirSync(join(modules, 'ventureql', 'dist')).filter((f) => /\.d\.c?ts$/.test(f))
+    expect(declarations).toEqual(expect.arrayContaining(['index.d.ts', 'index.d.cts', 'http.d.ts', 'http.d.cts']))
+    for (const file of declarations) {
+      const text = readFileSync(join(modules, 'ventureql', 'dist', file), 'utf8')
+      expect(text, file).not.toMatch(/from ['"](better-sqlite3|pg|pg-copy-streams)['"]|import ['"](better-sqlite3|pg)['"]/)
+    }
+  })
+
+  it.each(['module', 'commonjs'] as const)('%s: compiles with the consumer\'s tsc and runs', async (type) => {
+    const dir = existsSync(join(work, type)) ? join(work, type) : await project(type)
+    const tsc = join(dir, 'node_modules', 'typescript', 'bin', 'tsc')
+    const compiled = await run(process.execPath, [tsc, '-p', dir]).catch((error: { stdout?: string; stderr?: string }) => {
+      throw new Error(`consumer tsc failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`)
+    })
+    expect(compiled.stdout).toBe('')
+    const out = readFileSync(join(dir, 'out', 'main.js'), 'utf8')
+    // The emitted module system is the one asked for: both conditions of the exports map are used.
+    expect(out).toMatch(type === 'module' ? /from 'ventureql\/http'/ : /require\("ventureql\/http"\)/)
+    const { stdout } = await run(process.execPath, [join(dir, 'out', 'main.js'), fixture], { cwd: dir })
+    const printed = JSON.parse(stdout) as { total: number; count: number; name: string; stage: string; openapi: number; denied: number }
+    expect(printed.total).toBeGreaterThan(3)
+    expect(printed.count).toBe(3)
+    expect(typeof printed.name).toBe('string')
+    expect(['a', 'b']).toContain(printed.stage)
+    expect(printed.openapi).toBe(200)
+    expect(printed.denied).toBe(403)
+  })
+})
