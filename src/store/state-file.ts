@@ -6,10 +6,10 @@
  * Why: SQLite discards a connection's whole page cache for a database file whenever another
  * connection has committed to that file. With the quota count (one write per request) in the data
  * file, every request emptied every worker's cache, and the next read paid for it: a prefix search
- * on 1,000,000 companies went from 0.046 ms to 1.33 ms after a quota write to the same file, and
- * stayed at 0.024 ms when the write went to an attached file (scratch measurement, bench/README.md,
- * "The state file"); `serve` spent 5.5 ms of CPU per search request with counted keys against 2.1
- * without. Writes to the state file leave the data file's caches alone, and an import holding the
+ * and company lookup on 1,000,000 companies took 0.349 ms after another connection's small write
+ * to the same file against 0.037 ms with no write, and 0.047 ms after a write to an attached file
+ * (bench/state-file.bench.ts; bench/README.md, "The state file"); a worker pool spent 5.5 ms of
+ * CPU per search with counted keys against 2.1 without, before this file existed. Writes to the state file leave the data file's caches alone, and an import holding the
  * data file's write lock no longer holds up quota counts.
  *
  * Table names stay unqualified in every statement: SQLite resolves a name through `main` first,
