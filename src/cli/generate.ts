@@ -9,6 +9,7 @@ import { existsSync, rmSync, statSync } from 'node:fs'
 import type { Command } from 'commander'
 import cliProgress from 'cli-progress'
 import { openDatabase } from '../store/open.js'
+import { databaseFiles } from '../store/state-file.js'
 import { generateInto, generateIntoDatabase, generateJsonl, type Progress } from '../store/generate/build.js'
 import { describeTarget, isPostgresUrl, openTarget, TargetError } from '../store/open-target.js'
 
@@ -88,7 +89,8 @@ export function registerGenerate(program: Command): void {
           return
         }
         // A fresh file: the loader may run without a journal (nobody else has it open).
-        for (const suffix of ['', '-wal', '-shm', '-journal']) if (existsSync(opts.out + suffix)) rmSync(opts.out + suffix)
+        // The state file goes too: a replaced database starts without the old one's keys and caches.
+        for (const f of databaseFiles(opts.out)) if (existsSync(f)) rmSync(f)
         const vdb = openDatabase(opts.out)
         try {
           const summary = generateInto(vdb, {

@@ -29,6 +29,7 @@ import { loadOrCreateDevCertificate, readTlsPair, type TlsMaterial } from '../ht
 import { createApiKey, listApiKeys, type NewKey } from '../store/api-keys.js'
 import { generateInto } from '../store/generate/build.js'
 import { openDatabase } from '../store/open.js'
+import { databaseFiles, stateFileOf } from '../store/state-file.js'
 import { DEFAULT_DEMO_COMPANIES } from './generate.js'
 
 export const DEFAULT_PORT = 8443
@@ -278,7 +279,7 @@ async function generateDemo(file: string, companies: number, err: (line: string)
   if (!Number.isSafeInteger(companies) || companies < 1) throw new ServeError(`--companies must be a positive whole number, got ${String(companies)}`)
   mkdirSync(resolve(file, '..'), { recursive: true })
   const partial = `${file}.generating`
-  for (const f of [partial, `${partial}-wal`, `${partial}-shm`]) rmSync(f, { force: true })
+  for (const f of databaseFiles(partial)) rmSync(f, { force: true })
   const started = Date.now()
   err(`ventureql: no database at ${file}; generating the demo dataset (${companies} companies) ...`)
   const vdb = openDatabase(partial)
@@ -288,7 +289,10 @@ async function generateDemo(file: string, companies: number, err: (line: string)
     // Closing checkpoints the WAL into the file, so the renamed file is complete on its own.
     await vdb.close()
   }
+  // Its state file too (closed, so checkpointed): the keys created next belong with it.
+  for (const f of databaseFiles(file)) rmSync(f, { force: true })
   renameSync(partial, file)
+  if (existsSync(stateFileOf(partial))) renameSync(stateFileOf(partial), stateFileOf(file))
   err(`ventureql: generated in ${((Date.now() - started) / 1000).toFixed(1)} s`)
 }
 

@@ -21,6 +21,7 @@
  *
  * In-memory databases have no state file: one connection, nothing to invalidate.
  */
+import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import type BetterSqlite3 from 'better-sqlite3'
 import { META_TABLE } from './schema/stored-query-tables.js'
@@ -34,6 +35,16 @@ export const STATE_TABLES: readonly string[] = Object.freeze([
 ])
 
 const STATE_SCHEMA_KEY = 'state_schema'
+/** The data file's identity in its `meta`, and the one the state file was last settled for. */
+const DATABASE_ID_KEY = 'database_id'
+const OWNER_TABLE = 'state_owner'
+/** Tables whose rows hold for one data file only (keyed by its data version, which another file repeats). */
+const CACHE_TABLES = ['query_totals', 'query_checkpoints'] as const
+
+/** The files a SQLite database is on disk: the data file, its state file, and their WAL and shared-memory files. */
+export function databaseFiles(file: string): string[] {
+  return [file, stateFileOf(file)].flatMap((f) => [f, `${f}-wal`, `${f}-shm`, `${f}-journal`])
+}
 
 /** The state file of a data file. */
 export function stateFileOf(file: string): string {
@@ -103,5 +114,28 @@ export function settleStateTables(sqlite: BetterSqlite3.Database): void {
     const kept = sqlite.prepare(`select value from main.${META_TABLE} where key = ?`).pluck().get(STATE_SCHEMA_KEY) as string | undefined
     const saved = kept ? (JSON.parse(kept) as Definition[]) : []
     for (const d of saved) if (!settled.has(d.table)) sqlite.exec(inState(d))
+  }).immediate()
+  claimStateFile(sqlite)
+}
+
+/**
+ * A state file settled for another data file (the data file replaced by a copy, or regenerated
+ * while the state file stayed) keeps its keys and stored queries, but its cached totals and page
+ * boundaries are of the other file's rows under data versions this one may repeat: they are
+ * dropped, so no total or page is ever answered from another database's cache.
+ */
+function claimStateFile(sqlite: BetterSqlite3.Database): void {
+  sqlite.transaction(() => {
+    let id = sqlite.prepare(`select value from main.${META_TABLE} where key = ?`).pluck().get(DATABASE_ID_KEY) as string | undefined
+    if (id === undefined) {
+      id = randomUUID()
+      sqlite.prepare(`insert into main.${META_TABLE} (key, value) values (?, ?)`).run(DATABASE_ID_KEY, id)
+    }
+    sqlite.exec(`create table if not exists ${STATE_SCHEMA}.${OWNER_TABLE} (database_id text not null)`)
+    const owner = sqlite.prepare(`select database_id from ${STATE_SCHEMA}.${OWNER_TABLE}`).pluck().get() as string | undefined
+    if (owner === id) return
+    if (owner !== undefined) for (const table of CACHE_TABLES) sqlite.exec(`delete from ${STATE_SCHEMA}."${table}"`)
+    sqlite.exec(`delete from ${STATE_SCHEMA}.${OWNER_TABLE}`)
+    sqlite.prepare(`insert into ${STATE_SCHEMA}.${OWNER_TABLE} (database_id) values (?)`).run(id)
   }).immediate()
 }

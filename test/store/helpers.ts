@@ -6,18 +6,18 @@ import { STATE_SCHEMA } from '../../src/store/state-file.js'
 /**
  * Tables holding data, in the data file and in the state file when one is attached (store/state-file.ts).
  * Bookkeeping is excluded: the migrations' (wall-clock times) and the state file's own (`meta`'s
- * copy of the state tables' definitions, which only a file database has).
+ * copy of the state tables' definitions and the database id, `state_owner`: only a file database has them).
  */
 export function dataTables(vdb: SqliteVentureDb): string[] {
   const attached = (vdb.sqlite.prepare('select name from pragma_database_list').pluck().all() as string[]).includes(STATE_SCHEMA)
   const from = attached ? `(select name, type from main.sqlite_master union all select name, type from ${STATE_SCHEMA}.sqlite_master)` : 'sqlite_master'
-  return (vdb.sqlite.prepare(`select name from ${from} where type = 'table' and name not like 'kysely_%' and name not like 'sqlite_%' order by name`).pluck().all() as string[])
+  return (vdb.sqlite.prepare(`select name from ${from} where type = 'table' and name not like 'kysely_%' and name not like 'sqlite_%' and name <> 'state_owner' order by name`).pluck().all() as string[])
 }
 
 export function tableDigest(vdb: SqliteVentureDb, table: string): string {
   const cols = (vdb.sqlite.prepare(`select name from pragma_table_info(?)`).pluck().all(table) as string[])
   const order = cols.map((_, i) => String(i + 1)).join(', ')
-  const where = table === 'meta' ? ` where key <> 'state_schema'` : ''
+  const where = table === 'meta' ? ` where key not in ('state_schema', 'database_id')` : ''
   const rows = vdb.sqlite.prepare(`select * from "${table}"${where} order by ${order}`).raw().all()
   return createHash('sha256').update(JSON.stringify(rows)).digest('hex')
 }

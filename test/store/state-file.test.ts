@@ -8,7 +8,10 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
+import { copyFileSync, readdirSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
+import { createEngine } from '../../src/engine.js'
+import { runCli } from '../support/run-cli.js'
 import { createApiKey, findApiKey } from '../../src/store/api-keys.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { openDatabase } from '../../src/store/open.js'
@@ -95,5 +98,55 @@ describe('the state file', () => {
     } finally {
       await reopened.close()
     }
+  })
+
+  it('drops cached totals and page boundaries when the data file was replaced by another database, keeping keys', async () => {
+    const file = join(dir, 'replaced.db')
+    const other = join(dir, 'other.db')
+    await (await createFixtureDatabase({ file: other, companies: 30, seed: 7 })).close()
+    const vdb = await createFixtureDatabase({ file, companies: 60 })
+    const made = await createApiKey(vdb, { plan: 'full', quota: 10, period: 'day' })
+    if (!made.ok) throw new Error('key')
+    const engine = createEngine({ database: vdb })
+    const request = { dataset: 'companies', filter: { employees: { gte: 0 } } }
+    const first = await engine.count(request)
+    await engine.list({ ...request, page: 2, per_page: 5 })
+    await engine.close()
+    await vdb.close()
+    expect(first.ok && first.value).toBeGreaterThan(0)
+    // Replace the data file by a copy of another database (same data version), the state file left as it was.
+    for (const suffix of ['-wal', '-shm']) rmSync(file + suffix, { force: true })
+    copyFileSync(other, file)
+    const reopened = openDatabase(file)
+    try {
+      expect(reopened.sqlite.prepare('select count(*) from query_totals').pluck().get()).toBe(0)
+      expect(reopened.sqlite.prepare('select count(*) from query_checkpoints').pluck().get()).toBe(0)
+      expect((await findApiKey(reopened, made.value.key))?.keyId).toBe(made.value.record.keyId)
+      const again = createEngine({ database: reopened })
+      const counted = await again.count(request)
+      expect(counted.ok && counted.value).toBe(reopened.sqlite.prepare('select count(*) from companies where employees >= 0').pluck().get())
+      expect(counted.ok && counted.value).not.toBe(first.ok && first.value)
+      await again.close()
+    } finally {
+      await reopened.close()
+    }
+  })
+
+  it('generate --out replaces the state file with the database', async () => {
+    const file = join(dir, 'generated.db')
+    const vdb = await createFixtureDatabase({ file, companies: 20 })
+    const made = await createApiKey(vdb, { plan: 'full', quota: 10, period: 'day' })
+    if (!made.ok) throw new Error('key')
+    await vdb.close()
+    const { exitCode } = await runCli(['generate', '--companies', '25', '--out', file])
+    expect(exitCode).toBe(0)
+    const reopened = openDatabase(file)
+    try {
+      expect(reopened.sqlite.prepare('select count(*) from companies').pluck().get()).toBe(25)
+      expect(await findApiKey(reopened, made.value.key)).toBeUndefined()
+    } finally {
+      await reopened.close()
+    }
+    expect(readdirSync(dir).filter((f) => f.startsWith('generated.db')).sort()).toEqual(expect.arrayContaining(['generated.db', 'generated.db-state']))
   })
 })
