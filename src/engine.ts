@@ -227,6 +227,12 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
     }
   }
 
+  /** `page()`'s own arguments come from callers in plain JavaScript too: a wrong shape is an issue, never a TypeError. */
+  async function paged<K extends 'page' | 'pageWithoutTotal'>(op: K, queryId: unknown, paging: unknown, call: CallOptions | undefined): Promise<OperationResult<K>> {
+    if (typeof paging !== 'object' || paging === null || Array.isArray(paging)) return fail([pagingShapeIssue(paging)]) as OperationResult<K>
+    return result(op, [queryId, paging] as unknown as OperationArgs<K>, call)
+  }
+
   const storeOptions = (o: StoreOptions | undefined): StoreOptions => (o?.owner === undefined ? {} : { owner: o.owner })
 
   const engine: Engine<D> = {
@@ -236,15 +242,8 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
     query: (request, o) => result('query', [request, storeOptions(o)], o),
     list: (request, o) => result('list', [request], o),
     store: (request, o) => result('store', [request, storeOptions(o)], o),
-    page: async (queryId, paging = {}, o) => {
-      // `page()`'s own arguments come from callers in plain JavaScript too: a wrong shape is an issue, never a TypeError.
-      if (typeof paging !== 'object' || paging === null || Array.isArray(paging)) return fail([pagingShapeIssue(paging)])
-      return result('page', [queryId, paging], o)
-    },
-    pageWithoutTotal: async (queryId, paging = {}, o) => {
-      if (typeof paging !== 'object' || paging === null || Array.isArray(paging)) return fail([pagingShapeIssue(paging)])
-      return result('pageWithoutTotal', [queryId, paging], o)
-    },
+    page: (queryId, paging = {}, o) => paged('page', queryId, paging, o),
+    pageWithoutTotal: (queryId, paging = {}, o) => paged('pageWithoutTotal', queryId, paging, o),
     explain: (request, o) => result('explain', [request], o),
     count: (request, o) => result('count', [request], o),
     records: Object.freeze<EngineRecords>({

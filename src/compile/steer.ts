@@ -44,10 +44,11 @@ export const UNINDEXABLE_WALK_FACTOR = 24
  * The same when one composite index (`store/schema/composite-indexes.ts`) holds every field of an
  * AND of plain conditions and the first sort key: the index-driven plan then reads only hits,
  * from the index alone, and never touches a table row, where each row a walk reads is a table
- * lookup. Measured on 1,000,000 companies (`stage a|b, USA, employees 50-200` by svc_score, 17,939
- * hits, page 1 at 50): walking read 2,787 rows in 3.7 ms (1.3 us a row), driving read the hits in
- * 1.7 ms (0.095 us a hit), 14 times cheaper per row; a tenth keeps the walk for broad filters
- * (638,009 hits: 78 walk reads) and drives narrow ones.
+ * lookup. On 1,000,000 companies (`stage a|b, USA, employees 50-200` by svc_score, 17,939 hits,
+ * page 1 at 50) the walk read 2,787 rows in 3.7 ms (1.3 us a row) and the index-driven keys query
+ * read the hits in 1.7 ms (0.095 us a hit), 14 times cheaper per row (per-statement timing during
+ * the change, the script not kept; bench/suite's companies-design went from 3.29x to 1.72x hand
+ * SQL). A tenth keeps the walk for broad filters (638,009 hits: 78 walk reads) and drives narrow ones.
  */
 export const COVERED_WALK_FACTOR = 0.1
 
