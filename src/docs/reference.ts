@@ -157,9 +157,23 @@ export function errorCodesPage(): string {
   )
 }
 
+/** reference/index.md: what each generated page holds (a package has no folder listing to browse). */
+export function indexPage(): string {
+  const datasetLinks = DATASET_NAMES.map((name) => `- [\`${name}\`](datasets/${name}.md): ${cell(datasets[name].description)}`)
+  return page(
+    'Reference',
+    'Generated pages: they change only with the code they describe, and a test fails when they drift. The hand-written guides are [language.md](../language.md) (the filter language), [list-parameters.md](../list-parameters.md) (`GET /companies` and `GET /fundings`) and [records.md](../records.md) (the import format).',
+    '- [The HTTP API](api.md): every endpoint, its parameters, its answers and the fields of its records.\n'
+      + '- [Operators](operators.md), [field types](field-types.md), [relations](relations.md) (`foreign`), [error codes](error-codes.md).',
+    '## Datasets',
+    datasetLinks.join('\n'),
+  )
+}
+
 /** Every generated page, in a stable order. */
 export function referencePages(): readonly GeneratedPage[] {
   return Object.freeze([
+    { path: 'reference/index.md', content: indexPage() },
     { path: 'reference/operators.md', content: operatorsPage() },
     { path: 'reference/field-types.md', content: fieldTypesPage() },
     ...DATASET_NAMES.map((name) => ({ path: `reference/datasets/${name}.md`, content: datasetPage(datasets[name]) })),

@@ -5,12 +5,13 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, test } from 'vitest'
+import { apiReferencePages } from '../../src/docs/api-reference.js'
 import { referencePages } from '../../src/docs/reference.js'
 import { DATASET_NAMES, OPERATOR_NAMES } from '../../src/catalog/index.js'
 import { ISSUE_CODES } from '../../src/errors/codes.js'
 
 const root = join(import.meta.dirname, '..', '..', 'grammar-docs')
-const pages = referencePages()
+const pages = [...referencePages(), ...apiReferencePages()]
 
 describe('grammar-docs/reference is up to date', () => {
   test.each(pages.map((p) => [p.path, p.content] as const))('%s', (path, content) => {

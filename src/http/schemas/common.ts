@@ -25,23 +25,23 @@ export const metaSchema = z.object({
 
 /** One issue of a 400 body (design section 3). */
 export const issueSchema = z.object({
-  code: z.string(),
-  path: z.string(),
-  message: z.string(),
-  expected: z.string().optional(),
-  got: z.string().optional(),
-  suggestions: z.array(z.string()).optional(),
-  allowed: z.array(z.string()).optional(),
+  code: z.string().describe('A stable machine-readable code (grammar-docs/reference/error-codes.md).'),
+  path: z.string().describe('JSON Pointer to what is wrong: `/filter/and/0/name` in a query body, `/country` for a parameter.'),
+  message: z.string().describe('What is wrong, for people.'),
+  expected: z.string().optional().describe('What would have been accepted.'),
+  got: z.string().optional().describe('What was sent, quoted and capped (never a key-shaped run).'),
+  suggestions: z.array(z.string()).optional().describe('Did-you-mean candidates, nearest first.'),
+  allowed: z.array(z.string()).optional().describe('Every accepted value, where there are few.'),
 })
 
 /** Every error body: RFC 9457 problem details plus the `error` string clients of the original service read. */
 export const problemSchema = z.object({
-  type: z.string(),
-  title: z.string(),
-  status: z.number().int(),
-  detail: z.string(),
-  error: z.string(),
-  issues: z.array(issueSchema).optional(),
+  type: z.string().describe('A URI naming the kind of problem (RFC 9457).'),
+  title: z.string().describe('The kind of problem, for people.'),
+  status: z.number().int().describe('The HTTP status, repeated.'),
+  detail: z.string().describe('This occurrence, for people.'),
+  error: z.string().describe('The message clients of the original service read.'),
+  issues: z.array(issueSchema).optional().describe('On a 400: every problem found, each with where and why.'),
 }).passthrough().describe('An error (application/problem+json).')
 
 /** `page` and `per_page` query parameters (spec section 8). */
