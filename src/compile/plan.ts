@@ -11,6 +11,7 @@ import type { FilterNode } from '../ast/nodes.js'
 import type { CheckedQuery } from '../check/checked.js'
 import type { SqlDialect } from './dialect.js'
 import { seekAfter, seekRanges, type Boundary } from './page.js'
+import { ownerCountOf, type OwnerCount } from './owner-count.js'
 import { compileWhere } from './predicates.js'
 import { ROOT_ALIAS, type HoistedSet } from './scope.js'
 import { applyOrder, orderTerms, sortKeys, type SortKey } from './sort.js'
@@ -70,6 +71,12 @@ export interface QueryPlan {
    */
   readonly complementCount?: (db: Kysely<any>) => SelectQueryBuilder<any, any, { count: number | string | bigint }>
   /**
+   * For a filter that is one tags `has_any` or one link-relation `foreign` with `match: any`: the
+   * total read from the tag or link table alone, valid only while its `owner` column has no orphan
+   * rows at the current data version (`compile/owner-count.ts`, `execute/counts.ts`).
+   */
+  readonly ownerCount?: OwnerCount
+  /**
    * The sort keys of every `every`-th row of the result (rows `every`, `2 * every`, ...), with the
    * row's 1-based position as `position`, in one statement: the database numbers the rows in sort
    * order (`row_number()`) and returns only those, so one pass over the result sends
@@ -109,6 +116,7 @@ export function planQuery(checked: Pick<CheckedQuery, 'dataset' | 'filter' | 'so
   }
 
   const complement = complementOf(checked.filter)
+  const ownerCount = ownerCountOf(checked.filter, dataset, dialect)
   // Its `foreign` compiled as a set (`preferSets`), inline: counted by driving from the set's keys.
   const complementFrom = (db: Kysely<any>, filter: FilterNode) => {
     const f = compileWhere(filter, dataset, dialect, undefined, false, true)
@@ -138,6 +146,7 @@ export function planQuery(checked: Pick<CheckedQuery, 'dataset' | 'filter' | 'so
     countQuery(db: Kysely<any>) {
       return from(db).select(sql<number>`count(*)`.as('count'))
     },
+    ...(ownerCount ? { ownerCount } : {}),
     ...(complement ? { complementCount: (db: Kysely<any>) => complementFrom(db, complement).select(sql<number>`count(*)`.as('count')) } : {}),
     checkpointQuery(db: Kysely<any>, every: number) {
       // Planned without walk marks: the pass reads every hit, so driving from the filter's indexes

@@ -118,6 +118,23 @@ function relatedKeys(outer: Scope, inner: Scope, relation: RelationDef, where: C
   return { outerKey: primaryKeyRef(outer), keys: where === TRUE ? selected : selected.where(where.expr), twoValued: true }
 }
 
+/**
+ * For `any` over a link relation: the keys of the outer dataset read from the link table alone
+ * (each once per related match, so duplicates), and the link column they come from. A count of
+ * the distinct keys equals the count of outer records only while every link row names an existing
+ * outer record (`store/owner-integrity.ts`), which the caller must know (`compile/owner-count.ts`).
+ */
+export function linkOwnerKeys(node: ForeignNode, outer: Scope, ctx: CompileContext, inner: CompileInner): { table: string; column: string; keys: SelectQueryBuilder<any, any, any>; target: DatasetDef; joinsTarget: boolean } | undefined {
+  const target = resolveDataset(node.dataset)
+  const relation = target && findRelation(outer.dataset.name, target.name)
+  if (!target || !relation || relation.kind !== 'link' || node.match !== 'any') return undefined
+  const n = ctx.nextAlias()
+  const scope: Scope = { dataset: target, alias: `t${n}`, viaLink: { keyColumn: `l${n}.${relation.toKey}`, columnsRead: 0 }, correlated: false }
+  const p = inner(node.filter, scope, ctx)
+  const { keys } = relatedKeys(outer, scope, relation, p)
+  return { table: relation.table, column: relation.fromKey, keys, target, joinsTarget: scope.viaLink!.columnsRead > 0 }
+}
+
 /** Which SQL form a `foreign` gets (see the module comment). */
 function formOf(node: ForeignNode, target: DatasetDef, outer: Scope, ctx: CompileContext): Form {
   if (node.match === 'any' && pinsByIdentifyingField(node.filter, target)) return 'pinned'

@@ -5,6 +5,7 @@
  */
 import type { DatasetDef } from '../catalog/define.js'
 import type { QueryPlan } from '../compile/plan.js'
+import { completeOwners } from '../store/owner-integrity.js'
 import { rememberedRowCounts } from '../store/row-counts.js'
 import { noteCacheWrites } from './cache-trim.js'
 import { writeCache } from './cache-write.js'
@@ -34,6 +35,10 @@ export async function datasetRows(ctx: ExecContext, dataset: DatasetDef): Promis
  */
 export async function countRows(ctx: ExecContext, plan: QueryPlan): Promise<number> {
   if (plan.where === undefined) return datasetRows(ctx, plan.dataset)
+  if (plan.ownerCount && (await completeOwners(ctx.db, ctx.dataVersion)).has(plan.ownerCount.owner)) {
+    const row = await plan.ownerCount.query(ctx.db).executeTakeFirstOrThrow()
+    return Number(row.count)
+  }
   if (plan.complementCount) {
     const [rows, selected] = await Promise.all([datasetRows(ctx, plan.dataset), plan.complementCount(ctx.db).executeTakeFirstOrThrow()])
     return rows - Number(selected.count)
@@ -56,6 +61,9 @@ export async function knownTotal(ctx: ExecContext, queryId: string): Promise<num
 
 /** The total of a stored query at the context's data version, from the cache or counted and cached. */
 export async function cachedTotal(ctx: ExecContext, plan: QueryPlan, queryId: string): Promise<number> {
+  // A match-all total is the table's row count, remembered in memory per data version: a cache row
+  // would cost a write (most of a first count at 1,000,000 companies: 0.73 ms against 0.22 ms).
+  if (plan.where === undefined) return datasetRows(ctx, plan.dataset)
   const cached = await knownTotal(ctx, queryId)
   if (cached !== undefined) {
     if (ctx.tally) ctx.tally.totalHits++

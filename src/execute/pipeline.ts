@@ -19,6 +19,7 @@ import { fail, issue, ok, type Issue, type Result } from '../errors/issue.js'
 import { parseQuery } from '../parse/index.js'
 import { dataVersion, type VentureDb } from '../store/open.js'
 import { newCacheTally, type CacheTally, type ExecContext } from './context.js'
+import { memoKey, PreparedMemo } from './prepared-memo.js'
 import { cachedTotal, knownTotal } from './counts.js'
 import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './cursor.js'
 import type { ResultRecord } from './records.js'
@@ -115,13 +116,29 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
   const writer = { db: vdb.db, readonly: vdb.readonly, ...(vdb.dialect === 'sqlite' ? { sqlite: vdb.sqlite } : {}) }
   const context = async (): Promise<ExecContext> => ({ ...writer, dialect, dataVersion: await dataVersion(vdb) })
 
+  // Successes of prepare() and recheck(), by request text, and each checked query's plan
+  // (prepared-memo.ts): a repeated request skips parse, check, hashing and planning.
+  const preparedMemo = new PreparedMemo<Result<Prepared>>()
+  const recheckedMemo = new PreparedMemo<Result<CheckedQuery>>()
+  const plans = new WeakMap<CheckedQuery, QueryPlan>()
+  function planOf(checked: CheckedQuery): QueryPlan {
+    let plan = plans.get(checked)
+    if (!plan) plans.set(checked, (plan = planQuery(checked, dialect)))
+    return plan
+  }
+
   function prepare(request: unknown): Result<Prepared> {
+    const key = memoKey(request)
+    const known = key === undefined ? undefined : preparedMemo.get(key)
+    if (known) return known
     const parsed = parseQuery(request, limits)
     if (!parsed.ok) return parsed
     const checked = checkQuery(parsed.value, limits)
     if (!checked.ok) return checked
     const canonical = canonicalQuery(checked.value)
-    return ok({ checked: checked.value, canonical, queryId: queryIdOf(canonical) })
+    const prepared = ok({ checked: checked.value, canonical, queryId: queryIdOf(canonical) })
+    if (key !== undefined) preparedMemo.set(key, prepared)
+    return prepared
   }
 
   /**
@@ -133,8 +150,14 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
 
   /** Parses and checks a stored canonical query under the current catalog. */
   function recheck(canonical: CanonicalQuery): Result<CheckedQuery> {
-    const parsed = parseQuery({ dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort }, recheckLimits)
-    return parsed.ok ? checkQuery(parsed.value as QueryNode, recheckLimits) : parsed
+    const request = { dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort }
+    const key = memoKey(request)
+    const known = key === undefined ? undefined : recheckedMemo.get(key)
+    if (known) return known
+    const parsed = parseQuery(request, recheckLimits)
+    const checked = parsed.ok ? checkQuery(parsed.value as QueryNode, recheckLimits) : parsed
+    if (checked.ok && key !== undefined) recheckedMemo.set(key, checked)
+    return checked
   }
 
   async function envelope(plan: QueryPlan, canonical: CanonicalQuery, queryId: string, version: number, page: number, perPage: number): Promise<QueryEnvelope> {
@@ -163,7 +186,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     if (!loaded.ok) return loaded
     const { checked, canonical, query_version } = loaded.value
     return ok({
-      plan: planQuery(checked, dialect),
+      plan: planOf(checked),
       canonical,
       id: loaded.value.query_id,
       version: query_version,
@@ -177,7 +200,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       const prepared = prepare(request)
       if (!prepared.ok) return prepared
       const { checked, canonical, queryId } = prepared.value
-      const plan = planQuery(checked, dialect)
+      const plan = planOf(checked)
       const { results, meta, cache } = await envelope(plan, canonical, queryId, QUERY_VERSION, checked.page, checked.perPage)
       return ok(Object.freeze({ dataset: canonical.dataset, results, meta, cache }))
     },
@@ -195,7 +218,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       const stored = vdb.readonly
         ? { query_id: prepared.value.queryId, query_version: QUERY_VERSION }
         : await storeQuery(vdb.db, canonical, { owner: owner.value, limits, writer })
-      const plan = planQuery(checked, dialect)
+      const plan = planOf(checked)
       return ok(await envelope(plan, canonical, stored.query_id, stored.query_version, checked.page, checked.perPage))
     },
 
@@ -235,7 +258,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       const prepared = prepare(request)
       if (!prepared.ok) return prepared
       const { checked, canonical, queryId } = prepared.value
-      const plan = planQuery(checked, dialect)
+      const plan = planOf(checked)
       const keys = plan.keysQuery(vdb.db, { limit: checked.perPage }).compile()
       const count = plan.countQuery(vdb.db).compile()
       return ok(Object.freeze({
@@ -250,7 +273,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       if (!prepared.ok) return prepared
       const { checked, queryId } = prepared.value
       // Cached by id like a stored query's total; the query itself is not stored.
-      return ok(await cachedTotal(await context(), planQuery(checked, dialect), queryId))
+      return ok(await cachedTotal(await context(), planOf(checked), queryId))
     },
   }
   return Object.freeze(pipeline)

@@ -30,6 +30,7 @@ import {
   datasetColumns, RecordLoader, type DatasetWrite, type IngestChanged, type IngestSummary, type LoadWriters, type PairWrite, type RowWrite,
 } from './ingest.js'
 import { materialiseSteps } from './materialise.js'
+import { recordCompleteOwners } from './owner-integrity.js'
 import type { PostgresVentureDb } from './open.js'
 import { forgetRowCounts } from './row-counts.js'
 import { DETAIL_TABLES } from './schema/detail-tables.js'
@@ -522,6 +523,9 @@ export class PostgresIngestor extends RecordLoader {
         })
       }
       version = await moveDataVersion(c)
+      // In the same transaction, under the new version (store/owner-integrity.ts).
+      onStep?.('integrity')
+      await recordCompleteOwners((text, params) => c.query(text, params), version)
       await c.query('commit')
     } catch (error) {
       const failure = this.#loadError(error)

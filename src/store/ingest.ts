@@ -23,6 +23,7 @@ import {
   parseRecord, type CompanyRecord, type FundingRecord, type InvestorRecord, type ParsedRecord, type Point,
 } from './record-schemas.js'
 import { materialise } from './materialise.js'
+import { recordCompleteOwnersSync } from './owner-integrity.js'
 import { refreshSearchIndex } from './search-index.js'
 
 export interface IngestOptions {
@@ -464,6 +465,9 @@ export class Ingestor extends RecordLoader {
     // The version moves after the journal is back: the first write in WAL mode settles the
     // connection, without which a checkpoint right after a fast load failed with SQLITE_LOCKED.
     const version = bumpDataVersionSync(sqlite)
+    // Under the new version: which link and tag tables a count may be read from alone.
+    onStep?.('integrity')
+    recordCompleteOwnersSync(sqlite, version)
     return this.summary(version)
   }
 }
