@@ -155,6 +155,15 @@ describe('POST /queries', () => {
     expect(missing.issues[0]).toMatchObject({ code: 'missing_key', path: '/dataset' })
   })
 
+  it('answers a structural issue (a bad sort direction) and a semantic one (an unknown field) together', async () => {
+    const request = { dataset: 'companies', filter: { contry: 'USA' }, sort: [{ name: 'upwards' }] }
+    for (const res of [await postJson(request), await post(formOf(request), 'application/x-www-form-urlencoded')]) {
+      const body = await problem(res, 400)
+      expect(body.issues.map((i: any) => [i.code, i.path])).toEqual([['invalid_sort', '/sort/0/name'], ['unknown_field', '/filter/contry']])
+      expect(body.issues[1].suggestions[0]).toBe('country')
+    }
+  })
+
   it('refuses invalid JSON with a 400 naming the body, and a form field with invalid JSON naming the field', async () => {
     const body = await problem(await post('{"dataset": "investors", ', 'application/json'), 400)
     expect(body.issues[0]).toMatchObject({ code: 'invalid_json', path: '' })
