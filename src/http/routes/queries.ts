@@ -30,7 +30,7 @@ import { previewValue } from '../../errors/format.js'
 import { childPath, issue, type Issue } from '../../errors/issue.js'
 import { callOptions, type AppDeps, type HttpEnv, type RouteModule } from '../context.js'
 import { readPaging } from '../paging.js'
-import { QueryParams } from '../params.js'
+import { misspeltParameterIssues, parameterNames, QueryParams } from '../params.js'
 import { issuesResponse } from '../problem.js'
 import { pagingParams } from '../schemas/common.js'
 import { queryEnvelopeSchema, queryRequestSchema } from '../schemas/queries.js'
@@ -229,12 +229,19 @@ async function postQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> 
   return c.json(await withViews(result.value, deps, callOptions(c)))
 }
 
+/** The query parameters of GET /queries/:query_id: a near miss of one is refused, other names are ignored. */
+const STORED_PAGE_QUERY = z.object(pagingParams)
+const STORED_PAGE_PARAMETERS = parameterNames(STORED_PAGE_QUERY)
+
 async function getQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
   const params = QueryParams.of(c.req.raw)
   const page = params.one('page')
   const perPage = params.one('per_page')
-  const duplicates = [...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues)]
-  if (duplicates.length > 0 || !page.ok || !perPage.ok) return issuesResponse(duplicates)
+  const issues = [
+    ...misspeltParameterIssues(params, STORED_PAGE_PARAMETERS, 'GET /queries/{query_id}'),
+    ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues),
+  ]
+  if (issues.length > 0 || !page.ok || !perPage.ok) return issuesResponse(issues)
   const paging = readPaging(deps, c.get('identity'), { page: page.value, per_page: perPage.value }, deps.engine.limits.defaultPerPage)
   if (!paging.ok) return paging.response
   const result = await deps.engine.page(c.req.param('query_id'), { page: paging.page, per_page: paging.perPage }, callOptions(c))
@@ -266,7 +273,7 @@ export const queryRoutes: RouteModule = {
         + 'longer checks is a 400 (`query_outdated`): post its filter again for a current id.',
       specSection: '4.15',
       pathParams: z.object({ query_id: z.string().describe('The id returned by POST /queries.') }),
-      query: z.object(pagingParams),
+      query: STORED_PAGE_QUERY,
       response: queryEnvelopeSchema,
       authenticated: true,
     },
