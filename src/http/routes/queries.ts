@@ -24,6 +24,7 @@
  */
 import type { Context } from 'hono'
 import type { DatasetName } from '../../catalog/define.js'
+import { datasets } from '../../catalog/index.js'
 import type { CallOptions, QueryEnvelope } from '../../engine.js'
 import type { ResultRecord } from '../../execute/records.js'
 import { previewValue } from '../../errors/format.js'
@@ -35,6 +36,7 @@ import { issuesResponse } from '../problem.js'
 import { pagingParams } from '../schemas/common.js'
 import { queryEnvelopeSchema, queryRequestSchema } from '../schemas/queries.js'
 import { fundingIds, fundingViews } from '../views/funding.js'
+import { queryResultView } from '../views/missing-values.js'
 import { z } from 'zod'
 
 //// reading the body ////
@@ -186,13 +188,19 @@ async function readQueryRequest(request: Request, maxBytes: number): Promise<Rea
 //// results ////
 
 /**
- * Wire views per dataset, applied to a page's results after the engine: the catalog's fields are
- * what a query can filter on, and some record shapes of the spec carry more. A funding event is
- * shown as spec 2.10 shows it (`funding_id`, `investors`, `investor_slugs`, `industry` added, one
- * batched lookup per page), the same view as GET /fundings.
+ * Wire views per dataset, applied to a page's results after the engine. Every record shows a value
+ * the data lacks by the rule of every other endpoint (README, "Missing values"; the engine's records
+ * have null there), so an investor reads here exactly as GET /investors/:id shows it, and a filter
+ * on any value shown finds the record again. A funding event is shown as spec 2.10 shows it
+ * (`funding_id`, `investors`, `investor_slugs`, `industry` added, one batched lookup per page), the
+ * same view as GET /fundings.
  */
 type ResultsView = (records: readonly ResultRecord[], deps: AppDeps, call: CallOptions) => Promise<readonly ResultRecord[]>
-const RESULTS_VIEWS: Partial<Record<DatasetName, ResultsView>> = {
+const companyResult = queryResultView(datasets.companies)
+const investorResult = queryResultView(datasets.investors)
+const RESULTS_VIEWS: Readonly<Record<DatasetName, ResultsView>> = {
+  companies: async (records) => records.map(companyResult),
+  investors: async (records) => records.map(investorResult),
   // A FundingView is an interface (no index signature); the spread makes it a plain record.
   fundings: async (records, deps, call) =>
     fundingViews(await deps.engine.records.fundingExtras(fundingIds(records), call), records).map((view) => ({ ...view })),
@@ -200,7 +208,7 @@ const RESULTS_VIEWS: Partial<Record<DatasetName, ResultsView>> = {
 
 async function withViews(envelope: QueryEnvelope, deps: AppDeps, call: CallOptions): Promise<QueryEnvelope> {
   const view = RESULTS_VIEWS[envelope.query.dataset as DatasetName]
-  return view ? { ...envelope, results: await view(envelope.results, deps, call) } : envelope
+  return { ...envelope, results: await view(envelope.results, deps, call) }
 }
 
 //// routes ////
