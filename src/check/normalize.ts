@@ -1,7 +1,7 @@
 /**
  * @module Brings a checked filter into the normal form documented in `./checked.ts`: aliases
- * resolved, values converted, sugar removed (`eq: null` to `is_null`, `eq`/`in` on tags to
- * `has_any`) and the negating operators rewritten as `Not` of their positive form, so compile and
+ * resolved, values converted, sugar removed (`eq: null` and a blank text on a string or enum field
+ * to `is_null`, `eq`/`in` on tags to `has_any`) and the negating operators rewritten as `Not` of their positive form, so compile and
  * the reference evaluator implement null-inclusive negation in exactly one place (`Not`).
  *
  * Runs only on a filter that passed every rule; it relies on that and does not re-check.
@@ -38,11 +38,13 @@ function normalizeCondition(node: ConditionNode, dataset: DatasetDef): FilterNod
       if (value === null) return tags ? make(node.field, 'is_empty', true, node.path) : make(node.field, 'is_null', true, node.path)
       return tags ? make(node.field, 'has_any', [value as Scalar], node.path) : make(node.field, 'eq', value as Scalar, node.path)
     case 'ne':
+      // Null here is a blank text on a string or enum field: "has a value" (values.ts).
+      if (value === null) return make(node.field, 'is_null', false, node.path)
       return build.not(make(node.field, 'eq', value as Scalar, node.path), node.path)
     case 'in':
-      return make(node.field, tags ? 'has_any' : 'in', list, node.path)
+      return tags ? make(node.field, 'has_any', list, node.path) : inOrNull(node.field, list, node.path)
     case 'nin':
-      return build.not(make(node.field, 'in', list, node.path), node.path)
+      return build.not(inOrNull(node.field, list, node.path), node.path)
     case 'has_none':
       return build.not(make(node.field, 'has_any', list, node.path), node.path)
     case 'between':
@@ -50,4 +52,12 @@ function normalizeCondition(node: ConditionNode, dataset: DatasetDef): FilterNod
     default:
       return make(node.field, node.operator, value as never, node.path)
   }
+}
+
+/** `in` of a list that may hold null (a blank text, "no value": values.ts) as `in` of the rest, or `is_null`. */
+function inOrNull(field: string, list: readonly Scalar[], path: string): FilterNode {
+  const values = list.filter((v) => v !== null)
+  if (values.length === list.length) return build.condition(field, 'in', list, path)
+  const isNull = build.condition(field, 'is_null', true, path)
+  return values.length === 0 ? isNull : build.or([build.condition(field, 'in', values, path), isNull], path)
 }

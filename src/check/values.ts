@@ -67,14 +67,29 @@ export function resolveEnum(type: EnumType, value: string): string | undefined {
 }
 
 /**
+ * The operators under which a blank text (`""`, `"  "`) on a string or enum field means "no value"
+ * (grammar-docs/language.md, "Null"): every view shows an unknown text as `""`, so a filter on the
+ * value shown must find the record. The order operators compare text as written.
+ */
+const BLANK_IS_NULL_OPERATORS: ReadonlySet<string> = new Set(['eq', 'ne', 'in', 'nin'])
+
+function isBlankText(value: unknown): boolean {
+  return typeof value === 'string' && value.trim() === ''
+}
+
+/**
  * Converts a condition's operand for `field`, collecting a problem per bad element. Null handling
  * (grammar-docs/language.md, "Null"): `eq: null` is allowed (it means `is_null: true`); null
- * anywhere else is a problem.
+ * anywhere else is a problem. On a string or enum field a blank text under `eq`, `ne`, `in` or
+ * `nin` converts to null, "no value" (`normalize.ts` writes it as `is_null`).
  */
 export function convertOperand(node: ConditionNode, field: FieldDef): ConvertedOperand {
   const problems: ValueProblem[] = []
   const expected = expectedFor(field.type)
+  const blankIsNull = BLANK_IS_NULL_OPERATORS.has(node.operator) && (field.type.kind === 'string' || field.type.kind === 'enum')
   const one = (value: unknown, path: string): unknown => {
+    // An unknown text is shown as "" (README, "Missing values"): "" selects the records without a value.
+    if (blankIsNull && isBlankText(value)) return null
     if (value === null) {
       problems.push({ kind: 'null', path, value, expected })
       return value

@@ -26,6 +26,8 @@ export const ISSUE_CODES = {
   limit_exceeded: 'The request exceeds a configured limit (depth, node count, list length, body size, per_page).',
   cost_exceeded: 'The filter\'s estimated worst-case cost per record exceeds the `maxCost` limit (see language.md, Limits); narrow the filter.',
   too_many_issues: 'More issues were found than are reported; fix these and retry.',
+  // Query parameters of the HTTP server's GET endpoints
+  unknown_parameter: 'A query parameter name the endpoint does not take that is a near miss of one it does (a misspelling such as `contry`); names far from every parameter are ignored (see list-parameters.md, How parameters combine).',
   // Stored queries (execute stage)
   unknown_query: 'No stored query has this id.',
   query_outdated: 'The stored query was validated under an older language or catalog version and no longer checks.',

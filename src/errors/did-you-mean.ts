@@ -15,8 +15,32 @@ export const MAX_SUGGESTIONS = 5
  * the input (for 3+ characters: `funding` finds `total_funding`).
  */
 export function suggestionList(input: string, options: Iterable<string>, max = MAX_SUGGESTIONS): string[] {
+  return ranked(input, options, Math.floor(input.length * 0.4) + 1, true, max)
+}
+
+/**
+ * Near misses of a name a client may well have meant to send as it is (a query parameter of
+ * another endpoint or service, a tracking parameter), best first: case-insensitive exact matches
+ * (alone, when there are any), else options within `nearMissDistance(input)` edits. Stricter than
+ * `suggestionList`, which answers names that are certainly wrong: a name that is none of these is
+ * far from every option, and is better ignored than refused.
+ */
+export function nearMisses(input: string, options: Iterable<string>, max = MAX_SUGGESTIONS): string[] {
+  return ranked(input, options, nearMissDistance(input), false, max)
+}
+
+/**
+ * Edits (Damerau-Levenshtein: insert, delete or change a character, swap two adjacent ones) a near
+ * miss may be from a name: none under 3 characters (only the case may differ), 1 for 3 to 5
+ * characters, 2 from 6. `contry` is a near miss of `country`, `ref` is not one of `key`, nor
+ * `utm_term` of `term`.
+ */
+export function nearMissDistance(input: string): number {
+  return input.length < 3 ? 0 : input.length < 6 ? 1 : 2
+}
+
+function ranked(input: string, options: Iterable<string>, threshold: number, containing: boolean, max: number): string[] {
   const lowerInput = input.toLowerCase()
-  const threshold = Math.floor(input.length * 0.4) + 1
   const scored: { option: string; score: number }[] = []
   const seen = new Set<string>()
   for (const option of options) {
@@ -26,9 +50,9 @@ export function suggestionList(input: string, options: Iterable<string>, max = M
     let score: number | undefined
     if (lowerOption === lowerInput) score = 0
     else {
-      const distance = lexicalDistance(lowerInput, lowerOption, threshold)
+      const distance = threshold > 0 ? lexicalDistance(lowerInput, lowerOption, threshold) : undefined
       if (distance !== undefined) score = distance
-      else if (lowerInput.length >= 3 && lowerOption.includes(lowerInput)) score = threshold + 1
+      else if (containing && lowerInput.length >= 3 && lowerOption.includes(lowerInput)) score = threshold + 1
     }
     if (score !== undefined) scored.push({ option, score })
   }

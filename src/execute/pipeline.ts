@@ -16,7 +16,7 @@ import type { Limits } from '../check/limits.js'
 import { DIALECTS } from '../compile/index.js'
 import { planQuery, type QueryPlan } from '../compile/plan.js'
 import { fail, issue, ok, type Issue, type Result } from '../errors/issue.js'
-import { parseQuery } from '../parse/index.js'
+import { parseQuery, parseQueryParts } from '../parse/index.js'
 import { dataVersion, type VentureDb } from '../store/open.js'
 import { newCacheTally, type CacheTally, type ExecContext } from './context.js'
 import { memoKey, PreparedMemo } from './prepared-memo.js'
@@ -131,9 +131,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     const key = memoKey(request)
     const known = key === undefined ? undefined : preparedMemo.get(key)
     if (known) return known
-    const parsed = parseQuery(request, limits)
-    if (!parsed.ok) return parsed
-    const checked = checkQuery(parsed.value, limits)
+    const checked = parseAndCheck(request, limits)
     if (!checked.ok) return checked
     const canonical = canonicalQuery(checked.value)
     const prepared = ok({ checked: checked.value, canonical, queryId: queryIdOf(canonical) })
@@ -277,6 +275,28 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     },
   }
   return Object.freeze(pipeline)
+}
+
+/**
+ * Parse, then check. A request with structural issues is checked too, as far as it is well-formed
+ * (`parseQueryParts`: the checker sees only the valid parts, never a malformed node), so that one
+ * answer carries both kinds of issue, structural first (grammar-docs/language.md, "Errors");
+ * together they are capped at `maxIssues` like either alone.
+ */
+export function parseAndCheck(request: unknown, limits: Limits): Result<CheckedQuery> {
+  const parsed = parseQueryParts(request, limits)
+  if (parsed.issues.length === 0) return checkQuery(parsed.query!, limits)
+  const structural = parsed.issues
+  if (!parsed.query || structural.some((i) => i.code === 'too_many_issues')) return fail(structural)
+  const checked = checkQuery(parsed.query, limits)
+  const semantic = checked.ok ? [] : checked.issues.filter((i) => i.code !== 'too_many_issues')
+  const all = [...structural, ...semantic]
+  if (all.length <= limits.maxIssues && (checked.ok || semantic.length === checked.issues.length)) return fail(all)
+  return fail([...all.slice(0, limits.maxIssues), issue({
+    code: 'too_many_issues',
+    path: '',
+    message: `More than ${limits.maxIssues} issues; only the first ${limits.maxIssues} are reported (limit maxIssues).`,
+  })])
 }
 
 /** Page numbers arrive from URLs as digit strings; `query()` accepts those too (parse converts them). */

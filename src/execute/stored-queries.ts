@@ -31,10 +31,14 @@ import { fail, issue, ok, type Issue, type Result } from '../errors/issue.js'
 import { VERSIONED_CACHE_TABLES } from '../store/schema/stored-query-tables.js'
 import { writeCache, type CacheWriter } from './cache-write.js'
 
-/** Version of the filter language's semantics; bump when a stored query could mean something else. */
-export const LANGUAGE_VERSION = 1
+/**
+ * Version of the filter language's semantics; bump when a stored query could mean something else.
+ * 2: a blank text under `eq`/`ne`/`in`/`nin` on a string or enum field means "no value" (it was
+ * the literal empty string; README, "Missing values").
+ */
+export const LANGUAGE_VERSION = 2
 
-/** The `query_version` of queries stored now: language and catalog version in one integer (1001 = 1.001). */
+/** The `query_version` of queries stored now: language and catalog version in one integer (2001 = 2.001). */
 export const QUERY_VERSION = LANGUAGE_VERSION * 1000 + CATALOG_VERSION
 
 export type CanonicalFilter = { readonly [key: string]: unknown }

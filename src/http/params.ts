@@ -5,8 +5,10 @@
  * throws: a malformed percent escape stays as typed, and the value then fails its own validation
  * with a 400 that names the parameter.
  */
-import { fail, issue, ok, type Result } from '../errors/issue.js'
-import { previewValue } from '../errors/format.js'
+import type { z } from 'zod'
+import { didYouMean, nearMisses } from '../errors/did-you-mean.js'
+import { childPath, fail, issue, ok, type Issue, type Result } from '../errors/issue.js'
+import { previewValue, quoteName } from '../errors/format.js'
 
 export class QueryParams {
   private readonly values = new Map<string, string[]>()
@@ -74,4 +76,39 @@ export class QueryParams {
       got: previewValue(raw),
     })])
   }
+}
+
+/** The API key's parameter (spec section 5): every authenticated endpoint takes it. */
+export const KEY_PARAMETER = 'key'
+
+/** The parameter names a GET endpoint takes: those of its route spec's `query`, and `key`. */
+export function parameterNames(query: z.ZodObject | undefined): readonly string[] {
+  return Object.freeze([...Object.keys(query?.shape ?? {}), KEY_PARAMETER])
+}
+
+/**
+ * One `unknown_parameter` issue per parameter name sent that the endpoint does not take but that
+ * is a near miss of one it does (`nearMisses`: the same name in another case, or a typo of 1 edit
+ * for 3 to 5 characters, 2 from 6): `contry` for `country`, `per-page` for `per_page`. Any other
+ * unknown name is ignored, as it always was: clients send cache busters (`_`), tracking parameters
+ * (`utm_source`) and parameters of other endpoints, and refusing those would break them for nothing.
+ * `endpoint` names the endpoint in the message (`GET /companies`).
+ */
+export function misspeltParameterIssues(params: QueryParams, known: readonly string[], endpoint: string): Issue[] {
+  const issues: Issue[] = []
+  for (const name of params.names()) {
+    if (known.includes(name)) continue
+    const suggestions = nearMisses(name, known)
+    if (suggestions.length === 0) continue
+    issues.push(issue({
+      code: 'unknown_parameter',
+      path: childPath('', name),
+      message: `${endpoint} has no parameter ${quoteName(name)}.${didYouMean(suggestions)}`,
+      expected: `a parameter of ${endpoint}`,
+      got: quoteName(name),
+      suggestions,
+      allowed: known,
+    }))
+  }
+  return issues
 }

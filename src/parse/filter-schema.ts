@@ -30,7 +30,8 @@ export const scalarSchema = z.union([z.string(), z.number(), z.boolean(), z.null
 /** A list element: like a scalar but never null (`in: [null]` would be an accidental no-match). */
 export const listElementSchema = z.union([z.string(), z.number(), z.boolean()])
 
-const OPERAND_SCHEMAS: Readonly<Record<OperandShape, z.ZodType>> = {
+/** The operand of each operator shape (`./to-ast.ts` also judges operands one by one with them). */
+export const OPERAND_SCHEMAS: Readonly<Record<OperandShape, z.ZodType>> = {
   scalar: scalarSchema,
   pair: z.tuple([listElementSchema, listElementSchema]),
   list: z.array(listElementSchema).min(1),

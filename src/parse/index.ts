@@ -14,20 +14,58 @@ import { fail, issue, ok, type Issue, type Result } from '../errors/issue.js'
 import { filterSchema, querySchema } from './filter-schema.js'
 import { guardFilter, guardQuery } from './guard.js'
 import { mapZodIssues } from './issues.js'
-import { filterToAst, queryToAst, type RawQuery } from './to-ast.js'
+import { filterToAst, partialQueryToAst, queryToAst, type RawQuery } from './to-ast.js'
 
 export { filterSchema, nestedFilterSchema, querySchema } from './filter-schema.js'
 export * from './list-params.js'
 
 /** Parses a whole query (spec 4.14): `{dataset, filter?, sort?, page?, per_page?}`. */
 export function parseQuery(input: unknown, limits: Limits = DEFAULT_LIMITS): Result<QueryNode> {
-  return safely('', input, () => {
-    const guarded = guardQuery(input, limits)
-    if (guarded.length > 0) return fail(cap(guarded, limits))
+  const parsed = parseQueryStages(input, limits)
+  return parsed.ok ? ok(parsed.value) : fail(parsed.issues)
+}
+
+/** `parseQuery`'s answer, saying on failure whether the guard refused the input (then nothing more may read it). */
+type Staged = { readonly ok: true; readonly value: QueryNode } | { readonly ok: false; readonly issues: Issue[]; readonly guarded: boolean }
+
+function parseQueryStages(input: unknown, limits: Limits): Staged {
+  let guarded = true
+  const result = safely('', input, () => {
+    const found = guardQuery(input, limits)
+    if (found.length > 0) return fail(cap(found, limits))
+    guarded = false
     const parsed = querySchema.safeParse(input)
     if (!parsed.success) return fail(cap(mapZodIssues(parsed.error.issues, input, 'query', ''), limits))
     return ok(queryToAst(input as RawQuery))
   })
+  return result.ok ? result : { ok: false, issues: [...result.issues], guarded }
+}
+
+/** What `parseQueryParts` found: the structural issues, and the tree of what can still be checked. */
+export interface ParsedParts {
+  /** Structural issues (capped at `maxIssues`); empty when the request is well-formed. */
+  readonly issues: readonly Issue[]
+  /**
+   * The whole query when `issues` is empty; otherwise the structurally valid parts of it
+   * (`partialQueryToAst`), or undefined when nothing can be checked (the input is not a hash, its
+   * `dataset` is malformed, or the guard refused it: too large, too deep or not JSON data).
+   */
+  readonly query?: QueryNode
+}
+
+/**
+ * Like `parseQuery`, but a request with structural issues also comes back with the tree of its
+ * structurally valid parts, so that the checker can report their semantic issues in the same
+ * answer (grammar-docs/language.md, "Errors"). The issues are exactly `parseQuery`'s.
+ */
+export function parseQueryParts(input: unknown, limits: Limits = DEFAULT_LIMITS): ParsedParts {
+  const parsed = parseQueryStages(input, limits)
+  if (parsed.ok) return Object.freeze({ issues: Object.freeze([]), query: parsed.value })
+  const issues = Object.freeze(parsed.issues)
+  // The guard's issues (limits, non-JSON values) say the input is unsafe to walk: nothing more reads it.
+  if (parsed.guarded) return Object.freeze({ issues })
+  const query = safely('', input, () => ok(partialQueryToAst(input)))
+  return Object.freeze({ issues, ...(query.ok && query.value ? { query: query.value } : {}) })
 }
 
 /**

@@ -11,7 +11,8 @@
  *
  * Decisions the spec leaves open (pinned by test/records/investor.test.ts and test/http/investors.test.ts):
  * - Counts of `{name, count}` lists are sorted count desc, then name asc (binary order); companies
- *   whose stage or location is unknown are left out of those lists rather than counted as "".
+ *   whose location is unknown are left out of those lists rather than counted as "". (A company
+ *   without a known stage has the stage "Unknown", stored so: it is counted under that name.)
  * - `deal_aggregates.series` counts funding events; a round without a series counts under ''
  *   (spec 4.11: responses show an empty string).
  * - `deal_aggregates.quarterly` counts the distinct companies of the deals in each calendar

@@ -78,6 +78,9 @@ const EMPLOYEES_MONTH_AGO = catalogField(companies, 'employees_month_ago').name
 const EMPLOYEES_ADDED = catalogField(companies, 'employees_added_in_month').name
 const EMPLOYEES_MOM = catalogField(companies, 'employees_mom').name
 const MOMENTUM = catalogField(companies, 'momentum_score').name
+const STAGE = catalogField(companies, 'stage').name
+/** The stage of a company whose record gives none (spec 3 names that state; README, "Missing values"). */
+const UNKNOWN_STAGE = 'Unknown'
 const HAS_MOBILE = catalogField(companies, 'has_mobile').name
 const HAS_IOS = catalogField(companies, 'has_ios_store').name
 const HAS_ANDROID = catalogField(companies, 'has_android_store').name
@@ -273,6 +276,8 @@ export abstract class RecordLoader {
     this.changed?.companies.add(id)
 
     const values: Record<string, unknown> = { ...r }
+    // Stored as the value every view shows for it, so that filtering on what is shown finds it.
+    if (values[STAGE] == null) values[STAGE] = UNKNOWN_STAGE
     const employees = r[EMPLOYEES] as number | null
     const monthAgo = r[EMPLOYEES_MONTH_AGO] as number | null
     if (values[EMPLOYEES_ADDED] == null && employees != null && monthAgo != null) values[EMPLOYEES_ADDED] = employees - monthAgo

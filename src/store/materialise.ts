@@ -2,7 +2,8 @@
  * @module Derived data, computed in SQL at the end of every ingest so that it can be filtered,
  * sorted and indexed like stored data: funding investors named by slug, the denormalised company
  * fields of funding events (2.10), `investments` (2.13 first_invested_on), the company funding
- * fields of 2.3 (total_funding counts U.S. dollars only) and the investor aggregates of 2.11.
+ * fields of 2.3 (total_funding counts disclosed U.S.-dollar amounts: 0 without rounds, NULL when
+ * every amount is undisclosed) and the investor aggregates of 2.11.
  * Column names come from the catalog; the statements are plain SQL that SQLite and PostgreSQL
  * both accept (UPDATE ... FROM, window functions, NULLS LAST), but for the few spellings that differ
  * (`insert or ignore`, the temporary table's schema, the integer of a rounded mean). The steps are a
@@ -88,11 +89,17 @@ export function* materialiseSteps(dialect: 'sqlite' | 'postgres'): Generator<Mat
     group by l.${fi.toKey}, e.${f('company_id')}` }
 
   yield { step: 'company funding' }
+  // total_funding (README, "Missing values"): the sum of the disclosed amounts in U.S. dollars. A
+  // round in another currency adds 0 (spec 2.3 excludes it), an undisclosed amount adds nothing
+  // known: so a company whose rounds are all undisclosed has an unknown total (NULL), and one with no
+  // round on record has raised nothing, 0 (unless its record stated a total).
+  yield { exec: `update ${companies} set ${c('total_funding')} = 0
+    where ${c('total_funding')} is null and not exists (select 1 from ${fundings} e where e.${f('company_id')} = ${companies}.${c('id')})` }
   yield { exec: `update ${companies} set
       ${c('total_funding')} = a.total, ${c('last_funding_date')} = a.last_date, ${c('last_funding_amount')} = a.last_amount
     from (
       select company_id,
-        coalesce(sum(case when upper(currency) = 'USD' then amount end), 0) as total,
+        sum(case when amount is null then null when upper(currency) = 'USD' then amount else 0 end) as total,
         max(funding_date) as last_date,
         max(case when rn = 1 then amount end) as last_amount
       from (

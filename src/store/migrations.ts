@@ -15,6 +15,7 @@ import { apiKeyStatements } from './schema/api-key-tables.js'
 import { searchIndexStatements } from './search-index.js'
 import { postgresSearchIndexStatements } from './search-index-postgres.js'
 import { postgresSortIndexStatements } from './schema/postgres-sort-indexes.js'
+import { missingValueStatements } from './schema/missing-values-migration.js'
 import type { DialectName } from './schema/column-types.js'
 
 export interface StoreMigration {
@@ -35,6 +36,7 @@ export const MIGRATIONS: readonly StoreMigration[] = Object.freeze([
   { name: '009-query-checkpoints', statements: checkpointTableStatements },
   { name: '010-stored-query-usage', statements: storedQueryUsageStatements },
   { name: '011-postgres-search-index', statements: postgresSearchIndexStatements },
+  { name: '012-missing-values', statements: missingValueStatements },
 ])
 
 export const MIGRATION_TABLE = 'kysely_migration'

@@ -120,10 +120,15 @@ const number = nullable(parseNumber, 'a number (number or numeric string)')
 const date = nullable(parseDate, 'a date YYYY-MM-DD or YYYYMMDD')
 const datetime = nullable(parseDatetime, "a timestamp 'YYYY-MM-DD HH:MM:SS'")
 
-/** Text is kept as sent, blanks included: an empty name is a value, not an absence. */
+/**
+ * Text is kept as sent (spaces included), but a blank text (`""`, `"  "`) is NULL like a blank
+ * value of any other type: every view shows an unknown text as `""`, and a filter's `""` means "no
+ * value" (README, "Missing values"), so a stored blank would be shown like a missing value and
+ * filtered unlike one.
+ */
 const text: Decoder<string | null> = (v, ctx) => {
   const s = parseString(v)
-  if (typeof s === 'string') return s
+  if (typeof s === 'string') return s.trim() === '' ? null : s
   return v === undefined || v === null ? null : reject(ctx, v, 'a string', s)
 }
 

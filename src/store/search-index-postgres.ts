@@ -87,7 +87,7 @@ export function postgresSearchTableDdl(): string[] {
   for (const t of Object.values(PG_SEARCH_TABLES)) {
     out.push(
       `create table if not exists "${t.ranks}" (rank integer primary key, "${t.idColumn}" bigint not null unique, name_key text collate "C"`
-        + `${t.type === 'investor' ? ', funding bigint not null default 0' : ''})`,
+        + `${t.type === 'investor' ? ', funding bigint' : ''})`,
       `create index if not exists "${t.nameKeyIndex}" on "${t.ranks}" (name_key, rank)`,
       `create table if not exists "${t.docs}" (id bigint primary key, name text, other text, o1 double precision not null,`
         + ` o2 double precision not null, name_words text not null, other_words text not null)`,
@@ -209,13 +209,17 @@ async function renumber(db: Kysely<any>, type: SearchObjectType): Promise<void> 
   const F = datasets.fundings
   const link = relations.find((r) => r.from === 'fundings' && r.to === 'investors')
   if (!link || link.kind !== 'link') throw new Error('store: the search index needs the fundings → investors link relation')
-  // The U.S.-dollar total of the rounds the investor took part in; upper() of SQLite is ASCII-only too.
+  // The U.S.-dollar total of the rounds the investor took part in, by the rule of a company's
+  // total_funding (materialise.ts; README, "Missing values"): 0 without rounds, NULL when no round's
+  // amount is disclosed. upper() of SQLite is ASCII-only too.
+  const amount = `e."${columnName(F, 'amount')}"`
   await sql.raw(`insert into "${t.ranks}" (rank, "${t.idColumn}", name_key, funding)
-    select row_number() over (order by ${s.o1}, ${s.o2}, x."${s.id}"), x."${s.id}", ${nameKey}, coalesce(a.total, 0)
+    select row_number() over (order by ${s.o1}, ${s.o2}, x."${s.id}"), x."${s.id}", ${nameKey}, case when a.investor_id is null then 0 else a.total end
     from "${s.table}" x left join (
-      select l."${link.toKey}" as investor_id, sum(e."${columnName(F, 'amount')}") as total
+      select l."${link.toKey}" as investor_id,
+        sum(case when ${amount} is null then null
+          when translate(e."${columnName(F, 'currency')}", '${ASCII_LOWER}', '${ASCII_UPPER}') = 'USD' then ${amount} else 0 end) as total
       from "${link.table}" l join "${F.table}" e on e."${columnName(F, 'id')}" = l."${link.fromKey}"
-      where translate(e."${columnName(F, 'currency')}", '${ASCII_LOWER}', '${ASCII_UPPER}') = 'USD'
       group by l."${link.toKey}"
     ) a on a.investor_id = x."${s.id}"`).execute(db)
 }

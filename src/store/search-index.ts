@@ -83,15 +83,16 @@ export function searchIndexBuildSql(): string[] {
     ...finishTable(sc),
 
     ...clear(si),
-    // investor_funding: the U.S.-dollar total of the rounds the investor took part in, the same
-    // currency rule as a company's total_funding (spec 2.3).
+    // investor_funding: the U.S.-dollar total of the rounds the investor took part in, by the rule
+    // of a company's total_funding (materialise.ts; README, "Missing values"): 0 without rounds,
+    // NULL when no round's amount is disclosed.
     `insert into "${si.ranks}" (rank, "${si.idColumn}", name_key, funding)
       select row_number() over (order by x.${i('portfolio_size')} desc nulls last, x.${i('number_of_deals')} desc nulls last, x.${i('investor_id')}),
-        x.${i('investor_id')}, lower(x.${i('name')}), coalesce(a.total, 0)
+        x.${i('investor_id')}, lower(x.${i('name')}), case when a.investor_id is null then 0 else a.total end
       from "${I.table}" x left join (
-        select l."${link.toKey}" as investor_id, sum(e.${f('amount')}) as total
+        select l."${link.toKey}" as investor_id,
+          sum(case when e.${f('amount')} is null then null when upper(e.${f('currency')}) = 'USD' then e.${f('amount')} else 0 end) as total
         from "${link.table}" l join "${F.table}" e on e.${f('id')} = l."${link.fromKey}"
-        where upper(e.${f('currency')}) = 'USD'
         group by l."${link.toKey}"
       ) a on a.investor_id = x.${i('investor_id')}`,
     `insert into "${si.fts}" (rowid, "${si.ftsColumns[0]}", "${si.ftsColumns[1]}")

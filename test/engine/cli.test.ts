@@ -80,7 +80,7 @@ describe('cli', () => {
     const { stdout, exitCode } = await run(['explain', '--database', database, file])
     expect(exitCode).toBe(0)
     expect(stdout).toMatch(/^query_id: [A-Za-z0-9_-]{22}$/m)
-    expect(stdout).toContain('query_version: 1001')
+    expect(stdout).toContain('query_version: 2001')
     expect(stdout).toContain('"contains": "O\'Brien"')
     expect(stdout).toContain('like ? escape')
     expect(stdout).toContain(`parameters: ["%o'brien%",50]`)

@@ -60,7 +60,7 @@ describe('engine', () => {
       dataset: 'investors',
       filter: { and: [{ foreign: { dataset: 'companies', filter: { industries: { has_any: ['Fintech'] } }, match: 'any' } }, { portfolio_size: { gte: 30 } }] },
       sort: [{ portfolio_size: 'desc' }],
-      query_version: 1001,
+      query_version: 2001,
     })
     expect(env.query_id).toMatch(/^[A-Za-z0-9_-]{22}$/)
   })
@@ -104,7 +104,7 @@ describe('stored queries', () => {
     const b = unwrap(await engine.store(request))
     expect(b.query_id).toBe(a.query_id)
     expect(all('select count(*) n from stored_queries where query_id = ?', a.query_id)[0]!.n).toBe(1)
-    expect(a.query_version).toBe(1001)
+    expect(a.query_version).toBe(2001)
   })
 
   it('gives the same id to permutations: key order, and/or child order, list order, duplicates', async () => {
@@ -146,7 +146,7 @@ describe('stored queries', () => {
     expect(total).toBeGreaterThan(14)
     const page2 = unwrap(await engine.page(env.query_id, { page: 2, per_page: 7 }))
     expect(page2.results).toHaveLength(7)
-    expect(page2.query.query_version).toBe(1001)
+    expect(page2.query.query_version).toBe(2001)
     const beyond = unwrap(await engine.page(env.query_id, { page: 10_000, per_page: 7 }))
     expect(beyond.results).toEqual([])
     expect(beyond.meta).toEqual({ total_record_count: total, total_pages: Math.ceil(total / 7), current_page: 10_000, per_page: 7 })
@@ -224,7 +224,7 @@ describe('stored queries', () => {
   it('answers query_outdated for another query_version or a filter that no longer checks', async () => {
     const insert = vdb.sqlite.prepare(`insert into stored_queries (query_id, query_version, dataset, canonical, created_at) values (?, ?, ?, ?, '2020-01-01 00:00:00')`)
     insert.run('old-version', 999, 'companies', JSON.stringify({ dataset: 'companies', filter: { employees: { gte: 1 } }, sort: [] }))
-    insert.run('gone-field', 1001, 'companies', JSON.stringify({ dataset: 'companies', filter: { headcount: { gte: 1 } }, sort: [] }))
+    insert.run('gone-field', 2001, 'companies', JSON.stringify({ dataset: 'companies', filter: { headcount: { gte: 1 } }, sort: [] }))
     const a = await engine.page('old-version')
     expect(!a.ok && a.issues[0]).toMatchObject({ code: 'query_outdated', got: 'query_version 999' })
     const b = await engine.page('gone-field')

@@ -18,6 +18,8 @@ import {
 } from '../../src/http/schemas/company.js'
 import { investorDetailSchema, portfolioSchema } from '../../src/http/schemas/investor.js'
 import { companyListSchema, fundingListSchema } from '../../src/http/schemas/listings.js'
+import { queryEnvelopeSchemaFor } from '../../src/http/schemas/queries.js'
+import { datasets, type DatasetName } from '../../src/catalog/index.js'
 import { searchResponseSchema } from '../../src/http/schemas/search.js'
 import { createHarness, type Harness } from './harness.js'
 
@@ -64,7 +66,8 @@ beforeAll(async () => {
   stageless = { id: both[1]!, oldName: name(both[1]!) }
 
   await h.mutate('update companies set name = null, website = null where id = ?', nameless.id)
-  await h.mutate(`update companies set stage = null, total_funding = null, last_funding_date = null, last_funding_amount = null, added_date = null,
+  // A company without a stage is stored with the stage "Unknown" (the loader and migration 012 see to it).
+  await h.mutate(`update companies set stage = 'Unknown', total_funding = null, last_funding_date = null, last_funding_amount = null, added_date = null,
     country = null, location = null, city = null, svc_score = null, professionalnet_id = null, est_founding_date = null where id = ?`, stageless.id)
   await h.mutate('update companies_extra set stage_raw = null, last_funding_date_raw = null where company_id = ?', stageless.id)
   // A story and a person of the stageless company (or of any company that has one) without their optional parts.
@@ -266,7 +269,121 @@ describe('investors', () => {
   it('GET /search investor results: company_* fields null (they do not apply), investor_funding a number', async () => {
     const hits = await get(`/search?term=${encodeURIComponent(bareInvestor.oldName)}&object_types=investor&per_page=50`, searchResponseSchema)
     const hit = hits.find((x) => x.object_id === bareInvestor.id)
-    expect(hit).toMatchObject({ object_type: 'investor', object_name: '', company_domain: null, company_funding: null, company_keywords: null, company_mattermark_score: null })
+    expect(hit).toMatchObject({ object_type: 'investor', object_name: '', company_domain: '', company_funding: null, company_keywords: null, company_mattermark_score: null })
     expect(Number.isInteger(hit!.investor_funding)).toBe(true)
+  })
+})
+
+//// Issue 11, item 9: one missing-value rule on every output path ////
+
+/** POST /queries, expecting 200 and an envelope of `dataset`. */
+async function query(dataset: DatasetName, request: Record<string, unknown>): Promise<{ results: Row[]; meta: { total_pages: number; total_record_count: number } }> {
+  const res = await h.request('/queries', { init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ dataset, ...request }) } })
+  const text = await res.text()
+  expect(res.status, `${JSON.stringify(request)}: ${text.slice(0, 300)}`).toBe(200)
+  return queryEnvelopeSchemaFor(dataset).parse(JSON.parse(text)) as never
+}
+
+/** Every record of a dataset as POST /queries shows it, walking the pages. */
+async function everyResult(dataset: DatasetName): Promise<Row[]> {
+  const out: Row[] = []
+  for (let page = 1; ; page++) {
+    const body = await query(dataset, { per_page: 50, page })
+    out.push(...body.results)
+    if (page >= body.meta.total_pages) break
+  }
+  return out
+}
+
+/** The ids of the records a filter selects through POST /queries (every page). */
+async function selected(dataset: DatasetName, filter: Record<string, unknown>): Promise<Set<string>> {
+  const key = datasets[dataset].primaryKey
+  const out = new Set<string>()
+  for (let page = 1; ; page++) {
+    const body = await query(dataset, { filter, per_page: 50, page })
+    for (const r of body.results) out.add(String(r[key]))
+    if (page >= body.meta.total_pages || body.results.length === 0) break
+  }
+  return out
+}
+
+describe('total_funding: 0 for a company that never raised, null when its rounds\' amounts are undisclosed', () => {
+  it('every endpoint that shows it agrees, and filtering on the value shown finds the company', async () => {
+    const never = one('select id, name from companies c where not exists (select 1 from fundings f where f.company_id = c.id) order by id limit 1')!
+    const undisclosed = one(`select id, name from companies c where exists (select 1 from fundings f where f.company_id = c.id)
+      and not exists (select 1 from fundings f where f.company_id = c.id and f.amount is not null)
+      and c.id not in (?, ?) order by id limit 1`, stageless.id, one('select company_id from fundings where id = ?', bareFunding)!.company_id)!
+    const cases = [[never, 0], [undisclosed, null]] as const
+    for (const [c, total] of cases) {
+      expect(details.get(c.id)!.total_funding, `detail of ${c.id}`).toBe(total)
+      const hits = await get(`/search?term=${encodeURIComponent(c.name)}&object_types=company&per_page=50`, searchResponseSchema)
+      expect(hits.find((x) => x.object_id === c.id)?.company_funding, `search ${c.name}`).toBe(total)
+      const [record] = (await query('companies', { filter: { id: c.id } })).results
+      expect(record!.total_funding, `POST /queries ${c.id}`).toBe(total)
+      // The value shown, as a filter, finds the company (the list parameter too, for 0).
+      expect(await selected('companies', { id: c.id, total_funding: total })).toEqual(new Set([String(c.id)]))
+    }
+    const zero = await get('/companies?total_funding=0&per_page=50', companyListSchema)
+    expect(zero.meta.total_record_count).toBe(all('select id from companies where total_funding = 0').length)
+    expect(all('select id from companies c where not exists (select 1 from fundings f where f.company_id = c.id) and total_funding is not 0')).toEqual([])
+  })
+})
+
+describe('POST /queries investor records read exactly as GET /investors/:id', () => {
+  it('every field the two shapes share, for every investor (the emptied one too)', async () => {
+    const records = await everyResult('investors')
+    expect(records.map((r) => r.investor_id).sort()).toEqual(all('select id from investors').map((r) => r.id).sort())
+    let compared = 0
+    for (const r of records) {
+      const d = await get(`/investors/${r.investor_id}`, investorDetailSchema) as Row
+      expect(d.id).toBe(r.investor_id)
+      const shared = Object.keys(d).filter((k) => k in r)
+      expect(shared).toEqual(expect.arrayContaining(['name', 'svc_slug', 'website', 'type', 'location', 'portfolio_size', 'number_of_deals', 'three_year_funds_sold', 'est_most_recent_fund_date']))
+      for (const k of shared) expect(r[k], `investor ${r.investor_id} ${k}`).toEqual(d[k])
+      compared += shared.length
+    }
+    expect(compared).toBeGreaterThan(150)
+    expect(records.find((r) => r.investor_id === bareInvestor.id)).toMatchObject({ name: '', website: '', type: '', location: '', three_year_funds_sold: null })
+  })
+})
+
+describe('filtering on a value shown finds the record', () => {
+  /**
+   * For every dataset and every catalog field a POST /queries result shows: the records showing a
+   * missing value ('' or null, [] for tags) and a few others, each group selected again by a filter
+   * on exactly the value shown.
+   */
+  it.each(['investors', 'companies', 'fundings'] as const)('%s: every field, every missing value', async (dataset) => {
+    const def = datasets[dataset]
+    const key = def.primaryKey
+    const records = await everyResult(dataset)
+    let missing = 0
+    for (const field of Object.values(def.fields)) {
+      if (field.name === key) continue
+      const groups = new Map<string, { value: unknown; ids: string[] }>()
+      let others = 0
+      for (const r of records) {
+        const value = r[field.name]
+        const isMissing = value === '' || value === null || (Array.isArray(value) && value.length === 0)
+        if (!isMissing && others++ >= 3) continue
+        const g = JSON.stringify(value)
+        if (!groups.has(g)) groups.set(g, { value, ids: [] })
+        groups.get(g)!.ids.push(String(r[key]))
+        if (isMissing) missing++
+      }
+      for (const { value, ids } of groups.values()) {
+        const condition = Array.isArray(value) ? (value.length === 0 ? null : { has_all: value }) : value
+        const found = await selected(dataset, { [key]: { in: ids.map(Number) }, [field.name]: condition })
+        expect([...found].sort(), `${dataset}.${field.name} = ${JSON.stringify(value)}`).toEqual([...ids].sort())
+      }
+    }
+    expect(missing).toBeGreaterThan(20)
+  }, 120_000)
+
+  it('the emptied records by their empty texts: the nameless company, the bare investor, the bare funding', async () => {
+    expect(await selected('companies', { name: '', website: '' })).toContain(String(nameless.id))
+    expect(await selected('investors', { name: '', type: '', website: { in: [''] } })).toEqual(new Set([String(bareInvestor.id)]))
+    expect(await selected('fundings', { id: bareFunding, series: '', city: '', currency: { nin: ['USD', 'EUR'] }, news_url: { ne: 'x' } })).toEqual(new Set([String(bareFunding)]))
+    expect(await selected('investors', { investor_id: bareInvestor.id, name: { ne: '' } })).toEqual(new Set())
   })
 })

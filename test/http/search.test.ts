@@ -193,16 +193,21 @@ describe('GET /search: result fields (spec 2.9)', () => {
     })
   })
 
-  it('a company without keywords has company_keywords []; one without known funding has null (README "Missing values")', async () => {
+  it('a company without keywords has company_keywords []; company_funding is 0 when it never raised, null when its amounts are undisclosed (README "Missing values")', async () => {
+    const find = async (id: number, name: string) =>
+      (await search(`term=${encodeURIComponent(name)}&object_types=company&per_page=50`)).find((r) => r.object_id === id)!
     const bare = h.vdb.sqlite.prepare(`select id, name from companies c where not exists (select 1 from company_keywords k where k.company_id = c.id)
-      and total_funding is null order by id limit 1`).get() as { id: number; name: string } | undefined
-    if (!bare) throw new Error('fixture has no company without keywords and funding; pick another case')
-    const hit = (await search(`term=${encodeURIComponent(bare.name)}&object_types=company&per_page=50`)).find((r) => r.object_id === bare.id)!
-    expect(hit.company_keywords).toEqual([])
-    expect(hit.company_funding).toBeNull()
+      order by id limit 1`).get() as { id: number; name: string } | undefined
+    if (!bare) throw new Error('fixture has no company without keywords; pick another case')
+    expect((await find(bare.id, bare.name)).company_keywords).toEqual([])
+    const never = h.vdb.sqlite.prepare('select id, name from companies c where not exists (select 1 from fundings f where f.company_id = c.id) order by id limit 1').get() as { id: number; name: string }
+    expect((await find(never.id, never.name)).company_funding).toBe(0)
+    const undisclosed = h.vdb.sqlite.prepare(`select id, name from companies c where exists (select 1 from fundings f where f.company_id = c.id)
+      and not exists (select 1 from fundings f where f.company_id = c.id and f.amount is not null) order by id limit 1`).get() as { id: number; name: string }
+    expect((await find(undisclosed.id, undisclosed.name)).company_funding).toBeNull()
   })
 
-  it('an investor result carries its slug and the U.S.-dollar total of its rounds; company fields null', async () => {
+  it('an investor result carries its slug and the U.S.-dollar total of its rounds; company fields by their types: domain \'\', numbers and keywords null', async () => {
     const x = h.vdb.sqlite.prepare('select id, name, svc_slug from investors where portfolio_size > 1 order by id limit 1').get() as { id: number; name: string; svc_slug: string }
     const usd = Number(h.vdb.sqlite.prepare(`select coalesce(sum(e.amount), 0) from fundings e
       where e.currency in ('USD', 'usd') and e.id in (select funding_id from funding_investors where investor_id = ?)`).pluck().get(x.id))
@@ -210,7 +215,7 @@ describe('GET /search: result fields (spec 2.9)', () => {
     const hit = (await search(`term=${encodeURIComponent(x.name)}&object_types=investor`)).find((r) => r.object_id === x.id)!
     expect(hit).toEqual({
       object_type: 'investor', object_name: x.name, object_slug: x.svc_slug,
-      company_domain: null, company_funding: null, company_keywords: null, company_mattermark_score: null,
+      company_domain: '', company_funding: null, company_keywords: null, company_mattermark_score: null,
       investor_funding: usd, object_id: x.id,
     })
   })
@@ -381,7 +386,7 @@ describe.runIf(TEST_BACKEND === 'sqlite')('GET /search: the index follows the da
       }])
       const investors = searchResponseSchema.parse(await (await own.get('/search?term=OLBERG&object_types=investor')).json())
       expect(investors).toEqual([{
-        object_type: 'investor', object_name: 'Ölberg Kapital', object_slug: 'olberg-kap-zyx', company_domain: null, company_funding: null,
+        object_type: 'investor', object_name: 'Ölberg Kapital', object_slug: 'olberg-kap-zyx', company_domain: '', company_funding: null,
         company_keywords: null, company_mattermark_score: null, investor_funding: 5000, object_id: 900001,
       }])
       // By slug word alone.

@@ -63,8 +63,9 @@ describe('investorDetail', () => {
       portfolio_path: null, funding_rounds_path: null, portfolio_size: 4, number_of_deals: 7,
     })
     expect(detail.portfolio_aggregates).toEqual({
-      // Elevenco has no stage and no location: left out, not counted under ''.
-      stages: [{ name: 'No Known Funding', count: 1 }, { name: 'a', count: 1 }, { name: 'b', count: 1 }],
+      // Elevenco was imported without a stage: it has the stage Unknown (README, "Missing values"),
+      // counted like every company of that stage. It has no location: left out, not counted under ''.
+      stages: [{ name: 'No Known Funding', count: 1 }, { name: 'Unknown', count: 1 }, { name: 'a', count: 1 }, { name: 'b', count: 1 }],
       locations: [{ name: 'Paris', count: 2 }, { name: 'Berlin', count: 1 }],
       business_models: [{ name: 'SaaS', count: 1 }],
       industries: [{ name: 'Fintech', count: 2 }, { name: 'Software', count: 2 }, { name: 'Health', count: 1 }],
@@ -82,7 +83,7 @@ describe('investorDetail', () => {
         industries: [{ name: 'Fintech', count: 1 }, { name: 'Health', count: 1 }],
       } },
       { quarter: '2024-01-01', companies: 2, breakdown: {
-        stages: [{ name: 'a', count: 1 }],
+        stages: [{ name: 'Unknown', count: 1 }, { name: 'a', count: 1 }],
         locations: [{ name: 'Paris', count: 1 }],
         business_models: [{ name: 'SaaS', count: 1 }],
         industries: [{ name: 'Software', count: 2 }, { name: 'Fintech', count: 1 }],
@@ -135,7 +136,7 @@ describe('investorPortfolio', () => {
       id: 13, company_name: 'Thirteenco', domain: 'thirteenco.com', stage: 'no known funding', location: 'Berlin',
       last_funding_date: '2024-04-01', total_funding: 2_000_000, investor_first_invested_on: '2024-04-01',
     })
-    expect(all[2]).toMatchObject({ id: 11, stage: null, location: null })
+    expect(all[2]).toMatchObject({ id: 11, stage: 'Unknown', location: null })
   })
 
   it('is undefined for an unknown investor and empty past the end', async () => {

@@ -51,21 +51,36 @@ describe('materialised aggregates equal aggregates recomputed in JS from the lin
     expect(checked).toBe(30)
   })
 
-  test('company total_funding counts U.S. dollars only; last_funding_* is the latest event', () => {
+  test('company total_funding counts disclosed U.S. dollars only (0 without rounds, null when all are undisclosed); last_funding_* is the latest event', () => {
     const fundings = vdb.sqlite.prepare('select id, company_id, amount, currency, rounds_funding_date from fundings').all() as Funding[]
     const byCompany = new Map<number, Funding[]>()
     for (const f of fundings) byCompany.set(f.company_id, [...(byCompany.get(f.company_id) ?? []), f])
     const rows = vdb.sqlite.prepare('select id, total_funding, last_funding_amount, last_funding_date from companies').all() as { id: number; total_funding: number | null; last_funding_amount: number | null; last_funding_date: string | null }[]
     let withForeign = 0
+    let neverRaised = 0
+    let undisclosed = 0
     for (const c of rows) {
       const fs = byCompany.get(c.id)
-      if (!fs) { expect(c.total_funding).toBeNull(); continue }
+      if (!fs) {
+        // Never raised: nothing to add up, a known 0 (README, "Missing values").
+        expect(c.total_funding).toBe(0)
+        neverRaised++
+        continue
+      }
       if (fs.some((f) => f.currency !== 'USD')) withForeign++
-      expect(c.total_funding).toBe(fs.filter((f) => f.currency === 'USD').reduce((a, f) => a + (f.amount ?? 0), 0))
+      if (fs.every((f) => f.amount === null)) {
+        // Rounds whose amounts are all undisclosed: the total is unknown, not 0.
+        expect(c.total_funding).toBeNull()
+        undisclosed++
+      } else {
+        expect(c.total_funding).toBe(fs.filter((f) => f.currency === 'USD').reduce((a, f) => a + (f.amount ?? 0), 0))
+      }
       const latest = [...fs].sort((a, b) => (b.rounds_funding_date ?? '').localeCompare(a.rounds_funding_date ?? '') || b.id - a.id)[0]!
       expect(c.last_funding_date).toBe(latest.rounds_funding_date)
       expect(c.last_funding_amount).toBe(latest.amount)
     }
     expect(withForeign).toBeGreaterThan(0)
+    expect(neverRaised).toBeGreaterThan(0)
+    expect(undisclosed).toBeGreaterThan(0)
   })
 })

@@ -189,3 +189,22 @@ describe('search index', () => {
     void db.destroy()
   })
 })
+
+describe('investor_funding (spec 2.9) by the rule of total_funding (README, "Missing values")', () => {
+  test('the disclosed U.S.-dollar total; 0 without rounds; null when no round\'s amount is disclosed', async () => {
+    const vdb = track(await createFixtureDatabase({ companies: 80 }))
+    const investors = vdb.sqlite.prepare('select id from investors where number_of_deals > 0 order by id limit 2').pluck().all() as number[]
+    const [undisclosed, disclosed] = investors as [number, number]
+    vdb.sqlite.prepare('update fundings set amount = null where id in (select funding_id from funding_investors where investor_id = ?)').run(undisclosed)
+    vdb.sqlite.prepare("insert into investors (id, name, svc_slug, number_of_deals, portfolio_size) values (990001, 'Idle Capital', 'idle-capital', 0, 0)").run()
+    refreshSearchIndex(vdb.sqlite)
+    const funding = (id: number) => searchRecords(vdb, { term: vdb.sqlite.prepare('select svc_slug from investors where id = ?').pluck().get(id) as string, objectTypes: ['investor'], limit: 50 })
+      .find((h) => h.id === id)!.investorFunding
+    const usd = vdb.sqlite.prepare(`select sum(amount) from fundings where upper(currency) = 'USD' and amount is not null
+      and id in (select funding_id from funding_investors where investor_id = ?)`).pluck().get(disclosed) as number
+    expect(usd).toBeGreaterThan(0)
+    expect(funding(disclosed)).toBe(usd)
+    expect(funding(undisclosed)).toBeNull()
+    expect(funding(990001)).toBe(0)
+  })
+})

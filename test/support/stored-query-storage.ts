@@ -168,7 +168,7 @@ export function storedQueryStorageSuite(backend: string, openFresh: OpenFresh): 
         const day = 24 * 60 * 60 * 1000
         const insert = (id: string, lastUsed: Date) =>
           vdb.db.insertInto('stored_queries').values({
-            query_id: id, query_version: 1001, dataset: 'companies', canonical: '{}', created_at: '2020-01-01 00:00:00',
+            query_id: id, query_version: 2001, dataset: 'companies', canonical: '{}', created_at: '2020-01-01 00:00:00',
             owner: null, bytes: 2, last_used_at: ts(lastUsed),
           }).execute()
         await insert('unused-31-days', new Date(Date.now() - 31 * day))

@@ -140,12 +140,24 @@ describe('a value means the same in a filter and in an imported record', () => {
     }
   })
 
-  test('the one deliberate difference: a blank value is absent (NULL) in a record, and not a value in a filter', () => {
-    for (const kind of ['integer', 'number', 'date', 'datetime', 'enum'] as const) {
+  test('the one deliberate difference: a blank value is absent (NULL) in a record, and not a value in a filter on numbers and dates', () => {
+    for (const kind of ['integer', 'number', 'date', 'datetime'] as const) {
       const field = fieldOf(kind)
       for (const blank of ['', '   ']) {
         expect(throughFilter(field, blank)).toEqual({ accepted: false })
         expect(throughRecord(field, blank)).toEqual({ accepted: true, stored: null })
+      }
+    }
+  })
+
+  test('on text and enum fields a blank value is "no value" in both: NULL in a record, is_null in a filter (README, "Missing values")', () => {
+    for (const kind of ['string', 'enum'] as const) {
+      const field = fieldOf(kind)
+      for (const blank of ['', '   ']) {
+        expect(throughRecord(field, blank)).toEqual({ accepted: true, stored: null })
+        const parsed = parseQuery({ dataset: companies.name, filter: { [field.name]: { eq: blank } } })
+        const checked = parsed.ok ? checkQuery(parsed.value) : parsed
+        expect(checked.ok && checked.value.filter).toMatchObject({ kind: 'Condition', field: field.name, operator: 'is_null', value: true })
       }
     }
   })

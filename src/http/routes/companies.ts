@@ -10,7 +10,12 @@ import type { AppDeps, HttpEnv, RouteModule } from '../context.js'
 import { baseUrlOf } from '../context.js'
 import { companyListItem } from '../views/company-list-item.js'
 import { companyListSchema, listQuerySchema } from '../schemas/listings.js'
+import { parameterNames } from '../params.js'
 import { runListing } from './listing.js'
+
+/** The query parameters (spec 4.1): for the OpenAPI document, and to tell a misspelt name from an unrelated one. */
+const COMPANIES_QUERY = listQuerySchema('companies')
+const COMPANIES_PARAMETERS = parameterNames(COMPANIES_QUERY)
 
 export const companyListRoutes: RouteModule = {
   specs: [{
@@ -18,11 +23,12 @@ export const companyListRoutes: RouteModule = {
     path: '/companies',
     summary: 'List and filter companies',
     description: 'Every parameter is optional; several parameters AND together, and the values of one list parameter OR '
-      + '(pipe-joined, repeated or with []). Unknown parameter names are ignored; an unknown or malformed value is a 400 '
+      + '(pipe-joined, repeated or with []). A misspelt parameter name (a near miss of one listed here, such as `contry`) is a 400 '
+      + 'with did-you-mean suggestions; other unknown names are ignored. An unknown or malformed value is a 400 '
       + 'naming the parameter and the accepted forms. Also reachable as /companies/. '
       + 'See grammar-docs/list-parameters.md for each parameter\'s filter-language equivalent.',
     specSection: '4.1',
-    query: listQuerySchema('companies'),
+    query: COMPANIES_QUERY,
     response: companyListSchema,
     authenticated: true,
   }],
@@ -34,6 +40,7 @@ export const companyListRoutes: RouteModule = {
 async function listCompanies(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
   return runListing(c, deps, {
     endpoint: 'companies',
+    parameters: COMPANIES_PARAMETERS,
     defaultPerPage: deps.options.companiesPerPage,
     render: (results: readonly ResultRecord[]) => {
       const base = baseUrlOf(deps, c.req.raw)

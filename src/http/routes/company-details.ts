@@ -12,7 +12,7 @@ import type { Context } from 'hono'
 import { previewValue } from '../../errors/format.js'
 import { fail, issue, ok, type Issue, type Result } from '../../errors/issue.js'
 import { callOptions, type AppDeps, type HttpEnv, type RouteModule, type RouteSpec } from '../context.js'
-import { QueryParams } from '../params.js'
+import { misspeltParameterIssues, parameterNames, QueryParams } from '../params.js'
 import { issuesResponse, problemResponse } from '../problem.js'
 import {
   companyDetailSchema, companyIdAsCompanyIdParams, companyIdParams, contactQuery, contactSchema, domainParams,
@@ -25,6 +25,8 @@ import { toContact, toPerson, toSimilarCompany, toStory, toTechItem } from '../v
 export const MAX_FULL_NAME_LENGTH = 200
 /** Seconds a client is told to wait when contact lookups are saturated (spec 4.7, section 7). */
 export const CONTACT_RETRY_AFTER_SECONDS = 1
+/** The names GET /companies/:company_id/contact takes: a near miss of one is refused, other names are ignored. */
+const CONTACT_PARAMETERS = parameterNames(contactQuery)
 
 const specs: readonly RouteSpec[] = Object.freeze([
   {
@@ -93,8 +95,10 @@ export const companyDetailRoutes: RouteModule = {
     app.get('/companies/:company_id/tech_stack', (c) => withCompany(c, 'company_id', async (id) => orUnknown(id, await records.companyTechStack(id, callOptions(c)), (t) => c.json(t.map((title) => toTechItem(id, title))))))
 
     app.get('/companies/:company_id/contact', (c) => withCompany(c, 'company_id', async (id) => {
-      const name = fullNameOf(QueryParams.of(c.req.raw))
-      if (!name.ok) return issuesResponse(name.issues)
+      const params = QueryParams.of(c.req.raw)
+      const misspelt = misspeltParameterIssues(params, CONTACT_PARAMETERS, 'GET /companies/{company_id}/contact')
+      const name = fullNameOf(params)
+      if (misspelt.length > 0 || !name.ok) return issuesResponse([...misspelt, ...(name.ok ? [] : name.issues)])
       if (!(await records.companyExists(id, callOptions(c)))) return unknownCompany(id)
       const lookup = contacts.tryLookup(id, name.value)
       if (!lookup) {

@@ -7,7 +7,12 @@
 import { callOptions, type RouteModule } from '../context.js'
 import { fundingListSchema, listQuerySchema } from '../schemas/listings.js'
 import { fundingIds, fundingViews } from '../views/funding.js'
+import { parameterNames } from '../params.js'
 import { runListing } from './listing.js'
+
+/** The query parameters (spec 4.10): for the OpenAPI document, and to tell a misspelt name from an unrelated one. */
+const FUNDINGS_QUERY = listQuerySchema('fundings')
+const FUNDINGS_PARAMETERS = parameterNames(FUNDINGS_QUERY)
 
 export const fundingRoutes: RouteModule = {
   specs: [{
@@ -16,16 +21,18 @@ export const fundingRoutes: RouteModule = {
     summary: 'List and filter funding events',
     description: 'Every parameter is optional; several parameters AND together, and the values of one list parameter OR '
       + '(pipe-joined, repeated or with []). investor_ids and investor_slugs select rounds in which any of the investors took part. '
-      + 'Unknown parameter names are ignored; an unknown or malformed value is a 400 naming the parameter and the accepted forms. '
+      + 'A misspelt parameter name (a near miss of one listed here, such as `contry`) is a 400 with did-you-mean suggestions; '
+      + 'other unknown names are ignored. An unknown or malformed value is a 400 naming the parameter and the accepted forms. '
       + 'See grammar-docs/list-parameters.md.',
     specSection: '4.10',
-    query: listQuerySchema('fundings'),
+    query: FUNDINGS_QUERY,
     response: fundingListSchema,
     authenticated: true,
   }],
   register(app, deps) {
     app.get('/fundings', (c) => runListing(c, deps, {
       endpoint: 'fundings',
+      parameters: FUNDINGS_PARAMETERS,
       defaultPerPage: deps.options.defaultPerPage,
       render: async (results, c) => ({ fundings: fundingViews(await deps.engine.records.fundingExtras(fundingIds(results), callOptions(c)), results) }),
     }))

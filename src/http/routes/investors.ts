@@ -8,7 +8,7 @@ import { previewValue } from '../../errors/format.js'
 import type { Issue } from '../../errors/issue.js'
 import { callOptions, type AppDeps, type HttpEnv, type RouteModule } from '../context.js'
 import { readPaging } from '../paging.js'
-import { QueryParams } from '../params.js'
+import { misspeltParameterIssues, parameterNames, QueryParams } from '../params.js'
 import { issuesResponse, notFound } from '../problem.js'
 import { investorDetailSchema, investorPathParams, portfolioQueryParams, portfolioSchema } from '../schemas/investor.js'
 import { investorDetailView, portfolioView } from '../views/investor.js'
@@ -33,6 +33,9 @@ function detail(deps: AppDeps) {
   }
 }
 
+/** The names GET /investors/:id/portfolio takes: a near miss of one is refused, other names are ignored. */
+const PORTFOLIO_PARAMETERS = parameterNames(portfolioQueryParams)
+
 function portfolio(deps: AppDeps) {
   return async (c: Context<HttpEnv>): Promise<Response> => {
     const id = investorIdOf(c)
@@ -41,7 +44,10 @@ function portfolio(deps: AppDeps) {
     const params = QueryParams.of(c.req.raw)
     const page = params.one('page')
     const perPage = params.one('per_page')
-    const issues: Issue[] = [...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues)]
+    const issues: Issue[] = [
+      ...misspeltParameterIssues(params, PORTFOLIO_PARAMETERS, 'GET /investors/{id}/portfolio'),
+      ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues),
+    ]
     if (issues.length > 0) return issuesResponse(issues)
     const paging = readPaging(deps, c.get('identity'), {
       page: page.ok ? page.value : undefined,

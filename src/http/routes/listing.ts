@@ -2,7 +2,9 @@
  * @module The steps GET /companies and GET /fundings share: query parameters → the filter language
  * (`parse/list-params.ts`), paging and the trial rule (`paging.ts`), `engine.list`, and the
  * engine's own issues (limits, values it refuses) reported under the parameter that caused them.
- * The endpoints differ only in their dataset, default page size and item view.
+ * The endpoints differ only in their dataset, default page size, parameter names and item view. A
+ * parameter name that is a near miss of one the endpoint takes is refused with the bad values, in
+ * one answer (`misspeltParameterIssues`); other unknown names are ignored.
  */
 import type { Context } from 'hono'
 import type { PageMeta } from '../../engine.js'
@@ -10,24 +12,27 @@ import type { ResultRecord } from '../../execute/records.js'
 import { issuesInParameterTerms, listRequest, parseListParams, type ListEndpoint } from '../../parse/list-params.js'
 import { callOptions, type AppDeps, type HttpEnv } from '../context.js'
 import { readPaging } from '../paging.js'
-import { QueryParams } from '../params.js'
+import { misspeltParameterIssues, QueryParams } from '../params.js'
 import { issuesResponse } from '../problem.js'
 
 export interface ListingRoute {
   readonly endpoint: ListEndpoint
   readonly defaultPerPage: number
+  /** The parameter names the endpoint takes (`parameterNames` of its route spec's query): near misses of them are refused. */
+  readonly parameters: readonly string[]
   /** The page's items under the endpoint's key (`companies`, `fundings`). */
   readonly render: (results: readonly ResultRecord[], c: Context<HttpEnv>) => Record<string, unknown> | Promise<Record<string, unknown>>
 }
 
 export async function runListing(c: Context<HttpEnv>, deps: AppDeps, route: ListingRoute): Promise<Response> {
   const params = QueryParams.of(c.req.raw)
+  const misspelt = misspeltParameterIssues(params, route.parameters, `GET /${route.endpoint}`)
   const parsed = parseListParams(route.endpoint, params, { now: deps.options.clock() })
-  if (!parsed.ok) return issuesResponse(parsed.issues)
-
   const page = params.one('page')
   const perPage = params.one('per_page')
-  if (!page.ok || !perPage.ok) return issuesResponse([...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues)])
+  if (misspelt.length > 0 || !parsed.ok || !page.ok || !perPage.ok) {
+    return issuesResponse([...misspelt, ...(parsed.ok ? [] : parsed.issues), ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues)])
+  }
   const paging = readPaging(deps, c.get('identity'), { page: page.value, per_page: perPage.value }, route.defaultPerPage)
   if (!paging.ok) return paging.response
 

@@ -24,17 +24,19 @@
  */
 import type { Context } from 'hono'
 import type { DatasetName } from '../../catalog/define.js'
+import { datasets } from '../../catalog/index.js'
 import type { CallOptions, QueryEnvelope } from '../../engine.js'
 import type { ResultRecord } from '../../execute/records.js'
 import { previewValue } from '../../errors/format.js'
 import { childPath, issue, type Issue } from '../../errors/issue.js'
 import { callOptions, type AppDeps, type HttpEnv, type RouteModule } from '../context.js'
 import { readPaging } from '../paging.js'
-import { QueryParams } from '../params.js'
+import { misspeltParameterIssues, parameterNames, QueryParams } from '../params.js'
 import { issuesResponse } from '../problem.js'
 import { pagingParams } from '../schemas/common.js'
 import { queryEnvelopeSchema, queryRequestSchema } from '../schemas/queries.js'
 import { fundingIds, fundingViews } from '../views/funding.js'
+import { queryResultView } from '../views/missing-values.js'
 import { z } from 'zod'
 
 //// reading the body ////
@@ -186,13 +188,19 @@ async function readQueryRequest(request: Request, maxBytes: number): Promise<Rea
 //// results ////
 
 /**
- * Wire views per dataset, applied to a page's results after the engine: the catalog's fields are
- * what a query can filter on, and some record shapes of the spec carry more. A funding event is
- * shown as spec 2.10 shows it (`funding_id`, `investors`, `investor_slugs`, `industry` added, one
- * batched lookup per page), the same view as GET /fundings.
+ * Wire views per dataset, applied to a page's results after the engine. Every record shows a value
+ * the data lacks by the rule of every other endpoint (README, "Missing values"; the engine's records
+ * have null there), so an investor reads here exactly as GET /investors/:id shows it, and a filter
+ * on any value shown finds the record again. A funding event is shown as spec 2.10 shows it
+ * (`funding_id`, `investors`, `investor_slugs`, `industry` added, one batched lookup per page), the
+ * same view as GET /fundings.
  */
 type ResultsView = (records: readonly ResultRecord[], deps: AppDeps, call: CallOptions) => Promise<readonly ResultRecord[]>
-const RESULTS_VIEWS: Partial<Record<DatasetName, ResultsView>> = {
+const companyResult = queryResultView(datasets.companies)
+const investorResult = queryResultView(datasets.investors)
+const RESULTS_VIEWS: Readonly<Record<DatasetName, ResultsView>> = {
+  companies: async (records) => records.map(companyResult),
+  investors: async (records) => records.map(investorResult),
   // A FundingView is an interface (no index signature); the spread makes it a plain record.
   fundings: async (records, deps, call) =>
     fundingViews(await deps.engine.records.fundingExtras(fundingIds(records), call), records).map((view) => ({ ...view })),
@@ -200,7 +208,7 @@ const RESULTS_VIEWS: Partial<Record<DatasetName, ResultsView>> = {
 
 async function withViews(envelope: QueryEnvelope, deps: AppDeps, call: CallOptions): Promise<QueryEnvelope> {
   const view = RESULTS_VIEWS[envelope.query.dataset as DatasetName]
-  return view ? { ...envelope, results: await view(envelope.results, deps, call) } : envelope
+  return { ...envelope, results: await view(envelope.results, deps, call) }
 }
 
 //// routes ////
@@ -229,12 +237,19 @@ async function postQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> 
   return c.json(await withViews(result.value, deps, callOptions(c)))
 }
 
+/** The query parameters of GET /queries/:query_id: a near miss of one is refused, other names are ignored. */
+const STORED_PAGE_QUERY = z.object(pagingParams)
+const STORED_PAGE_PARAMETERS = parameterNames(STORED_PAGE_QUERY)
+
 async function getQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
   const params = QueryParams.of(c.req.raw)
   const page = params.one('page')
   const perPage = params.one('per_page')
-  const duplicates = [...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues)]
-  if (duplicates.length > 0 || !page.ok || !perPage.ok) return issuesResponse(duplicates)
+  const issues = [
+    ...misspeltParameterIssues(params, STORED_PAGE_PARAMETERS, 'GET /queries/{query_id}'),
+    ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues),
+  ]
+  if (issues.length > 0 || !page.ok || !perPage.ok) return issuesResponse(issues)
   const paging = readPaging(deps, c.get('identity'), { page: page.value, per_page: perPage.value }, deps.engine.limits.defaultPerPage)
   if (!paging.ok) return paging.response
   const result = await deps.engine.page(c.req.param('query_id'), { page: paging.page, per_page: paging.perPage }, callOptions(c))
@@ -266,7 +281,7 @@ export const queryRoutes: RouteModule = {
         + 'longer checks is a 400 (`query_outdated`): post its filter again for a current id.',
       specSection: '4.15',
       pathParams: z.object({ query_id: z.string().describe('The id returned by POST /queries.') }),
-      query: z.object(pagingParams),
+      query: STORED_PAGE_QUERY,
       response: queryEnvelopeSchema,
       authenticated: true,
     },

@@ -16,7 +16,7 @@ import {
   MAX_SEARCH_WORDS, SEARCH_OBJECT_TYPES, searchWords, type SearchObjectType,
 } from '../../records/search.js'
 import { callOptions, type AppDeps, type HttpEnv, type RouteModule } from '../context.js'
-import { QueryParams } from '../params.js'
+import { misspeltParameterIssues, parameterNames, QueryParams } from '../params.js'
 import { issuesResponse, problemResponse } from '../problem.js'
 import {
   SEARCH_DEFAULT_RESULTS, SEARCH_MAX_RESULTS, SEARCH_MAX_TERM_LENGTH, searchQueryParams, searchResponseSchema,
@@ -132,7 +132,7 @@ function readPerPage(params: QueryParams, cap: number, issues: Issue[]): number 
 
 function readParams(c: Context<HttpEnv>, deps: AppDeps): { ok: true; value: SearchParams } | { ok: false; response: Response } {
   const params = QueryParams.of(c.req.raw)
-  const issues: Issue[] = []
+  const issues: Issue[] = misspeltParameterIssues(params, SEARCH_PARAMETERS, 'GET /search')
   const term = readTerm(params, issues)
   const objectTypes = readObjectTypes(params, issues)
   const cap = c.get('identity')?.plan === 'trial' ? Math.min(SEARCH_MAX_RESULTS, deps.options.trialMaxResults) : SEARCH_MAX_RESULTS
@@ -140,6 +140,9 @@ function readParams(c: Context<HttpEnv>, deps: AppDeps): { ok: true; value: Sear
   if (issues.length > 0 || term === undefined) return { ok: false, response: issuesResponse(issues) }
   return { ok: true, value: { term, objectTypes, perPage } }
 }
+
+/** The names GET /search takes: a near miss of one is refused, other names are ignored. */
+const SEARCH_PARAMETERS = parameterNames(searchQueryParams)
 
 export const searchRoutes: RouteModule = {
   specs: [{

@@ -8,11 +8,17 @@ import { z } from 'zod'
 import { datasets, DATASET_NAMES, type DatasetDef, type DatasetName, type FieldDef } from '../../catalog/index.js'
 import { isoDate, metaSchema, numericString, sqlDatetime } from './common.js'
 import { fundingSchema } from './listings.js'
+import { missingFormOf } from '../views/missing-values.js'
 
 //// result records ////
 
-/** The wire schema of one field's value (spec section 2: strings where it says string). */
-function fieldSchema(field: FieldDef): z.ZodType {
+/**
+ * The wire schema of one field's value (spec section 2: strings where it says string), with the
+ * field's missing value in its form (README, "Missing values"; `missingFormOf`): `''` for texts,
+ * 'Unknown' for a company's stage, null for numbers, dates and the spec's nullable texts.
+ */
+function fieldSchema(dataset: DatasetName, field: FieldDef): z.ZodType {
+  const form = missingFormOf(dataset, field)
   const base = ((): z.ZodType => {
     const kind = field.type.kind
     switch (kind) {
@@ -22,9 +28,11 @@ function fieldSchema(field: FieldDef): z.ZodType {
         return field.wire === 'string' ? numericString : z.number()
       case 'string':
         return z.string()
-      case 'enum':
-        // Values as stored: the enum's own spellings, never an alias.
-        return z.enum(field.type.values as [string, ...string[]])
+      case 'enum': {
+        // Values as stored: the enum's own spellings, never an alias; '' when unknown (but the stage).
+        const values = z.enum(field.type.values as [string, ...string[]])
+        return form === 'text' ? z.union([values, z.literal('')]) : values
+      }
       case 'date':
         return isoDate
       case 'datetime':
@@ -39,7 +47,8 @@ function fieldSchema(field: FieldDef): z.ZodType {
       }
     }
   })()
-  return (field.nullable ? base.nullable() : base).describe(field.description)
+  const note = form === 'text' ? ' \'\' when unknown.' : form === 'stage' ? ' \'Unknown\' when unknown.' : ''
+  return (field.nullable && form === 'null' ? base.nullable() : base).describe(`${field.description}${note}`)
 }
 
 /** Members of result records that are not catalog fields (spec 2.11: `resource_type: 'investor'`). */
@@ -49,17 +58,18 @@ const RECORD_CONSTANT_SCHEMAS: Readonly<Record<DatasetName, z.ZodRawShape>> = {
   fundings: {},
 }
 
-/** One result record of `dataset` as the engine maps it: every catalog field, typed as the catalog says. */
+/** One result record of `dataset` on the wire: every catalog field, typed as the catalog says, missing values by the rule. */
 export function resultRecordSchema(dataset: DatasetDef): z.ZodObject {
   const shape: Record<string, z.ZodType> = {}
-  for (const field of Object.values(dataset.fields)) shape[field.name] = fieldSchema(field)
+  for (const field of Object.values(dataset.fields)) shape[field.name] = fieldSchema(dataset.name, field)
   return z.object({ ...shape, ...RECORD_CONSTANT_SCHEMAS[dataset.name] }).describe(`A record of the ${dataset.name} dataset. ${dataset.description}`)
 }
 
 /**
  * Result records on the wire. Fundings results are shown as the funding event of spec 2.10 (the
  * GET /fundings view, with investors, slugs and industry added), so a client reads a funding the
- * same way from either endpoint; investors (spec 2.11) and companies are the engine's records.
+ * same way from either endpoint; investors (spec 2.11) and companies are the engine's records with
+ * their missing values shown by the rule of every endpoint.
  */
 export const resultRecordSchemas: Readonly<Record<DatasetName, z.ZodObject>> = Object.freeze({
   companies: resultRecordSchema(datasets.companies),

@@ -2,13 +2,15 @@
  * @module Wire shape of GET /search (spec 4.9, 2.9): a bare array of results, one shape per
  * object_type. The route spec (OpenAPI) and the tests use these same schemas.
  *
- * Missing values (README "Missing values", views/missing-values.ts): fields that do not apply to
- * the object type are null (a company's `investor_funding`; an investor's `company_domain`,
- * `company_funding`, `company_keywords` and `company_mattermark_score`). For a company,
- * `object_slug` is its domain (the :domain of GET /domains/:domain/companies), '' when unknown;
- * `company_keywords` its keywords, [] when it has none; `company_funding` its total_funding exactly
- * as GET /companies/:id shows it (null when no funding is known: a 0 would be made up);
- * `company_mattermark_score` its svc_score rounded, null when the company has no score.
+ * Missing values (README "Missing values", views/missing-values.ts) follow the spec's types, also
+ * for fields that do not apply to the object type: the string `company_domain` of an investor is
+ * '', the integers (a company's `investor_funding`; an investor's `company_funding` and
+ * `company_mattermark_score`) are null, and so is an investor's `company_keywords` (nullable). For
+ * a company, `object_slug` is its domain (the :domain of GET /domains/:domain/companies), '' when
+ * unknown; `company_keywords` its keywords, [] when it has none; `company_funding` its
+ * total_funding exactly as GET /companies/:id shows it (0 when it never raised, null when its
+ * rounds' amounts are undisclosed); `company_mattermark_score` its svc_score rounded, null when the
+ * company has no score.
  */
 import { z } from 'zod'
 
@@ -20,7 +22,7 @@ export const companySearchResultSchema = z.object({
   object_name: z.string(),
   object_slug: z.string().describe('The company\'s website domain.'),
   company_domain: z.string(),
-  company_funding: dollars.nullable().describe('total_funding: U.S. dollars; null when no funding is known.'),
+  company_funding: dollars.nullable().describe('total_funding: U.S. dollars; 0 when the company never raised, null when its rounds\' amounts are undisclosed.'),
   company_keywords: z.array(z.string()).describe('The company\'s keywords; [] when it has none.'),
   company_mattermark_score: z.number().int().nullable().describe('The company\'s svc_score, rounded (this exact name per spec 2.9); null when unknown.'),
   investor_funding: z.null().describe('Does not apply to a company.'),
@@ -31,7 +33,7 @@ export const investorSearchResultSchema = z.object({
   object_type: z.literal('investor'),
   object_name: z.string(),
   object_slug: z.string().describe('The investor\'s svc_slug.'),
-  company_domain: z.null().describe('Does not apply to an investor.'),
+  company_domain: z.literal('').describe('Does not apply to an investor: \'\' (a string, spec 2.9).'),
   company_funding: z.null().describe('Does not apply to an investor.'),
   company_keywords: z.null().describe('Does not apply to an investor.'),
   company_mattermark_score: z.null().describe('Does not apply to an investor.'),

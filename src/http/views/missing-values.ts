@@ -1,27 +1,30 @@
 /**
- * @module How every HTTP view shows a value the data does not have (README, "Missing values").
- * One rule for every endpoint, so that a client sees the same company the same way wherever it
- * appears:
+ * @module How every HTTP view shows a value the data does not have, or a field that does not apply
+ * to the record (README, "Missing values"). One rule for every endpoint and dataset, query results
+ * included, so that a client sees the same record the same way wherever it appears, and a filter on
+ * any value shown finds it again (a filter's `""` on a text field means "no value", like `null`):
  *
- * 1. A field the spec marks nullable is `null` when unknown (`nullableText`).
- * 2. A field the spec types as a plain `string` is `""` when unknown (`text`): clients of the
- *    original service expect a string there, and an empty string invents nothing. Fields whose
- *    absence has a meaning the spec describes keep that form: a company without a stage shows
- *    the spec 3 stage "Unknown" (`stageText`), a round without a series '' (spec 4.11).
+ * 1. A plain spec `string` is `""` (`text`). Fields whose absence has a meaning the spec describes
+ *    keep that form: a company without a stage shows the spec 3 stage "Unknown" (`stageText`), a
+ *    round without a series '' (spec 4.11). A search hit's string fields that do not apply to it
+ *    (an investor's `company_domain`) are '' too.
+ * 2. A field the spec marks nullable is `null` (`nullableText`), unless another shape of the same
+ *    record types it as a plain string (an investor's `website`: '' in 2.11 and 2.12 alike).
  * 3. Numbers (`integerOrNull`), numeric strings (`numericText`), dates and datetimes (`dateOrNull`)
- *    are `null` when unknown: a 0, "0" or made-up date would be false data. This is the one
- *    deliberate deviation from the spec's non-nullable types.
+ *    are `null`: a 0, "0" or made-up date would be false data. This is the one deliberate
+ *    deviation from the spec's non-nullable types. (A total over nothing is a known 0: a company
+ *    that never raised has total_funding 0; one whose amounts are all undisclosed, null. The data
+ *    holds these values, materialise.ts.)
  * 4. Arrays are `[]` when empty, never null (`list`); `microblog_mentions` is always `[]`.
- * 5. Fields that do not apply to a record kind (a search result's company_* fields on an investor,
- *    investor_funding on a company) are `null`.
  */
+import type { DatasetDef, DatasetName, FieldDef } from '../../catalog/define.js'
 
-/** A plain spec `string` (rule 2): the value as text, `''` when unknown. */
+/** A plain spec `string` (rule 1): the value as text, `''` when unknown. */
 export function text(value: unknown): string {
   return value === null || value === undefined ? '' : String(value)
 }
 
-/** A string the spec marks nullable (rule 1): the value as text, `null` when unknown. */
+/** A string the spec marks nullable (rule 2): the value as text, `null` when unknown. */
 export function nullableText(value: unknown): string | null {
   return value === null || value === undefined ? null : String(value)
 }
@@ -50,8 +53,73 @@ export function list<T>(values: readonly T[] | null | undefined): T[] {
 
 /**
  * The stage as the record spelled it, else as stored; the spec 3 stage "Unknown" when none is
- * known (rule 2's exception: the spec names that state).
+ * known (rule 1's exception: the spec names that state).
  */
 export function stageText(stage: string | number | null | undefined): string {
   return stage === null || stage === undefined || stage === '' ? 'Unknown' : String(stage)
+}
+
+//// POST /queries and GET /queries/:query_id results: the same rules, by the catalog ////
+
+/**
+ * How a field of a query result shows a value the record lacks, by the rules above: `''` for a
+ * text (a string or enum field, rule 1), `'Unknown'` for a company's stage (rule 1's exception),
+ * null for numbers, dates and the texts the spec marks nullable in every shape that shows them
+ * (rule 2), `[]` for a tags field (rule 4). A text the spec marks nullable in one shape and plain in
+ * another shows `''` everywhere (an investor's `website`: nullable in 2.11, a string in 2.12), so
+ * the same record reads the same on every endpoint.
+ */
+export type MissingForm = 'text' | 'stage' | 'null' | 'list'
+
+/** Texts the spec marks nullable wherever it shows them (rule 2): null when unknown. */
+const NULLABLE_TEXTS: Readonly<Record<DatasetName, readonly string[]>> = Object.freeze({
+  companies: [],
+  // 2.11 `investor_domain: string, nullable` (its `website` is a plain string in 2.12).
+  investors: ['investor_domain'],
+  // 2.10 `region` and `state`: "string, nullable".
+  fundings: ['region', 'state'],
+})
+
+/** The catalog field of companies whose unknown value reads 'Unknown' (spec 3). */
+const COMPANY_STAGE = 'stage'
+
+export function missingFormOf(dataset: DatasetName, field: FieldDef): MissingForm {
+  switch (field.type.kind) {
+    case 'tags':
+      return 'list'
+    case 'string':
+    case 'enum':
+      if (NULLABLE_TEXTS[dataset].includes(field.name)) return 'null'
+      return dataset === 'companies' && field.name === COMPANY_STAGE ? 'stage' : 'text'
+    default:
+      return 'null'
+  }
+}
+
+const formsByDataset = new Map<DatasetName, ReadonlyMap<string, MissingForm>>()
+
+/**
+ * A result record of `dataset` (the engine's: null where the data has no value) as the wire shows
+ * it: each catalog field's missing value in its `missingFormOf` form; other members (constants
+ * such as `resource_type`) as they are.
+ */
+export function queryResultView(dataset: DatasetDef): (record: Readonly<Record<string, unknown>>) => Record<string, unknown> {
+  let forms = formsByDataset.get(dataset.name)
+  if (!forms) {
+    forms = new Map(Object.values(dataset.fields).map((f) => [f.name, missingFormOf(dataset.name, f)] as const))
+    formsByDataset.set(dataset.name, forms)
+  }
+  const known = forms
+  return (record) => {
+    const out: Record<string, unknown> = {}
+    for (const [name, value] of Object.entries(record)) {
+      const form = known.get(name)
+      if (value !== null && value !== undefined) out[name] = value
+      else if (form === 'text') out[name] = text(value)
+      else if (form === 'stage') out[name] = stageText(null)
+      else if (form === 'list') out[name] = []
+      else out[name] = null
+    }
+    return out
+  }
 }

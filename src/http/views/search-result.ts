@@ -1,8 +1,9 @@
 /**
- * @module One GET /search hit in the wire shape of spec 2.9 (schemas/search.ts). Unknown values
- * follow missing-values.ts: '' for plain strings, null for unknown numbers, [] for a company
- * without keywords, and null for the fields that do not apply to the hit's kind (a company has no
- * investor_funding, an investor no company_* values).
+ * @module One GET /search hit in the wire shape of spec 2.9 (schemas/search.ts). Missing values
+ * follow missing-values.ts, whether unknown or not applying to the hit's kind: '' for the plain
+ * strings (an investor's `company_domain` too: spec 2.9 types it as a string), null for numbers
+ * (a company's `investor_funding`, an investor's `company_funding` and `company_mattermark_score`)
+ * and for the spec's nullable `company_keywords` of an investor, [] for a company without keywords.
  */
 import type { z } from 'zod'
 import type { SearchHit } from '../../records/search.js'
@@ -18,7 +19,8 @@ export function searchResultView(hit: SearchHit): SearchResult {
       object_name: text(hit.name),
       object_slug: text(hit.slug),
       company_domain: text(hit.domain),
-      // total_funding, as GET /companies/:id shows it: null when no funding is known, never a made-up 0.
+      // total_funding, as GET /companies/:id shows it: 0 for a company that never raised, null when
+      // its rounds' amounts are undisclosed.
       company_funding: integerOrNull(hit.companyFunding),
       company_keywords: list(hit.keywords),
       company_mattermark_score: hit.svcScore === null ? null : Math.round(hit.svcScore),
@@ -30,7 +32,8 @@ export function searchResultView(hit: SearchHit): SearchResult {
     object_type: 'investor',
     object_name: text(hit.name),
     object_slug: text(hit.slug),
-    company_domain: null,
+    // A plain string in spec 2.9: '' (no company domain), as every plain string the data lacks.
+    company_domain: '',
     company_funding: null,
     company_keywords: null,
     company_mattermark_score: null,

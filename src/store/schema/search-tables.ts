@@ -96,8 +96,9 @@ export function searchTableDdl(): string[] {
     `create table if not exists "${c.ranks}" (rank integer primary key, "${c.idColumn}" integer not null, name_key text)`,
     fts(c),
     ...words(c),
-    // investor_funding (spec 2.9) is an aggregate over funding events: computed with the ranks.
-    `create table if not exists "${i.ranks}" (rank integer primary key, "${i.idColumn}" integer not null, name_key text, funding integer not null default 0)`,
+    // investor_funding (spec 2.9) is an aggregate over funding events: computed with the ranks;
+    // NULL when no round's amount is disclosed (migration 012 dropped the column's NOT NULL).
+    `create table if not exists "${i.ranks}" (rank integer primary key, "${i.idColumn}" integer not null, name_key text, funding integer)`,
     fts(i),
     ...words(i),
   ]
