@@ -124,8 +124,8 @@ describe('import into PostgreSQL', () => {
   it('into a loaded schema: replaced records, changed ids, the afterLoad hook and a new data version, as on SQLite', async () => {
     const { pg } = await freshSchema('repl')
     const lite = sqliteFile('repl.db')
-    generateInto(lite, { companies: 120, seed: 1 })
-    await generateIntoDatabase(pg, { companies: 120, seed: 1, postgres: {} })
+    generateInto(lite, { companies: 120, seed: 1, asOf: '2024-06-30' })
+    await generateIntoDatabase(pg, { companies: 120, seed: 1, asOf: '2024-06-30', postgres: {} })
     await expectSameTables(lite, pg)
     const before = await dataVersion(pg)
 
@@ -230,9 +230,9 @@ describe('generate into PostgreSQL', () => {
   it('the same seed and size give the same rows as on SQLite, and record lookups agree', async () => {
     const { pg } = await freshSchema('gen')
     const lite = sqliteFile('gen.db')
-    const liteSummary = generateInto(lite, { companies: 400, seed: 5 })
+    const liteSummary = generateInto(lite, { companies: 400, seed: 5, asOf: '2024-06-30' })
     const steps: string[] = []
-    const pgSummary = await generateIntoDatabase(pg, { companies: 400, seed: 5, postgres: {}, onProgress: (p) => { if (p.step) steps.push(p.step) } })
+    const pgSummary = await generateIntoDatabase(pg, { companies: 400, seed: 5, asOf: '2024-06-30', postgres: {}, onProgress: (p) => { if (p.step) steps.push(p.step) } })
     expect({ ...pgSummary, dataVersion: 0 }).toEqual({ ...liteSummary, dataVersion: 0 })
     expect(pgSummary.changed).toBeUndefined()
     expect(steps).toEqual(expect.arrayContaining(['investments', 'indexes', 'analyze']))
@@ -260,7 +260,7 @@ describe('ventureql generate/import --database postgres://...', () => {
     const gen = cli(['generate', '--companies', '60', '--database', PG_URL, '--schema', schema.name])
     expect(gen.stderr).not.toMatch(/error/i)
     expect(gen.status).toBe(0)
-    expect(gen.stdout).toMatch(new RegExp(`\\(schema ${schema.name}\\): 60 companies, 6 investors, \\d+ funding events, data version 1, `))
+    expect(gen.stdout).toMatch(new RegExp(`\\(schema ${schema.name}\\): 60 companies, 6 investors, \\d+ funding events, data version 1, .* \\(dated as of \\d{4}-\\d{2}-\\d{2}\\)\n$`))
     const file = writeJsonl('cli.jsonl', MIXED_LINES)
     const imp = cli(['import', '--database', PG_URL, '--schema', schema.name, file])
     expect(imp.status).toBe(1) // lines were rejected
