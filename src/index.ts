@@ -32,7 +32,7 @@ export type {
 } from './store/driver-types.js'
 export { copyToPostgres, tablesToCopy, type CopyOptions, type CopySummary, type CopiedTable } from './store/copy.js'
 export { refreshPostgresSearchIndex, type SearchRefreshSummary } from './store/search-index-postgres.js'
-export { Ingestor, type IngestOptions, type IngestSummary, type IngestReject, type IngestChanged } from './store/ingest.js'
+export { Ingestor, type IngestOptions, type IngestSummary, type IngestReject, type IngestChanged, type RowCounts } from './store/ingest.js'
 export { PostgresIngestor, PostgresLoadError, type IngestPostgresOptions } from './store/ingest-postgres.js'
 export { generateRecords, todayUtc, type GenerateOptions } from './store/generate/generator.js'
 export { generateInto, generateIntoDatabase, generateJsonl, generatedAsOf } from './store/generate/build.js'

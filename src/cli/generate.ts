@@ -3,16 +3,17 @@
  * database (through the same loader as `import`), into PostgreSQL (`--database postgres://...`,
  * through the loader's COPY writer, replacing the schema's data in one transaction) or as a JSON
  * Lines file `import` reads. The data's dates are relative to `--as-of` (default: today, UTC), which
- * the summary names and a database keeps in `meta` (`generated_as_of`). A progress bar goes to
- * stderr on a terminal; elsewhere (CI, pipes) a few plain progress lines.
+ * the summary names and a database keeps in `meta` (`generated_as_of`). Progress (phase, share done,
+ * time left, progress.ts) goes to stderr: a bar on a terminal, elsewhere (CI, pipes) a few lines.
  */
 import { existsSync, rmSync, statSync } from 'node:fs'
 import { InvalidArgumentError, type Command } from 'commander'
-import cliProgress from 'cli-progress'
 import { openDatabase } from '../store/open.js'
 import { databaseFiles } from '../store/state-file.js'
 import { generateInto, generateIntoDatabase, generateJsonl, type Progress } from '../store/generate/build.js'
 import { asOfDate, todayUtc } from '../store/generate/generator.js'
+import { loadPhases, RECORDS_PHASE, type LoadPhase } from '../store/load-phases.js'
+import { companiesUnit, progressReporter } from './progress.js'
 import { describeTarget, isPostgresUrl, openTarget, TargetError } from '../store/open-target.js'
 
 export const DEFAULT_DEMO_COMPANIES = 5000
@@ -34,37 +35,12 @@ function asOfOption(value: string): string {
   }
 }
 
-/** Reports progress: a bar on a TTY, otherwise a line at every 10% and for each finishing step. */
-function progressReporter(label: string): { update(p: Progress): void; stop(): void } {
-  if (process.stderr.isTTY) {
-    const bar = new cliProgress.SingleBar({
-      stream: process.stderr,
-      format: `${label} [{bar}] {percentage}% | {value}/{total} companies | {eta_formatted} left | {step}`,
-      hideCursor: true,
-    }, cliProgress.Presets.shades_classic)
-    let started = false
-    return {
-      update(p) {
-        if (!started) { bar.start(p.total, 0, { step: 'writing' }); started = true }
-        bar.update(p.companies, { step: p.step ?? 'writing' })
-      },
-      stop() { if (started) bar.stop() },
-    }
-  }
-  let lastTenth = -1
-  let lastStep: string | undefined
+/** Progress of a generation on stderr: the generator's updates as phases of the load. */
+function generateProgress(phases: readonly LoadPhase[]): { update(p: Progress): void; stop(done?: boolean): void } {
+  const reporter = progressReporter({ label: 'generate', phases, unit: companiesUnit })
   return {
-    update(p) {
-      const tenth = p.total === 0 ? 10 : Math.floor((p.companies / p.total) * 10)
-      if (p.step === undefined && tenth !== lastTenth) {
-        lastTenth = tenth
-        process.stderr.write(`${label}: ${p.companies}/${p.total} companies\n`)
-      } else if (p.step !== undefined && p.step !== lastStep) {
-        lastStep = p.step
-        process.stderr.write(`${label}: ${p.step}\n`)
-      }
-    },
-    stop() {},
+    update: (p) => reporter.update(p.step === undefined ? { phase: RECORDS_PHASE, done: p.companies, total: p.total } : { phase: p.step }),
+    stop: (done) => reporter.stop(done),
   }
 }
 
@@ -94,32 +70,34 @@ export function registerGenerate(program: Command): void {
       const format = opts.format ?? (opts.out.endsWith('.jsonl') ? 'jsonl' : 'sqlite')
       if (format !== 'sqlite' && format !== 'jsonl') throw new Error(`--format must be sqlite or jsonl, got ${JSON.stringify(format)}`)
       const started = Date.now()
-      const progress = progressReporter('generate')
-      try {
-        if (format === 'jsonl') {
-          const lines = await generateJsonl(opts.out, { companies: opts.companies, seed: opts.seed, asOf, onProgress: (p) => progress.update(p) })
-          progress.stop()
-          process.stdout.write(`wrote ${lines} records to ${opts.out} in ${((Date.now() - started) / 1000).toFixed(1)} s (dated as of ${asOf})\n`)
-          return
-        }
-        // A fresh file: the loader may run without a journal (nobody else has it open).
-        // The state file goes too: a replaced database starts without the old one's keys and caches.
-        for (const f of databaseFiles(opts.out)) if (existsSync(f)) rmSync(f)
-        const vdb = openDatabase(opts.out)
+      if (format === 'jsonl') {
+        const progress = generateProgress([{ name: RECORDS_PHASE, weight: 1 }])
         try {
-          const summary = generateInto(vdb, {
-            companies: opts.companies, seed: opts.seed, asOf, ingest: { unsafeFast: true }, onProgress: (p) => progress.update(p),
-          })
-          progress.stop()
-          const size = statSync(opts.out).size
-          process.stdout.write(`${opts.out}: ${summary.companies} companies, ${summary.investors} investors, `
-            + `${vdb.sqlite.prepare('select count(*) from fundings').pluck().get()} funding events, `
-            + `${(size / 1e6).toFixed(1)} MB, data version ${summary.dataVersion}, ${((Date.now() - started) / 1000).toFixed(1)} s (dated as of ${asOf})\n`)
+          const lines = await generateJsonl(opts.out, { companies: opts.companies, seed: opts.seed, asOf, onProgress: (p) => progress.update(p) })
+          progress.stop(true)
+          process.stdout.write(`wrote ${lines} records to ${opts.out} in ${((Date.now() - started) / 1000).toFixed(1)} s (dated as of ${asOf})\n`)
         } finally {
-          await vdb.close()
+          progress.stop()
         }
+        return
+      }
+      // A fresh file: the loader may run without a journal (nobody else has it open).
+      // The state file goes too: a replaced database starts without the old one's keys and caches.
+      for (const f of databaseFiles(opts.out)) if (existsSync(f)) rmSync(f)
+      const vdb = openDatabase(opts.out)
+      const progress = generateProgress(loadPhases('sqlite', { rebuildsIndexes: true }))
+      try {
+        const summary = generateInto(vdb, {
+          companies: opts.companies, seed: opts.seed, asOf, ingest: { unsafeFast: true }, onProgress: (p) => progress.update(p),
+        })
+        progress.stop(true)
+        const size = statSync(opts.out).size
+        process.stdout.write(`${opts.out}: ${summary.added.companies} companies, ${summary.added.investors} investors, `
+          + `${summary.added.fundings} funding events, ${(size / 1e6).toFixed(1)} MB, data version ${summary.dataVersion}, `
+          + `${((Date.now() - started) / 1000).toFixed(1)} s (dated as of ${asOf})\n`)
       } finally {
         progress.stop()
+        await vdb.close()
       }
     })
 }
@@ -128,16 +106,16 @@ async function generatePostgres(target: string, opts: { companies: number; seed:
   const started = Date.now()
   const vdb = await openTarget(target, { ...(opts.schema !== undefined ? { schema: opts.schema } : {}) })
   if (vdb.dialect !== 'postgres') throw new Error('generate: expected a PostgreSQL database')
-  const progress = progressReporter('generate')
+  // The schema's data is replaced: a load into an empty schema, its indexes rebuilt at the end.
+  const progress = generateProgress(loadPhases('postgres', { rebuildsIndexes: true }))
   try {
     const summary = await generateIntoDatabase(vdb, {
       companies: opts.companies, seed: opts.seed, asOf: opts.asOf, onProgress: (p) => progress.update(p),
       postgres: { replace: true },
     })
-    progress.stop()
-    const fundings = await vdb.db.selectFrom('fundings').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()
-    process.stdout.write(`${describeTarget(target, vdb.schema)}: ${summary.companies} companies, ${summary.investors} investors, `
-      + `${Number(fundings.n)} funding events, data version ${summary.dataVersion}, ${((Date.now() - started) / 1000).toFixed(1)} s (dated as of ${opts.asOf})\n`)
+    progress.stop(true)
+    process.stdout.write(`${describeTarget(target, vdb.schema)}: ${summary.added.companies} companies, ${summary.added.investors} investors, `
+      + `${summary.added.fundings} funding events, data version ${summary.dataVersion}, ${((Date.now() - started) / 1000).toFixed(1)} s (dated as of ${opts.asOf})\n`)
   } finally {
     progress.stop()
     await vdb.close()
