@@ -25,6 +25,7 @@ import { copyToPostgres } from '../src/store/copy.js'
 import { generateInto, generateIntoDatabase } from '../src/store/generate/build.js'
 import { openPostgres } from '../src/store/open-postgres.js'
 import { openDatabase } from '../src/store/open.js'
+import { BENCH_AS_OF } from './support/dataset.js'
 
 const companies = Number(process.env.BENCH_PG_INGEST_COMPANIES ?? 50_000)
 if (!Number.isSafeInteger(companies) || companies < 1) throw new Error(`BENCH_PG_INGEST_COMPANIES must be a positive integer, got ${JSON.stringify(process.env.BENCH_PG_INGEST_COMPANIES)}`)
@@ -81,7 +82,7 @@ if (withSqlite) {
   const sqliteRun = phases('sqlite')
   const vdb = openDatabase(file)
   try {
-    generateInto(vdb, { companies, seed: 1, ingest: { unsafeFast: true }, onProgress: (p) => sqliteRun.step(p.step) })
+    generateInto(vdb, { companies, seed: 1, asOf: BENCH_AS_OF, ingest: { unsafeFast: true }, onProgress: (p) => sqliteRun.step(p.step) })
   } finally {
     await vdb.close()
   }
@@ -96,7 +97,7 @@ const pgRun = phases('postgres')
   const vdb = await openPostgres({ connectionString: url, schema: SCHEMAS[0] })
   try {
     await generateIntoDatabase(vdb, {
-      companies, seed: 1, postgres: { replace: true, ...(defer === undefined ? {} : { deferIndexes: defer }) }, onProgress: (p) => pgRun.step(p.step),
+      companies, seed: 1, asOf: BENCH_AS_OF, postgres: { replace: true, ...(defer === undefined ? {} : { deferIndexes: defer }) }, onProgress: (p) => pgRun.step(p.step),
     })
   } finally {
     await vdb.close()

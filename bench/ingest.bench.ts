@@ -22,21 +22,22 @@ import { generateRecords } from '../src/store/generate/generator.js'
 import { Ingestor } from '../src/store/ingest.js'
 import { openDatabase } from '../src/store/open.js'
 import { parseRecord } from '../src/store/record-schemas.js'
+import { BENCH_AS_OF } from './support/dataset.js'
 import { runBench } from './support/measure.js'
 
 const companies = Number(process.env.BENCH_INGEST_COMPANIES ?? 10_000)
 if (!Number.isSafeInteger(companies) || companies < 1000) throw new Error(`BENCH_INGEST_COMPANIES must be an integer >= 1000, got ${JSON.stringify(process.env.BENCH_INGEST_COMPANIES)}`)
 const runs = Number(process.env.BENCH_INGEST_RUNS ?? 3)
-const envelopes = [...generateRecords({ companies, seed: 1 })]
+const envelopes = [...generateRecords({ companies, seed: 1, asOf: BENCH_AS_OF })]
 
 const generateOnly = () => {
   let records = 0
-  for (const _ of generateRecords({ companies, seed: 1 })) records++
+  for (const _ of generateRecords({ companies, seed: 1, asOf: BENCH_AS_OF })) records++
   return records
 }
 
 const decodeAll = () => {
-  for (const envelope of generateRecords({ companies, seed: 1 })) {
+  for (const envelope of generateRecords({ companies, seed: 1, asOf: BENCH_AS_OF })) {
     const parsed = parseRecord(envelope)
     if (!parsed.ok) throw new Error(parsed.reason)
   }
@@ -50,7 +51,7 @@ const generateFile = async () => {
   removeFile()
   const vdb = openDatabase(file)
   try {
-    generateInto(vdb, { companies, seed: 1, ingest: { unsafeFast: true } })
+    generateInto(vdb, { companies, seed: 1, asOf: BENCH_AS_OF, ingest: { unsafeFast: true } })
   } finally {
     await vdb.close()
   }

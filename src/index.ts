@@ -32,11 +32,11 @@ export type {
 } from './store/driver-types.js'
 export { copyToPostgres, tablesToCopy, type CopyOptions, type CopySummary, type CopiedTable } from './store/copy.js'
 export { refreshPostgresSearchIndex, type SearchRefreshSummary } from './store/search-index-postgres.js'
-export { Ingestor, type IngestOptions, type IngestSummary, type IngestReject, type IngestChanged } from './store/ingest.js'
+export { Ingestor, type IngestOptions, type IngestSummary, type IngestReject, type IngestChanged, type RowCounts } from './store/ingest.js'
 export { PostgresIngestor, PostgresLoadError, type IngestPostgresOptions } from './store/ingest-postgres.js'
-export { generateRecords, type GenerateOptions } from './store/generate/generator.js'
-export { generateInto, generateIntoDatabase, generateJsonl } from './store/generate/build.js'
-export { createFixtureDatabase, type FixtureOptions } from './store/generate/fixture.js'
+export { generateRecords, todayUtc, type GenerateOptions } from './store/generate/generator.js'
+export { generateInto, generateIntoDatabase, generateJsonl, generatedAsOf } from './store/generate/build.js'
+export { createFixtureDatabase, FIXTURE_AS_OF, type FixtureOptions } from './store/generate/fixture.js'
 // The reference evaluator: an SQL-free implementation of the language, for test authors' own
 // differential tests (see test/properties/differential.test.ts for how ours use it).
 export * from './reference/index.js'

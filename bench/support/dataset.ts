@@ -4,6 +4,10 @@
  * generator and loader as `ventureql generate` and cached under `.ventureql/bench/` (gitignored).
  * A benchmark only ever reads it, so every bench file in a run sees the same data; the stored-query
  * caches the engine writes (totals, checkpoints) are cleared per run by `freshCaches`.
+ *
+ * Generated with a fixed "today" (`BENCH_AS_OF`), not the generator's default (the day it runs):
+ * a cached file keyed by size alone then holds the same data whatever day it was built, and figures
+ * of runs on different days stay comparable.
  */
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -12,6 +16,9 @@ import { openDatabase, type SqliteVentureDb } from '../../src/store/open.js'
 
 export const BENCH_DIR = resolve('.ventureql/bench')
 
+/** The generator's "today" for every bench database: the date generated data had before it followed the calendar. */
+export const BENCH_AS_OF = '2024-06-30'
+
 export function benchCompanies(): number {
   const raw = process.env.BENCH_COMPANIES ?? '100000'
   const n = Number(raw)
@@ -19,7 +26,7 @@ export function benchCompanies(): number {
   return n
 }
 
-/** The path of the cached benchmark database, generated (seed 1) on first use. */
+/** The path of the cached benchmark database, generated (seed 1, `BENCH_AS_OF`) on first use. */
 export function benchDatabaseFile(companies: number = benchCompanies()): string {
   const file = join(BENCH_DIR, `companies-${companies}.db`)
   if (existsSync(file)) return file
@@ -35,6 +42,7 @@ export function benchDatabaseFile(companies: number = benchCompanies()): string 
     generateInto(vdb, {
       companies,
       seed: 1,
+      asOf: BENCH_AS_OF,
       ingest: { unsafeFast: true },
       onProgress: (p) => {
         const tenth = Math.floor((p.companies / Math.max(1, p.total)) * 10)

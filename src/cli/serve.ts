@@ -27,7 +27,8 @@ import { createRequestLog, resolveLogFormat, type LogFormat } from '../http/requ
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS, startNodeServer, type CloseSummary, type RunningServer } from '../http/node-server.js'
 import { loadOrCreateDevCertificate, readTlsPair, type TlsMaterial } from '../http/tls.js'
 import { createApiKey, listApiKeys, type NewKey } from '../store/api-keys.js'
-import { generateInto } from '../store/generate/build.js'
+import { generatedAsOf, generateInto } from '../store/generate/build.js'
+import { todayUtc } from '../store/generate/generator.js'
 import { openDatabase } from '../store/open.js'
 import { databaseFiles, stateFileOf } from '../store/state-file.js'
 import { DEFAULT_DEMO_COMPANIES } from './generate.js'
@@ -229,6 +230,8 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
 
   const companies = await engine.count({ dataset: 'companies', filter: {} })
   out(`ventureql: serving ${server.url} (${companies.ok ? `${companies.value} companies, ` : ''}${databaseFile})`)
+  const asOf = await generatedAsOf(engine.database)
+  if (asOf !== undefined) out(generatedDataNote(asOf, todayUtc(), options.database === undefined ? databaseFile : undefined))
   const { workers, interruptible, timeoutMs } = engine.execution
   const limit = timeoutMs > 0 ? `stopped after ${timeoutMs} ms (--query-timeout)` : 'no time limit'
   if (postgres) {
@@ -273,6 +276,22 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     })),
   })
 }
+
+/**
+ * What the startup output says about a generated database: the day its dates are relative to and,
+ * once it is older than a few weeks, that date phrases ("raised in past 3 months") count back from
+ * today and so match less and less of it. `demoFile`: the demo database, which a restart
+ * regenerates when it is deleted.
+ */
+export function generatedDataNote(asOf: string, today: string, demoFile: string | undefined): string {
+  const days = Math.round((Date.parse(`${today}T00:00:00Z`) - Date.parse(`${asOf}T00:00:00Z`)) / 86_400_000)
+  if (days <= STALE_DEMO_DAYS) return `data: generated, dated as of ${asOf}${days === 0 ? ' (today)' : ''}`
+  const redo = demoFile !== undefined ? `delete ${demoFile} for a new demo database (new keys too)` : 'regenerate it with `ventureql generate --out FILE`'
+  return `data: generated, dated as of ${asOf}, ${days} days ago: date phrases such as "raised in past 3 months" count back from today and match less of it; ${redo}`
+}
+
+/** Age (days) past which the startup output says generated data is getting old. */
+const STALE_DEMO_DAYS = 30
 
 /** Generates the demo dataset beside its final name and renames it, so an interrupted run leaves no half database. */
 async function generateDemo(file: string, companies: number, err: (line: string) => void): Promise<void> {

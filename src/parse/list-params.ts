@@ -217,7 +217,7 @@ export const FORMATS: Readonly<Record<ParamFormat, FormatDoc>> = Object.freeze({
   numeric_range: { accepts: '`from~to`, `from~`, `~to` or a single number (equality); negative numbers allowed; decimals where the field is a number', becomes: '`between: [from, to]`, `gte`, `lte`, `eq`' },
   date_range: { accepts: '`from~to`, `from~`, `~to` or a single date; dates as YYYY-MM-DD or YYYYMMDD', becomes: '`between`, `gte`, `lte`, `eq` (on a datetime field, whole days: from 00:00:00 to 23:59:59)' },
   date: { accepts: 'one date, YYYY-MM-DD or YYYYMMDD', becomes: '`{field: {eq: date}}`' },
-  founding_phrase: { accepts: `one of: ${Object.keys(FOUNDING_PHRASES).join(', ')}`, becomes: '`{est_founding_date: {gte: today minus N months}}`' },
+  founding_phrase: { accepts: `one of: ${Object.keys(FOUNDING_PHRASES).join(', ')}; or several, pipe-joined (\`within 3 months|within 2 years\`), repeated or with \`[]\`: any of them`, becomes: '`{est_founding_date: {gte: today minus N months}}`; several: `{or: [...]}` of those' },
   funding_phrase: { accepts: `one of: ${Object.keys(FUNDING_PHRASES).join(', ')}`, becomes: '`gte` today minus N months; `not` of that; `is_null: true` / `false`' },
   list: { accepts: 'one or more values, pipe-joined (`a|b`), repeated or with `[]`', becomes: '`{field: {in: [...]}}` (exact values)' },
   country_list: { accepts: 'one or more three-letter country codes (any case), pipe-joined, repeated or with `[]`', becomes: '`{country: {in: [...]}}` (upper-cased)' },
@@ -357,11 +357,7 @@ function readParameter(endpoint: ListEndpoint, def: ListParamDef, params: ListPa
         return isInvalid(day) ? bad(def, 'invalid_value', text, 'not one date') : ok({ [field.name]: { eq: day } })
       })
     case 'founding_phrase':
-      return single(def, params, (text) => {
-        const months = lookup(FOUNDING_PHRASES, normalisePhrase(text))
-        if (months === undefined) return unknownPhrase(def, text, Object.keys(FOUNDING_PHRASES))
-        return ok({ [field.name]: { gte: monthsBefore(options.now, months) } })
-      })
+      return many(def, params, (texts) => foundingPhrases(def, field.name, texts, options.now))
     case 'funding_phrase':
       return single(def, params, (text) => {
         const phrase = lookup(FUNDING_PHRASES, normalisePhrase(text))
@@ -462,15 +458,46 @@ function tooLong(def: ListParamDef, value: string): Result<never> {
 }
 
 function unknownPhrase(def: ListParamDef, text: string, phrases: readonly string[]): Result<never> {
+  return fail([unknownPhraseIssue(def, text, phrases)])
+}
+
+/**
+ * `position`: where the phrase stood among several sent together (`a|b|c`, 1-based), so a client
+ * that joins phrases learns which one was refused.
+ */
+function unknownPhraseIssue(def: ListParamDef, text: string, phrases: readonly string[], position?: { readonly at: number; readonly of: number }): Issue {
   const suggestions = suggestionList(normalisePhrase(text), phrases)
-  return fail([issue({
+  const which = position ? `phrase ${position.at} of ${position.of}, ${previewValue(text)}, is not one it knows` : `does not know the phrase ${previewValue(text)}`
+  const several = def.format === 'founding_phrase' ? ' or several joined by | (any of them)' : ''
+  return issue({
     code: 'invalid_value', path: `/${def.name}`,
-    message: `Parameter \`${def.name}\` does not know the phrase ${previewValue(text)}; it takes one of: ${phrases.join(', ')} (any case; spaces as + or %20).${didYouMean(suggestions)}`,
+    message: `Parameter \`${def.name}\` ${which}; it takes one of: ${phrases.join(', ')}${several} (any case; spaces as + or %20).${didYouMean(suggestions)}`,
     expected: `one of: ${phrases.join(', ')}`,
     got: previewValue(text),
     ...(suggestions.length > 0 ? { suggestions } : {}),
     allowed: [...phrases],
-  })])
+  })
+}
+
+/**
+ * `est_founding_date`: one phrase, or several joined by `|` (also repeated or with `[]`), as clients
+ * of the original service send them. Each phrase is a window (`gte` today minus N months) and the
+ * windows OR together, like the values of any list parameter: one phrase is the bare comparison,
+ * several an `or` of them (the same phrase twice counts once). Every unknown phrase is an issue
+ * naming its position.
+ */
+function foundingPhrases(def: ListParamDef, field: string, texts: readonly string[], now: Date): Result<FilterHash> {
+  const phrases = Object.keys(FOUNDING_PHRASES)
+  const months: number[] = []
+  const issues: Issue[] = []
+  texts.forEach((text, k) => {
+    const m = lookup(FOUNDING_PHRASES, normalisePhrase(text))
+    if (m === undefined) issues.push(unknownPhraseIssue(def, text, phrases, texts.length > 1 ? { at: k + 1, of: texts.length } : undefined))
+    else if (!months.includes(m)) months.push(m)
+  })
+  if (issues.length > 0) return fail(issues)
+  const windows = months.map((m) => ({ [field]: { gte: monthsBefore(now, m) } }))
+  return ok(windows.length === 1 ? windows[0]! : { or: windows })
 }
 
 /** A table entry by a user-given key; `constructor` and friends are not phrases. */

@@ -27,7 +27,8 @@ import { datasets, type FieldDef } from '../catalog/index.js'
 import { chunkLines, copyInto, copyLine, moveDataVersion, secondaryIndexes } from './copy-writer.js'
 import { tablesToCopy } from './copy.js'
 import {
-  datasetColumns, RecordLoader, type DatasetWrite, type IngestChanged, type IngestSummary, type LoadWriters, type PairWrite, type RowWrite,
+  datasetColumns, RecordLoader, ROW_COUNTS_SQL, rowCountsOf, type DatasetWrite, type IngestChanged, type IngestSummary, type LoadWriters, type PairWrite,
+  type RowCounts, type RowWrite,
 } from './ingest.js'
 import { materialiseSteps } from './materialise.js'
 import { recordCompleteOwners } from './owner-integrity.js'
@@ -243,13 +244,14 @@ export class PostgresIngestor extends RecordLoader {
 
   private constructor(
     vdb: PostgresVentureDb, client: PoolClient, options: IngestPostgresOptions,
-    setup: { fresh: boolean; deferred: { name: string; definition: string }[]; nextFundingId: number; nextStoryId: number; stored: Record<string, Set<number> | null> },
+    setup: { fresh: boolean; deferred: { name: string; definition: string }[]; nextFundingId: number; nextStoryId: number; stored: Record<string, Set<number> | null>; rowsBefore: RowCounts },
   ) {
     super(options.batchSize ?? 10_000)
     this.#vdb = vdb
     this.#client = client
     this.#options = options
     this.#fresh = setup.fresh
+    this.rowsBefore = setup.rowsBefore
     this.#deferred = setup.deferred
     this.nextFundingId = setup.nextFundingId
     this.nextStoryId = setup.nextStoryId
@@ -376,6 +378,7 @@ export class PostgresIngestor extends RecordLoader {
         await client.query(`truncate table ${[...tablesToCopy().map((t) => `"${t.table}"`), ...VERSIONED_CACHE_TABLES.map((t) => `"${t}"`)].join(', ')}`)
       }
       const one = async (text: string): Promise<number> => Number((await client.query(text)).rows[0]?.n ?? 0)
+      const rowsBefore = rowCountsOf((await client.query(ROW_COUNTS_SQL)).rows[0])
       const fresh = (await client.query(`select 1 from "${companies.table}" limit 1`)).rowCount === 0
       const pk = (ds: typeof companies) => ds.fields[ds.primaryKey]!.column!
       // Keys already stored, to tell replacements: only in a schema that holds rows. Stories are
@@ -399,7 +402,7 @@ export class PostgresIngestor extends RecordLoader {
         deferred = await secondaryIndexes(client, tablesToCopy().map((t) => t.table))
         for (const index of deferred) await client.query(`drop index "${index.name}"`)
       }
-      return new PostgresIngestor(vdb, client, options, { fresh, deferred, nextFundingId, nextStoryId, stored })
+      return new PostgresIngestor(vdb, client, options, { fresh, deferred, nextFundingId, nextStoryId, stored, rowsBefore })
     } catch (error) {
       await client.query('rollback').catch(() => undefined)
       client.release(true)
@@ -496,6 +499,7 @@ export class PostgresIngestor extends RecordLoader {
     const c = this.#client
     let version: number
     let changed: IngestChanged | undefined
+    let rowsAfter: RowCounts
     try {
       await this.#chain
       if (this.#failure) throw this.#failure
@@ -509,6 +513,7 @@ export class PostgresIngestor extends RecordLoader {
         else answer = (await c.query({ text: s.value, rowMode: 'array' })).rows[0]?.[0]
         next = steps.next(answer)
       }
+      rowsAfter = rowCountsOf((await c.query(ROW_COUNTS_SQL)).rows[0])
       if (this.#deferred.length > 0) {
         onStep?.('indexes')
         for (const index of this.#deferred) await c.query(index.definition)
@@ -553,7 +558,12 @@ export class PostgresIngestor extends RecordLoader {
       onStep?.('after load')
       await this.#options.afterLoad(this.#vdb, changed)
     }
-    return this.summary(version, changed)
+    return this.summary(version, rowsAfter, changed)
+  }
+
+  /** Whether the load dropped the secondary indexes and rebuilds them at `finish()` (its 'indexes' phase). */
+  get rebuildsIndexes(): boolean {
+    return this.#deferred.length > 0
   }
 
   /** Whether the load began on a schema without companies (then `changed` is not tracked). */

@@ -25,6 +25,7 @@ import {
 import { materialise } from './materialise.js'
 import { recordCompleteOwnersSync } from './owner-integrity.js'
 import { refreshSearchIndex } from './search-index.js'
+import { linkOf } from './sql-names.js'
 
 export interface IngestOptions {
   /** Records per transaction (default 5000). */
@@ -49,9 +50,24 @@ export interface IngestReject {
 }
 
 export interface IngestSummary {
+  /**
+   * Records written per dataset: every company, investor and funding event the load stored,
+   * including those that replaced a stored record with the same id (or an earlier one of the same
+   * load). What the tables gained is `added`.
+   */
   readonly companies: number
   readonly investors: number
+  /** Funding events written: funding records, and the items of company records' `funding` arrays. */
   readonly fundings: number
+  /** Of `fundings`, the items of company records' `funding` arrays. */
+  readonly embeddedFundings: number
+  /**
+   * Rows each table gained: counted before the load's first write and after its derived data (so
+   * investor links resolved from slugs are in), in the load's own view of the database. A record
+   * that replaced a stored one adds no row; a replaced funding event with fewer investors can make
+   * `fundingInvestors` negative.
+   */
+  readonly added: RowCounts
   readonly rejected: readonly IngestReject[]
   readonly dataVersion: number
   /**
@@ -64,6 +80,32 @@ export interface IngestSummary {
 const companies = datasets.companies
 const investors = datasets.investors
 const fundings = datasets.fundings
+
+/** Rows of the tables a load adds records to (`IngestSummary.added`). */
+export interface RowCounts {
+  readonly companies: number
+  readonly investors: number
+  readonly fundings: number
+  /** Investor links of funding events (`funding_investors`). */
+  readonly fundingInvestors: number
+}
+
+/** One statement counting the rows of `RowCounts` (SQLite and PostgreSQL). */
+export const ROW_COUNTS_SQL = `select (select count(*) from "${companies.table}") as companies, (select count(*) from "${investors.table}") as investors, `
+  + `(select count(*) from "${fundings.table}") as fundings, (select count(*) from ${linkOf('fundings', 'investors').table}) as funding_investors`
+
+/** `ROW_COUNTS_SQL`'s row as numbers (PostgreSQL returns counts as text). */
+export function rowCountsOf(row: Record<string, unknown> | undefined): RowCounts {
+  const n = (k: string) => Number(row?.[k] ?? 0)
+  return Object.freeze({ companies: n('companies'), investors: n('investors'), fundings: n('fundings'), fundingInvestors: n('funding_investors') })
+}
+
+function rowCountsDelta(after: RowCounts, before: RowCounts): RowCounts {
+  return Object.freeze({
+    companies: after.companies - before.companies, investors: after.investors - before.investors,
+    fundings: after.fundings - before.fundings, fundingInvestors: after.fundingInvestors - before.fundingInvestors,
+  })
+}
 
 /** A catalog field by name, failing loudly at load time if the catalog no longer has it. */
 function catalogField(ds: DatasetDef, name: string): FieldDef {
@@ -203,7 +245,9 @@ export interface IngestChanged {
 export abstract class RecordLoader {
   protected readonly batchSize: number
   protected readonly rejectedList: IngestReject[] = []
-  protected readonly tally = { companies: 0, investors: 0, fundings: 0 }
+  protected readonly tally = { companies: 0, investors: 0, fundings: 0, embeddedFundings: 0 }
+  /** `ROW_COUNTS_SQL` before the load's first write (set by the subclass). */
+  protected rowsBefore: RowCounts = rowCountsOf(undefined)
   protected inBatch = 0
   protected nextFundingId = 1
   protected nextStoryId = 1
@@ -243,7 +287,8 @@ export abstract class RecordLoader {
     if (++this.inBatch >= this.batchSize) this.commitBatch()
   }
 
-  get counts(): { readonly companies: number; readonly investors: number; readonly fundings: number; readonly rejected: number } {
+  /** Records written so far (funding events: funding records and company records' funding items) and rejected. */
+  get counts(): { readonly companies: number; readonly investors: number; readonly fundings: number; readonly embeddedFundings: number; readonly rejected: number } {
     return { ...this.tally, rejected: this.rejectedList.length }
   }
 
@@ -263,9 +308,10 @@ export abstract class RecordLoader {
     this.inBatch = 0
   }
 
-  protected summary(dataVersion: number, changed?: IngestChanged): IngestSummary {
+  /** `rowsAfter`: `ROW_COUNTS_SQL` once the load's rows and derived data are written. */
+  protected summary(dataVersion: number, rowsAfter: RowCounts, changed?: IngestChanged): IngestSummary {
     return Object.freeze({
-      ...this.tally, rejected: Object.freeze([...this.rejectedList]), dataVersion,
+      ...this.tally, added: rowCountsDelta(rowsAfter, this.rowsBefore), rejected: Object.freeze([...this.rejectedList]), dataVersion,
       ...(changed ? { changed } : {}),
     })
   }
@@ -330,6 +376,8 @@ export abstract class RecordLoader {
         country: r.country,
         created_on: item.created_on,
       }))
+      this.tally.fundings++
+      this.tally.embeddedFundings++
       this.#writeFundingLinks(fundingId, replaced, item.investor_ids, [], item.source, item.investors)
     }
 
@@ -400,6 +448,8 @@ export class Ingestor extends RecordLoader {
   readonly #sqlite: BetterSqlite3.Database
   readonly #unsafeFast: boolean
   #mmapSize = 0
+  /** Whether the load dropped the secondary indexes and rebuilds them at `finish()` (its 'indexes' phase). */
+  readonly rebuildsIndexes: boolean
 
   constructor(vdb: SqliteVentureDb, options: IngestOptions = {}) {
     super(options.batchSize ?? 5000)
@@ -421,7 +471,9 @@ export class Ingestor extends RecordLoader {
     }
     sqlite.pragma('cache_size = -262144')
     sqlite.pragma('temp_store = MEMORY')
-    if (options.deferIndexes ?? fresh) deferIndexes(sqlite)
+    this.rowsBefore = rowCountsOf(sqlite.prepare(ROW_COUNTS_SQL).get() as Record<string, unknown>)
+    this.rebuildsIndexes = options.deferIndexes ?? fresh
+    if (this.rebuildsIndexes) deferIndexes(sqlite)
     // Batches commit as they fill, so readers can see a half-loaded dataset before finish(). Moving
     // the data version now keys whatever they cache meanwhile (totals, page boundaries) to a version
     // that finish() moves past again, so nothing computed from partial data outlives the load.
@@ -450,7 +502,11 @@ export class Ingestor extends RecordLoader {
     this.commitBatch()
     this.finished = true
     const sqlite = this.#sqlite
-    sqlite.transaction(() => materialise(sqlite, onStep))()
+    let rowsAfter = this.rowsBefore
+    sqlite.transaction(() => {
+      materialise(sqlite, onStep)
+      rowsAfter = rowCountsOf(sqlite.prepare(ROW_COUNTS_SQL).get() as Record<string, unknown>)
+    })()
     // After materialising: search ranks order by derived figures (total_funding, portfolio_size).
     onStep?.('search index')
     refreshSearchIndex(sqlite)
@@ -473,7 +529,7 @@ export class Ingestor extends RecordLoader {
     // Under the new version: which link and tag tables a count may be read from alone.
     onStep?.('integrity')
     recordCompleteOwnersSync(sqlite, version)
-    return this.summary(version)
+    return this.summary(version, rowsAfter)
   }
 }
 

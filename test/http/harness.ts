@@ -67,13 +67,15 @@ export interface Harness {
 
 export interface HarnessOptions {
   readonly companies?: number
+  /** The SQLite database to serve (copied to PostgreSQL on that backend); default the fixture of `companies` companies. */
+  readonly database?: () => Promise<SqliteVentureDb>
   readonly app?: AppOptions
   /** Quota of the two keys (default 1,000,000 per day, so tests never hit it by accident). */
   readonly quota?: number
 }
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const vdb = await createFixtureDatabase({ companies: options.companies ?? 400 })
+  const vdb = options.database ? await options.database() : await createFixtureDatabase({ companies: options.companies ?? 400 })
   const schema = TEST_BACKEND === 'postgres' ? await testSchema('http') : undefined
   let served: VentureDb = vdb
   if (schema) {

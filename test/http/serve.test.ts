@@ -292,6 +292,14 @@ describe('ventureql serve, the command line', () => {
       const ca = readFileSync(join(dataDir, 'cert.pem'), 'utf8')
       expect((await call(`${url}/companies?key=${full}`, { ca })).status).toBe(200)
       expect((await call(`${url}/companies`, { ca, headers: { authorization: `Bearer ${trial}` } })).status).toBe(200)
+      // The demo data is dated from the day it was generated (issue 11, item 8): it says so, and the
+      // recent date phrases match some of it, as they would live data.
+      expect(out).toMatch(/^data: generated, dated as of \d{4}-\d{2}-\d{2}(?: \(today\))?$/m)
+      for (const phrase of ['last_funding_date=raised+in+past+3+months', 'est_founding_date=within+1+year']) {
+        const listed = await call(`${url}/companies?${phrase}&key=${full}`, { ca })
+        expect(listed.status).toBe(200)
+        expect(JSON.parse(listed.body).meta.total_record_count, phrase).toBeGreaterThan(0)
+      }
       // Keys never reach the logs, also not from a query string.
       expect(server.stderr()).not.toContain(full!)
 

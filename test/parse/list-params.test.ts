@@ -67,6 +67,10 @@ describe('each format becomes the filter language', () => {
     ['companies', 'last_funding_date=Raised+In++Past+Year', { and: [{ last_funding_date: { gte: '2025-06-15' } }] }],
     ['companies', 'last_funding_date=not in past 13 months', { and: [{ not: { last_funding_date: { gte: '2025-05-15' } } }] }],
     ['companies', 'est_founding_date=within 10 years', { and: [{ est_founding_date: { gte: '2016-06-15' } }] }],
+    // Several phrases (issue 11, item 10): the windows OR together; a phrase twice, in any spelling, counts once.
+    ['companies', 'est_founding_date=within 1 year|within+10+years|Within 1 Year', { and: [{ or: [{ est_founding_date: { gte: '2025-06-15' } }, { est_founding_date: { gte: '2016-06-15' } }] }] }],
+    ['companies', 'est_founding_date=within 3 months&est_founding_date[]=within 2 years', { and: [{ or: [{ est_founding_date: { gte: '2026-03-15' } }, { est_founding_date: { gte: '2024-06-15' } }] }] }],
+    ['companies', 'est_founding_date=within 3 months|', { and: [{ est_founding_date: { gte: '2026-03-15' } }] }],
     ['companies', '', {}],
     ['companies', 'unknown_parameter=whatever&key=abc', {}],
     ['fundings', 'series=A|seed|debt_financing', { and: [{ series: { in: ['a', 'seed', 'debt_financing'] } }] }],

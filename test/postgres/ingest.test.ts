@@ -17,6 +17,7 @@ import { createEngine } from '../../src/engine.js'
 import { tablesToCopy } from '../../src/store/copy.js'
 import { generateInto, generateIntoDatabase } from '../../src/store/generate/build.js'
 import { generateRecords } from '../../src/store/generate/generator.js'
+import { loadPhases, RECORDS_PHASE } from '../../src/store/load-phases.js'
 import type { IngestChanged } from '../../src/store/ingest.js'
 import { PostgresIngestor } from '../../src/store/ingest-postgres.js'
 import { dataVersion, openDatabase, type PostgresVentureDb, type SqliteVentureDb } from '../../src/store/open.js'
@@ -113,7 +114,16 @@ describe('import into PostgreSQL', () => {
     // The data version differs by design (SQLite moves it at the start of a load too).
     expect(pgOut[0]!.replace(VERSION, '')).toBe(liteOut[0]!.replace(VERSION, ''))
     expect(pgOut.slice(1)).toEqual(liteOut.slice(1))
-    expect(pgOut[0]).toMatch(/^imported 3 companies, 2 investors, 1 funding events; rejected 4; data version 1$/)
+    // Every record stored, funding items of company records included; the repeated company and its item are updates.
+    expect(pgOut[0]).toBe('imported 3 companies (2 new, 1 update), 2 investors, 3 funding events (2 in company records, 1 funding records; 2 new, 1 update), '
+      + '3 investor links; rejected 4; data version 1')
+    // What the tables gained, counted by both loaders, is what they hold (the schema and the file were empty).
+    const rows = { companies: 2, investors: 2, fundings: 2, fundingInvestors: 3 }
+    expect(pgResult.summary.added).toEqual(rows)
+    expect(liteResult.summary.added).toEqual(rows)
+    for (const [table, n] of [['companies', 2], ['investors', 2], ['fundings', 2], ['funding_investors', 3]] as const) {
+      expect(Number((await sql<{ n: string }>`select count(*) as n from ${sql.table(table)}`.execute(pg.db)).rows[0]!.n), table).toBe(n)
+    }
     const lite = sqliteFile('mixed.db')
     expect(await expectSameTables(lite, pg)).toBeGreaterThan(15)
     // The acquisition seen from both sides merged into one row; slugs resolved; derived totals.
@@ -124,8 +134,8 @@ describe('import into PostgreSQL', () => {
   it('into a loaded schema: replaced records, changed ids, the afterLoad hook and a new data version, as on SQLite', async () => {
     const { pg } = await freshSchema('repl')
     const lite = sqliteFile('repl.db')
-    generateInto(lite, { companies: 120, seed: 1 })
-    await generateIntoDatabase(pg, { companies: 120, seed: 1, postgres: {} })
+    generateInto(lite, { companies: 120, seed: 1, asOf: '2024-06-30' })
+    await generateIntoDatabase(pg, { companies: 120, seed: 1, asOf: '2024-06-30', postgres: {} })
     await expectSameTables(lite, pg)
     const before = await dataVersion(pg)
 
@@ -230,12 +240,15 @@ describe('generate into PostgreSQL', () => {
   it('the same seed and size give the same rows as on SQLite, and record lookups agree', async () => {
     const { pg } = await freshSchema('gen')
     const lite = sqliteFile('gen.db')
-    const liteSummary = generateInto(lite, { companies: 400, seed: 5 })
+    const liteSummary = generateInto(lite, { companies: 400, seed: 5, asOf: '2024-06-30' })
     const steps: string[] = []
-    const pgSummary = await generateIntoDatabase(pg, { companies: 400, seed: 5, postgres: {}, onProgress: (p) => { if (p.step) steps.push(p.step) } })
+    const pgSummary = await generateIntoDatabase(pg, { companies: 400, seed: 5, asOf: '2024-06-30', postgres: {}, onProgress: (p) => { if (p.step && steps.at(-1) !== p.step) steps.push(p.step) } })
     expect({ ...pgSummary, dataVersion: 0 }).toEqual({ ...liteSummary, dataVersion: 0 })
     expect(pgSummary.changed).toBeUndefined()
-    expect(steps).toEqual(expect.arrayContaining(['investments', 'indexes', 'analyze']))
+    // The phases progress estimates against (store/load-phases.ts), in the loader's order; no afterLoad hook here.
+    expect([RECORDS_PHASE, ...steps, 'after load']).toEqual(loadPhases('postgres', { rebuildsIndexes: true }).map((p) => p.name))
+    expect(pgSummary.added.fundings).toBe(pgSummary.fundings)
+    expect(pgSummary.added.fundings).toBe(Number((await sql<{ n: string }>`select count(*) as n from fundings`.execute(pg.db)).rows[0]!.n))
     expect(await expectSameTables(lite, pg)).toBeGreaterThan(5000)
     // Indexes dropped for the load are back.
     const indexes = async () => Number((await sql<{ n: string }>`select count(*) as n from pg_indexes where schemaname = current_schema()`.execute(pg.db)).rows[0]!.n)
@@ -260,11 +273,21 @@ describe('ventureql generate/import --database postgres://...', () => {
     const gen = cli(['generate', '--companies', '60', '--database', PG_URL, '--schema', schema.name])
     expect(gen.stderr).not.toMatch(/error/i)
     expect(gen.status).toBe(0)
-    expect(gen.stdout).toMatch(new RegExp(`\\(schema ${schema.name}\\): 60 companies, 6 investors, \\d+ funding events, data version 1, `))
+    expect(gen.stdout).toMatch(new RegExp(`\\(schema ${schema.name}\\): 60 companies, 6 investors, \\d+ funding events, data version 1, .* \\(dated as of \\d{4}-\\d{2}-\\d{2}\\)\n$`))
     const file = writeJsonl('cli.jsonl', MIXED_LINES)
+    const counts = async () => Object.values((await sql<Record<string, string>>`select (select count(*) from companies) as c, (select count(*) from investors) as i,
+      (select count(*) from fundings) as f, (select count(*) from funding_investors) as l`.execute(pg.db)).rows[0]!).map(Number)
+    const before = await counts()
     const imp = cli(['import', '--database', PG_URL, '--schema', schema.name, file])
     expect(imp.status).toBe(1) // lines were rejected
-    expect(imp.stdout).toMatch(/^imported 3 companies, 2 investors, 1 funding events; rejected 4; data version 2\n/)
+    // Companies 1 and 4 and funding events 11 and 12 were generated already: the file updates them.
+    const [c, i, f, l] = (await counts()).map((n, k) => n - before[k]!)
+    expect([c, i, f]).toEqual([0, 2, 0])
+    expect(imp.stdout).toMatch(new RegExp('^imported 3 companies \\(0 new, 3 updates\\), 2 investors, 3 funding events \\(2 in company records, 1 funding records; 0 new, 3 updates\\), '
+      + `${l! >= 0 ? l : `${-l!} fewer`} investor links; rejected 4; data version 2\n`))
+    // Progress on stderr: the records, then the phases after them, each with an estimate.
+    expect(imp.stderr).toMatch(/^import: 0% \| records .*\n(?:.*\n)*import: \d+% \| investments \(phase \d+ of \d+\) \| .*\n(?:.*\n)*import: done in /)
+    expect(imp.stderr).not.toMatch(/\b0s left|LLs/)
     expect(imp.stdout).toContain(`${file}:4: company.employees: expected an integer (number or numeric string), got "many"`)
     expect(await dataVersion(pg)).toBe(2)
     // generate replaces the schema's data, as it replaces its output file.

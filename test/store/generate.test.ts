@@ -3,9 +3,10 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { datasets, INVESTOR_TYPE, SERIES, STAGE, type FieldDef } from '../../src/catalog/index.js'
-import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
-import { generateInto, generateJsonl } from '../../src/store/generate/build.js'
-import { generateRecords } from '../../src/store/generate/generator.js'
+import { createFixtureDatabase, FIXTURE_AS_OF } from '../../src/store/generate/fixture.js'
+import { GENERATED_AS_OF_KEY, generateInto, generateJsonl } from '../../src/store/generate/build.js'
+import { asOfDate, generateRecords, todayUtc, type Envelope } from '../../src/store/generate/generator.js'
+import { monthsBefore } from '../../src/parse/list-params.js'
 import { Ingestor } from '../../src/store/ingest.js'
 import { openDatabase, dataVersion, type SqliteVentureDb } from '../../src/store/open.js'
 import { importFiles } from '../../src/cli/import.js'
@@ -20,6 +21,64 @@ async function fixture(options?: Parameters<typeof createFixtureDatabase>[0]): P
   return vdb
 }
 
+describe('generated dates follow the day they are generated (issue 11, item 8)', () => {
+  const datesOf = (records: Envelope[]) => records.filter((e) => e.type === 'company').map((e) => ({
+    founded: e.record.est_founding_date as string | null,
+    lastFunding: e.record.last_funding_date === null ? null : String(e.record.last_funding_date).replace(/^(\d{4})(\d{2})(\d{2})$/, '$1-$2-$3'),
+  }))
+  const dayNumber = (d: string) => Date.parse(`${d}T00:00:00Z`) / 86_400_000
+
+  test('by default as of today, UTC: every date before it, the latest a few days before; recorded in meta', () => {
+    const before = todayUtc()
+    const vdb = openDatabase(':memory:')
+    open.push(vdb)
+    generateInto(vdb, { companies: 400, seed: 1 })
+    const asOf = vdb.sqlite.prepare(`select value from meta where key = '${GENERATED_AS_OF_KEY}'`).pluck().get() as string
+    expect([before, todayUtc()]).toContain(asOf)
+    const latest = count(vdb, `select julianday(?) - julianday(max(last_funding_date)) from companies`, asOf)
+    expect(latest).toBeGreaterThanOrEqual(1)
+    expect(latest).toBeLessThan(30)
+    expect(count(vdb, 'select count(*) from companies where last_funding_date >= ?', monthsBefore(new Date(`${asOf}T12:00:00Z`), 3))).toBeGreaterThan(0)
+    expect(count(vdb, 'select count(*) from companies where est_founding_date >= ?', monthsBefore(new Date(`${asOf}T12:00:00Z`), 12))).toBeGreaterThan(0)
+    expect(count(vdb, 'select count(*) from companies where est_founding_date >= ? or added_date >= ?', asOf, asOf)).toBe(0)
+  })
+
+  test('another asOf moves every date by the same number of days and nothing else; the same asOf repeats exactly', () => {
+    const a = [...generateRecords({ companies: 300, seed: 2, asOf: '2024-06-30' })]
+    const b = [...generateRecords({ companies: 300, seed: 2, asOf: '2031-03-15' })]
+    expect([...generateRecords({ companies: 300, seed: 2, asOf: '2031-03-15' })]).toEqual(b)
+    const shift = dayNumber('2031-03-15') - dayNumber('2024-06-30')
+    const [da, db] = [datesOf(a), datesOf(b)]
+    let compared = 0
+    da.forEach((x, k) => {
+      const y = db[k]!
+      expect(y.founded === null).toBe(x.founded === null)
+      if (x.founded !== null) expect(dayNumber(y.founded!) - dayNumber(x.founded)).toBe(shift)
+      if (x.lastFunding !== null && y.lastFunding !== null && dayNumber(x.lastFunding) > dayNumber('2012-06-01')) {
+        expect(dayNumber(y.lastFunding) - dayNumber(x.lastFunding)).toBe(shift)
+        compared++
+      }
+    })
+    expect(compared).toBeGreaterThan(100)
+    // Names, amounts and everything else but dates are the same records.
+    const undated = (e: Envelope) => JSON.stringify(e).replace(/\d{4}-?\d{2}-?\d{2}(?:[ T]\d{2}:\d{2}:\d{2})?/g, 'D')
+    expect(b.map(undated)).toEqual(a.map(undated))
+  })
+
+  test('asOf must be a calendar day', () => {
+    expect(asOfDate('2024-02-29')).toBe('2024-02-29')
+    for (const bad of ['2023-02-29', '2024-2-1', '20240201', 'today', '', '1850-01-01']) {
+      expect(() => [...generateRecords({ companies: 1, asOf: bad })], bad).toThrow(/asOf must be a calendar day YYYY-MM-DD/)
+    }
+  })
+
+  test(`the fixture stays as of ${FIXTURE_AS_OF}, whatever the day`, async () => {
+    const vdb = await fixture({ companies: 50 })
+    expect(vdb.sqlite.prepare(`select value from meta where key = '${GENERATED_AS_OF_KEY}'`).pluck().get()).toBe(FIXTURE_AS_OF)
+    expect(databaseDigest(vdb)).toEqual(databaseDigest(await fixture({ companies: 50, asOf: FIXTURE_AS_OF })))
+  })
+})
+
 describe('synthetic generator', () => {
   test('the same seed gives identical databases; another seed does not', async () => {
     const a = databaseDigest(await fixture({ companies: 300, seed: 7 }))
@@ -33,12 +92,12 @@ describe('synthetic generator', () => {
   test('generate → jsonl → import gives the same rows as generating straight into SQLite', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vql-gen-'))
     const jsonl = join(dir, 'g.jsonl')
-    await generateJsonl(jsonl, { companies: 250, seed: 3 })
+    await generateJsonl(jsonl, { companies: 250, seed: 3, asOf: '2025-01-31' })
     const imported = join(dir, 'imported.db')
     expect((await importFiles(imported, [jsonl], () => {})).rejected).toBe(0)
     const direct = openDatabase(':memory:')
     open.push(direct)
-    generateInto(direct, { companies: 250, seed: 3 })
+    generateInto(direct, { companies: 250, seed: 3, asOf: '2025-01-31' })
     const fromFile = openDatabase(imported)
     open.push(fromFile)
     expect(databaseDigest(fromFile)).toEqual(databaseDigest(direct))

@@ -8,7 +8,21 @@ import { Ingestor, type IngestOptions, type IngestSummary } from '../ingest.js'
 import { PostgresIngestor, type IngestPostgresOptions } from '../ingest-postgres.js'
 import type { PostgresVentureDb, SqliteVentureDb, VentureDb } from '../open.js'
 import { parseRecord } from '../record-schemas.js'
-import { generateRecords, type GenerateOptions } from './generator.js'
+import { META_TABLE } from '../schema/stored-query-tables.js'
+import { asOfDate, generateRecords, type GenerateOptions } from './generator.js'
+
+/**
+ * The `meta` key holding the generator's "today" (`GenerateOptions.asOf`, YYYY-MM-DD) of a
+ * generated database, written by `generateInto` / `generateIntoDatabase`: what the data's dates
+ * are relative to, so the CLI can say how old the demo data is. Absent in imported databases.
+ */
+export const GENERATED_AS_OF_KEY = 'generated_as_of'
+
+/** The day a generated database's dates are relative to; undefined when it was not generated. */
+export async function generatedAsOf(vdb: VentureDb): Promise<string | undefined> {
+  const row = await vdb.db.selectFrom(META_TABLE).select('value').where('key', '=', GENERATED_AS_OF_KEY).executeTakeFirst()
+  return row?.value ?? undefined
+}
 
 export interface Progress {
   /** Companies generated so far. */
@@ -20,6 +34,9 @@ export interface Progress {
 
 /** Generates into an open database and finishes the ingest (derived data, indexes, ANALYZE). */
 export function generateInto(vdb: SqliteVentureDb, options: GenerateOptions & { onProgress?: (p: Progress) => void; ingest?: IngestOptions }): IngestSummary {
+  // Settled once: a run that crosses midnight still dates every record from the same day.
+  const asOf = asOfDate(options.asOf)
+  options = { ...options, asOf }
   const ingestor = new Ingestor(vdb, options.ingest)
   const total = Math.max(0, Math.floor(options.companies))
   const every = Math.max(1, Math.min(10_000, Math.floor(total / 100)))
@@ -34,7 +51,9 @@ export function generateInto(vdb: SqliteVentureDb, options: GenerateOptions & { 
     if (envelope.type === 'company' && ++companies % every === 0) options.onProgress?.({ companies, total })
   }
   options.onProgress?.({ companies, total })
-  return ingestor.finish((step) => options.onProgress?.({ companies, total, step }))
+  const summary = ingestor.finish((step) => options.onProgress?.({ companies, total, step }))
+  vdb.sqlite.prepare(`insert into ${META_TABLE} (key, value) values (?, ?) on conflict (key) do update set value = excluded.value`).run(GENERATED_AS_OF_KEY, asOf)
+  return summary
 }
 
 /**
@@ -52,6 +71,8 @@ export async function generateIntoDatabase(
 async function generateIntoPostgres(
   vdb: PostgresVentureDb, options: GenerateOptions & { onProgress?: (p: Progress) => void; postgres?: IngestPostgresOptions },
 ): Promise<IngestSummary> {
+  const asOf = asOfDate(options.asOf)
+  options = { ...options, asOf }
   const ingestor = await PostgresIngestor.open(vdb, options.postgres)
   const total = Math.max(0, Math.floor(options.companies))
   const every = Math.max(1, Math.min(10_000, Math.floor(total / 100)))
@@ -72,11 +93,15 @@ async function generateIntoPostgres(
     throw error
   }
   options.onProgress?.({ companies, total })
-  return ingestor.finish((step) => options.onProgress?.({ companies, total, step }))
+  const summary = await ingestor.finish((step) => options.onProgress?.({ companies, total, step }))
+  await vdb.db.insertInto(META_TABLE).values({ key: GENERATED_AS_OF_KEY, value: asOf })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value: asOf })).execute()
+  return summary
 }
 
 /** Writes the generated records as JSON Lines (one envelope per line). Returns the line count. */
 export async function generateJsonl(file: string, options: GenerateOptions & { onProgress?: (p: Progress) => void }): Promise<number> {
+  options = { ...options, asOf: asOfDate(options.asOf) }
   const out = createWriteStream(file, { encoding: 'utf8' })
   const total = Math.max(0, Math.floor(options.companies))
   const every = Math.max(1, Math.min(10_000, Math.floor(total / 100)))

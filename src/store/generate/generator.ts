@@ -12,6 +12,12 @@
  * investor type (a long tail in a handful of companies, the most active in a few thousand of a
  * million) and follow-on rounds; ~1.5 funding events per company, the last one of the stage's
  * series; a few time series points for a subset of companies.
+ *
+ * Dates are relative to `asOf`, the generator's "today" (default: the UTC day of the call): every
+ * date falls before it, last funding dates spread over the company's life up to the day before, so
+ * "raised in past 3 months" and "within 1 year" match some companies when the data is served the
+ * day it is generated, as they would on live data. The same seed, size and `asOf` always give the
+ * same records; pass `asOf` wherever the records must not move with the calendar (tests, benches).
  * Coverage guarantees for small fixtures: every enum value occurs, and there are investors with
  * 0, exactly 1 and many portfolio companies.
  */
@@ -22,8 +28,27 @@ import * as V from './vocabulary.js'
 export interface GenerateOptions {
   readonly companies: number
   readonly seed?: number
-  /** The generator's "today" (YYYY-MM-DD); dates fall before it. Default 2024-06-30. */
+  /**
+   * The generator's "today" (YYYY-MM-DD); every date falls before it. Default: today, UTC
+   * (`todayUtc()`), so freshly generated data is as recent as live data. Part of what the records
+   * depend on: the same seed, size and `asOf` give the same records.
+   */
   readonly asOf?: string
+}
+
+/** The UTC day of `now` as YYYY-MM-DD: the default `asOf`. */
+export function todayUtc(now: Date = new Date()): string {
+  return now.toISOString().slice(0, 10)
+}
+
+/** `asOf` checked: a real calendar day YYYY-MM-DD (years 1900-9999), else a RangeError naming it. */
+export function asOfDate(asOf: string | undefined): string {
+  const day = asOf ?? todayUtc()
+  const ms = Date.parse(`${day}T00:00:00Z`)
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== day || day < '1900-01-01') {
+    throw new RangeError(`asOf must be a calendar day YYYY-MM-DD, got ${JSON.stringify(asOf)}`)
+  }
+  return day
 }
 
 export interface Envelope {
@@ -102,7 +127,7 @@ export function investorCount(companies: number): number {
 export function* generateRecords(options: GenerateOptions): Generator<Envelope> {
   const n = Math.max(0, Math.floor(options.companies))
   const rng = new Random(options.seed ?? 1)
-  const asOfDay = Math.floor(Date.parse(`${options.asOf ?? '2024-06-30'}T00:00:00Z`) / DAY_MS)
+  const asOfDay = Math.floor(Date.parse(`${asOfDate(options.asOf)}T00:00:00Z`) / DAY_MS)
   const m = investorCount(n)
 
   //// investors ////
