@@ -262,6 +262,7 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     out(`api keys: ${active.length} active (not shown: only their hashes are stored); create one with \`ventureql keys create${keysTarget} --plan full --quota 100000\``)
   }
   out(`try: curl${tls?.selfSigned ? ` --cacert ${tls.certPath}` : ''} '${server.url}/companies?stage=a|b&key=KEY'   (API description: ${server.url}/openapi.json)`)
+  out(`API reference: ${server.url}/docs (in a browser; Authorize with a key, then "Try it out")`)
   out(`operations: ${server.url}/healthz, ${server.url}/readyz${options.metrics ? `, ${server.url}/metrics (Prometheus, no key)` : ''}`
     + `${options.cors && options.cors.length > 0 ? `; CORS for ${options.cors.join(', ')}` : ''}${requestLog ? '; request log on stderr' : ''}`)
 

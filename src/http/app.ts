@@ -31,6 +31,7 @@ import { conditionalGet } from './caching.js'
 import { compressed } from './compression.js'
 import { loggablePath, REQUEST_ID_HEADER, requestIdOf, routeOf, type RequestEntry } from './observe.js'
 import { registerOps } from './ops.js'
+import { registerDocsPage } from './docs-page.js'
 
 export interface VentureApp {
   /** Answers one request. Never rejects: every failure is a problem+json response. */
@@ -62,6 +63,7 @@ export function resolveOptions(options: AppOptions = {}): ResolvedOptions {
     metrics: options.metrics,
     corsOrigins: Object.freeze([...(options.corsOrigins ?? [])]),
     compression: options.compression ?? true,
+    docsPage: options.docsPage ?? true,
   })
 }
 
@@ -109,6 +111,7 @@ export function createApp(engine: Engine, options: AppOptions = {}): VentureApp 
   })
   // Before the key check: no key, no quota.
   registerOps(app, deps)
+  if (deps.options.docsPage) registerDocsPage(app, deps)
   app.use('*', authMiddleware(deps))
   app.use('*', conditionalGet(deps))
   for (const module of ROUTE_MODULES) module.register(app, deps)

@@ -75,6 +75,11 @@ export interface AppOptions {
   readonly corsOrigins?: readonly string[]
   /** Compress responses of 1 KiB or more by Accept-Encoding (brotli or gzip). Default true. */
   readonly compression?: boolean
+  /**
+   * Serve the API reference page at GET /docs (Swagger UI over GET /openapi.json, no key needed;
+   * docs-page.ts). Default true; false leaves /docs an unknown path like any other (behind the key check).
+   */
+  readonly docsPage?: boolean
 }
 
 export interface ResolvedOptions {
@@ -96,6 +101,7 @@ export interface ResolvedOptions {
   readonly metrics: HttpMetrics | undefined
   readonly corsOrigins: readonly string[]
   readonly compression: boolean
+  readonly docsPage: boolean
 }
 
 /** Shared by every route: built once by `createApp`. */

@@ -6,6 +6,11 @@
  *
  * Schemas that carry an id (`.meta({ id: 'Company' })`) become `components.schemas` entries and are
  * referenced with `$ref`; everything else is inlined where it is used.
+ *
+ * Examples (`OpenApiOptions.examples`) are real requests and responses, keyed by operation: the
+ * served document takes them from src/http/openapi-examples.json, which `npm run openapi-examples`
+ * produces from the demo database (src/docs/openapi-examples.ts). They become the `example` of each
+ * parameter (what the /docs page's "Try it out" sends), of the request body and of the 200 response.
  */
 import { z } from 'zod'
 import packageJson from '../../package.json' with { type: 'json' }
@@ -46,11 +51,35 @@ export interface ParameterObject {
   readonly required: boolean
   readonly description?: string
   readonly schema: JsonSchema
+  readonly example?: string
 }
+
+/** A real request to one operation and the server's answer (src/http/openapi-examples.json). */
+export interface OperationExample {
+  readonly request: {
+    /** Path parameters by name, as sent (unencoded). */
+    readonly path?: Readonly<Record<string, string>>
+    /** Query parameters by name, as sent (unencoded); never the `key`. */
+    readonly query?: Readonly<Record<string, string>>
+    /** The JSON request body (POST). */
+    readonly body?: unknown
+  }
+  /** The 200 answer's body. */
+  readonly response: { readonly status: 200; readonly body: unknown }
+  /** What to know before sending it (shown in the operation's description). */
+  readonly note?: string
+}
+
+/** Examples by operation: `"get /companies/{id}"` (method, then the path in OpenAPI's `{param}` form). */
+export type OperationExamples = Readonly<Record<string, OperationExample>>
 
 export interface OpenApiOptions {
   /** The base URL clients call (the `servers` entry); left out when unknown. */
   readonly serverUrl?: string
+  /** Examples to include; an operation without one has none. */
+  readonly examples?: OperationExamples
+  /** One sentence on where the examples come from, appended to the document's description. */
+  readonly examplesSource?: string
 }
 
 /** The security schemes of spec section 5: `?key=` or `Authorization: Bearer`. Either one suffices. */
@@ -86,23 +115,29 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], options: Open
   for (const route of routes) {
     const path = openApiPath(route.path)
     const authenticated = route.authenticated ?? true
+    const example = options.examples?.[`${route.method} ${path}`]
     const parameters = [
-      ...parametersOf(route.pathParams, 'path', components),
-      ...parametersOf(route.query, 'query', components),
+      ...parametersOf(route.pathParams, 'path', components, example?.request.path),
+      ...parametersOf(route.query, 'query', components, example?.request.query),
     ]
     const errorStatuses = authenticated ? Object.keys(ERROR_RESPONSES) : PUBLIC_ERROR_STATUSES
     const operation: OperationObject = {
       operationId: operationId(route.method, path),
       summary: route.summary,
-      description: [route.description, `Service spec section ${route.specSection}.`].filter(Boolean).join('\n\n'),
+      description: [route.description, `Service spec section ${route.specSection}.`, example && exampleText(route.method, path, example)].filter(Boolean).join('\n\n'),
       tags: [tagOf(path)],
       ...(parameters.length > 0 ? { parameters } : {}),
-      ...(route.body ? { requestBody: requestBodyOf(route.body, components) } : {}),
+      ...(route.body ? { requestBody: requestBodyOf(route.body, components, example?.request.body) } : {}),
       responses: {
         200: {
           description: 'Success.',
           ...(authenticated ? { headers: quotaHeaderRefs() } : {}),
-          content: { 'application/json': { schema: components.inline(route.response, 'output') } },
+          content: {
+            'application/json': {
+              schema: components.inline(route.response, 'output'),
+              ...(example ? { example: example.response.body } : {}),
+            },
+          },
         },
         ...Object.fromEntries(errorStatuses.map((status) => [status, { $ref: `#/components/responses/${ERROR_RESPONSES[status]!.name}` }])),
       },
@@ -118,7 +153,10 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], options: Open
       title: 'ventureql',
       version: packageJson.version,
       description: 'Company, investor and funding data: search, filtered listings, detail records, structured queries (beta) and quota usage. '
-        + 'Every request but this document carries an API key (`?key=` or `Authorization: Bearer`). Errors are application/problem+json with an `error` string.',
+        + 'Every request but this document carries an API key (`?key=` or `Authorization: Bearer`). Errors are application/problem+json with an `error` string.'
+        + '\n\nIn the reference page (GET /docs), press **Authorize** and enter a key in either scheme: `ventureql serve` prints a full and a trial key '
+        + 'when it creates its database, and `ventureql keys create --plan full --quota 1000` makes another. "Try it out" then sends the request to this server.'
+        + (options.examplesSource ? ` ${options.examplesSource}` : ''),
       license: { name: 'MIT', identifier: 'MIT' },
     },
     ...(options.serverUrl ? { servers: [{ url: options.serverUrl.replace(/\/+$/, '') }] } : {}),
@@ -156,12 +194,13 @@ function quotaHeaderRefs(): Record<string, { $ref: string }> {
   return Object.fromEntries(Object.keys(QUOTA_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]))
 }
 
-function parametersOf(shape: z.ZodObject | undefined, where: 'path' | 'query', components: SchemaComponents): ParameterObject[] {
+function parametersOf(shape: z.ZodObject | undefined, where: 'path' | 'query', components: SchemaComponents, examples?: Readonly<Record<string, string>>): ParameterObject[] {
   if (!shape) return []
   return Object.entries(shape.shape).map(([name, field]) => {
     const type = field as z.ZodType
     const schema = components.inline(type, 'input')
     const description = type.description ?? (typeof schema.description === 'string' ? schema.description : undefined)
+    const example = examples && Object.hasOwn(examples, name) ? examples[name] : undefined
     return {
       name,
       in: where,
@@ -169,17 +208,29 @@ function parametersOf(shape: z.ZodObject | undefined, where: 'path' | 'query', c
       required: where === 'path' || type._zod.optin !== 'optional',
       ...(description ? { description } : {}),
       schema,
+      ...(example !== undefined ? { example } : {}),
     }
   })
 }
 
-function requestBodyOf(body: z.ZodType, components: SchemaComponents): unknown {
+/** The example's request line and note, for the operation's description. */
+function exampleText(method: string, path: string, example: OperationExample): string {
+  const target = path.replace(/\{([^}]+)\}/g, (whole, name: string) => {
+    const value = example.request.path?.[name]
+    return value === undefined ? whole : encodeURIComponent(value)
+  })
+  const query = Object.entries(example.request.query ?? {}).map(([name, value]) => `${name}=${value}`).join('&')
+  const line = `${method.toUpperCase()} ${target}${query ? `?${query}` : ''}`
+  return `Example: \`${line}\`${example.request.body !== undefined ? ' with the example body' : ''}, answered as shown under Responses.${example.note ? ` ${example.note}` : ''}`
+}
+
+function requestBodyOf(body: z.ZodType, components: SchemaComponents, example: unknown): unknown {
   const schema = components.inline(body, 'input')
   return {
     required: true,
     description: 'A JSON object, or the same keys form-encoded with `filter` and `sort` as JSON strings (design section 6).',
     content: {
-      'application/json': { schema },
+      'application/json': { schema, ...(example !== undefined ? { example } : {}) },
       'application/x-www-form-urlencoded': { schema: { type: 'object', additionalProperties: { type: 'string' } } },
     },
   }

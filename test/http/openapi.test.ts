@@ -8,6 +8,8 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openApiPath } from '../../src/http/openapi.js'
+import { OPENAPI_EXAMPLES } from '../../src/http/routes/openapi.js'
+import { WITHOUT_EXAMPLE } from '../../src/docs/openapi-examples.js'
 import { openApiDocumentSchema } from '../../src/http/schemas/openapi.js'
 import { problemSchema } from '../../src/http/schemas/common.js'
 import { createHarness, BASE, type Harness } from './harness.js'
@@ -218,6 +220,64 @@ describe('the document\'s schemas accept the server\'s real responses', () => {
     expect(validateAgainstDocument(ajv, 'get', '/companies', '200', 'application/json',
       { meta: { total_record_count: 1, total_pages: 1, current_page: 1, per_page: 10 }, companies: [{ company_name: 'x', domain: 'x.com', id: 1, url: 'https://x/companies/1' }] }).valid).toBe(false)
     expect(validateAgainstDocument(ajv, 'get', '/companies', '400', 'application/problem+json', { status: 400 }).valid).toBe(false)
+  })
+})
+
+describe('the examples (src/http/openapi-examples.json)', () => {
+  const withExample = () => h.app.routes.filter((r) => !Object.hasOwn(WITHOUT_EXAMPLE, `${r.method} ${openApiPath(r.path)}`))
+
+  it('cover every operation but the document itself, each with a request, a 200 answer and a line in the description', () => {
+    expect(Object.keys(WITHOUT_EXAMPLE)).toEqual(['get /openapi.json'])
+    expect(withExample().length).toBe(h.app.routes.length - 1)
+    for (const route of withExample()) {
+      const path = openApiPath(route.path)
+      const op = doc.paths[path][route.method]
+      expect(op.responses['200'].content['application/json'].example, `${route.method} ${path}`).toBeDefined()
+      expect(op.description, `${route.method} ${path}`).toMatch(/\n\nExample: `(GET|POST) \//)
+    }
+    const own = doc.paths['/openapi.json'].get
+    expect(own.responses['200'].content['application/json'].example).toBeUndefined()
+  })
+
+  it('give every path parameter an example, and query examples only for documented parameters, each valid for its schema', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
+    for (const route of withExample()) {
+      const path = openApiPath(route.path)
+      const op = doc.paths[path][route.method]
+      const sent = OPENAPI_EXAMPLES.operations[`${route.method} ${path}`]!.request
+      const params: any[] = op.parameters ?? []
+      for (const p of params.filter((p) => p.in === 'path')) expect(p.example, `${path} {${p.name}}`).toEqual(expect.any(String))
+      // What the example sends is exactly what the document shows as examples (none undocumented, none left out).
+      expect(Object.fromEntries(params.filter((p) => p.in === 'query' && p.example !== undefined).map((p) => [p.name, p.example])), path).toEqual(sent.query ?? {})
+      for (const p of params.filter((p) => p.example !== undefined)) {
+        expect(ajv.validate(p.schema, p.example), `${route.method} ${path} ${p.name}: ${ajv.errorsText()}`).toBe(true)
+      }
+      if (route.body) {
+        const body = op.requestBody.content['application/json']
+        expect(body.example, `${route.method} ${path} body`).toEqual(sent.body)
+        expect(route.body.safeParse(body.example).success).toBe(true)
+      }
+    }
+  })
+
+  it('show answers that the document\'s own 200 schemas and the routes\' zod schemas accept', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
+    ajv.addSchema({ ...doc, $id: 'openapi.json' })
+    const pointer = (...tokens: string[]) => tokens.map((t) => t.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')
+    for (const route of withExample()) {
+      const path = openApiPath(route.path)
+      const example = doc.paths[path][route.method].responses['200'].content['application/json'].example
+      const validate = ajv.compile({ $ref: `openapi.json#/${pointer('paths', path, route.method, 'responses', '200', 'content', 'application/json', 'schema')}` })
+      expect(validate(example), `${route.method} ${path}: ${ajv.errorsText(validate.errors)}`).toBe(true)
+      expect(route.response.safeParse(example).success, `${route.method} ${path} (zod)`).toBe(true)
+    }
+  })
+
+  it('hold no API key, and the description says how to authorise in the /docs page', () => {
+    expect(JSON.stringify(doc)).not.toMatch(/vql_[A-Za-z0-9_-]{8,}/)
+    expect(doc.info.description).toContain('GET /docs')
+    expect(doc.info.description).toContain('**Authorize**')
+    expect(doc.info.description).toContain(OPENAPI_EXAMPLES.source)
   })
 })
 

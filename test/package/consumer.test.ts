@@ -114,7 +114,12 @@ function program(type: 'module' | 'commonjs'): string {
   void handler
   const res = await app.fetch(new Request('http://localhost/openapi.json'))
   const denied = await app.fetch(new Request('http://localhost/companies'))
-  console.log(JSON.stringify({ total: r.value.meta.total_record_count, count: r.value.results.length, name: first?.name, stage, openapi: res.status, denied: denied.status }))
+  // The /docs page's files come from the installed swagger-ui-dist, found from the installed ventureql.
+  const bundle = await app.fetch(new Request('http://localhost/docs/swagger-ui-bundle.js'))
+  const docs = { status: bundle.status, bytes: (await bundle.arrayBuffer()).byteLength }
+  const openapi = (await res.json()) as { paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { example?: unknown }> }> }>> }
+  const example = openapi.paths['/companies/{id}']?.['get']?.responses['200']?.content['application/json']?.example !== undefined
+  console.log(JSON.stringify({ total: r.value.meta.total_record_count, count: r.value.results.length, name: first?.name, stage, openapi: res.status, denied: denied.status, docs, example }))
   await db.engine.close()
 `
   const imports = `import { createEngine, formatIssues, typedEngine, type BetterSqliteDatabase, type CompanyRecord, type Filter } from 'ventureql'
@@ -150,12 +155,16 @@ describe('the packed package in a strict consumer project', () => {
     // The emitted module system is the one asked for: both conditions of the exports map are used.
     expect(out).toMatch(type === 'module' ? /from 'ventureql\/http'/ : /require\("ventureql\/http"\)/)
     const { stdout } = await run(process.execPath, [join(dir, 'out', 'main.js'), fixture], { cwd: dir })
-    const printed = JSON.parse(stdout) as { total: number; count: number; name: string; stage: string; openapi: number; denied: number }
+    const printed = JSON.parse(stdout) as { total: number; count: number; name: string; stage: string; openapi: number; denied: number; docs: { status: number; bytes: number }; example: boolean }
     expect(printed.total).toBeGreaterThan(3)
     expect(printed.count).toBe(3)
     expect(typeof printed.name).toBe('string')
     expect(['a', 'b']).toContain(printed.stage)
     expect(printed.openapi).toBe(200)
     expect(printed.denied).toBe(403)
+    expect(printed.docs.status).toBe(200)
+    expect(printed.docs.bytes).toBe(statSync(join(REPO_MODULES, 'swagger-ui-dist', 'swagger-ui-bundle.js')).size)
+    // The examples are bundled into dist/: no file of src/ is read at run time.
+    expect(printed.example).toBe(true)
   })
 })
