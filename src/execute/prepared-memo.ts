@@ -3,8 +3,9 @@
  *
  * Parsing, checking, the canonical form and id, and the plan are pure functions of the request
  * (the catalog and limits are fixed for a pipeline; nothing in them reads the clock), and together
- * they were about 0.45 ms of every engine call at 1,000,000 companies, against 0.25 ms for the
- * count of a selective filter (`scratch` measurement in bench/README.md, "Fixed cost per call").
+ * they were most of a call that finds its answer cached: `engine.count` of a cached total at
+ * 1,000,000 companies took 0.53 ms before this memo and 0.18 ms with it (`bench/repeat-call.ts`;
+ * bench/README.md, "Stop 15").
  * Clients repeat requests (a listing's next page, a refreshed dashboard), so the engine keeps the
  * last few hundred: a repeated request costs a `JSON.stringify` and a map lookup instead.
  *
