@@ -10,21 +10,13 @@ import { afterAll, describe, expect, test } from 'vitest'
 import { generatedDataNote } from '../../src/cli/serve.js'
 import { GENERATED_AS_OF_KEY } from '../../src/store/generate/build.js'
 import { todayUtc } from '../../src/store/generate/generator.js'
-import { openDatabase } from '../../src/store/open.js'
+import { dbValue } from '../support/db-value.js'
 import { runCli } from '../support/run-cli.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'vql-generate-dates-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-/** One value of one statement on a database file, read and closed. */
-function value(file: string, statement: string): unknown {
-  const vdb = openDatabase(file, { readonly: true })
-  try {
-    return vdb.sqlite.prepare(statement).pluck().get()
-  } finally {
-    vdb.sqlite.close()
-  }
-}
+const value = dbValue
 
 describe('generate dates its data from the day it runs', () => {
   test('by default today, UTC: said in the summary and kept in meta', async () => {

@@ -11,20 +11,13 @@ import { afterAll, describe, expect, test } from 'vitest'
 import { generateRecords } from '../../src/store/generate/generator.js'
 import { loadPhases, RECORDS_PHASE } from '../../src/store/load-phases.js'
 import { openDatabase } from '../../src/store/open.js'
+import { dbValue } from '../support/db-value.js'
 import { runCli } from '../support/run-cli.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'vql-import-report-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-/** One value of one statement on a database file, read and closed. */
-function value(file: string, statement: string): unknown {
-  const vdb = openDatabase(file, { readonly: true })
-  try {
-    return vdb.sqlite.prepare(statement).pluck().get()
-  } finally {
-    vdb.sqlite.close()
-  }
-}
+const value = dbValue
 
 const ROWS = { companies: 'companies', investors: 'investors', fundings: 'fundings', links: 'funding_investors' } as const
 function rowCounts(file: string): Record<keyof typeof ROWS, number> {
