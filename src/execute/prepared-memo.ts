@@ -30,7 +30,8 @@ export function memoKey(request: unknown, limits: MemoLimits = DEFAULT_MEMO_LIMI
   } catch {
     return undefined
   }
-  // A string's length counts UTF-16 units; bytes are at most 3 per unit, and this bound is loose anyway.
+  // One request may take at most an eighth of the memo's key budget, so a few huge requests cannot
+  // evict everything else. Lengths are UTF-16 units, counted as bytes: a rough bound is enough here.
   return text !== undefined && text.length <= limits.maxKeyBytes / 8 ? text : undefined
 }
 
