@@ -18,8 +18,8 @@
  * Cost: one pass per text column and two over the companies (about 10 s for a million companies).
  */
 import type { Compilable, Kysely } from 'kysely'
-import { datasets, relations } from '../../catalog/index.js'
-import { columnOf } from '../sql-names.js'
+import { datasets } from '../../catalog/index.js'
+import { columnOf, linkOf } from '../sql-names.js'
 import type { DialectName } from './column-types.js'
 import { rawStatement, SEARCH_TABLES } from './search-tables.js'
 import { DATA_VERSION_KEY, META_TABLE, VERSIONED_CACHE_TABLES } from './stored-query-tables.js'
@@ -69,9 +69,8 @@ export function missingValueSql(dialect: DialectName): string[] {
       `create index if not exists "${t.nameKeyIndex}" on ${ranks} (name_key, rank)`,
     )
   }
-  const link = relations.find((r) => r.from === 'fundings' && r.to === 'investors')
-  if (!link || link.kind !== 'link') throw new Error('store: migration 012 needs the fundings → investors link relation')
-  const dealsOf = `from "${link.table}" l join ${fundings} e on e.${f('id')} = l."${link.fromKey}" where l."${link.toKey}" = ${ranks}.${id}`
+  const link = linkOf('fundings', 'investors')
+  const dealsOf = `from ${link.table} l join ${fundings} e on e.${f('id')} = l.${link.fromKey} where l.${link.toKey} = ${ranks}.${id}`
   out.push(`update ${ranks} set funding = case when exists (select 1 ${dealsOf}) then (select sum(${usd('e')}) ${dealsOf}) else 0 end`)
 
   const hasData = `exists (select 1 from ${companies}) or exists (select 1 from "${I.table}") or exists (select 1 from ${fundings})`
