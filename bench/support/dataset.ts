@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { generateInto } from '../../src/store/generate/build.js'
 import { openDatabase, type SqliteVentureDb } from '../../src/store/open.js'
+import { stateFileOf } from '../../src/store/state-file.js'
 
 export const BENCH_DIR = resolve('.ventureql/bench')
 
@@ -33,7 +34,7 @@ export function benchDatabaseFile(companies: number = benchCompanies()): string 
   mkdirSync(BENCH_DIR, { recursive: true })
   // Built under a temporary name, so an interrupted generation never leaves a half database behind.
   const partial = `${file}.partial`
-  for (const suffix of ['', '-wal', '-shm', '-journal']) if (existsSync(partial + suffix)) rmSync(partial + suffix)
+  for (const f of [partial, stateFileOf(partial)]) for (const suffix of ['', '-wal', '-shm', '-journal']) if (existsSync(f + suffix)) rmSync(f + suffix)
   const started = Date.now()
   process.stderr.write(`bench: generating ${companies} companies into ${file} (once) ...\n`)
   const vdb = openDatabase(partial)
@@ -56,7 +57,9 @@ export function benchDatabaseFile(companies: number = benchCompanies()): string 
     vdb.sqlite.close()
   }
   renameSync(partial, file)
-  for (const suffix of ['-wal', '-shm']) if (existsSync(partial + suffix)) rmSync(partial + suffix)
+  // The state file goes with its data file (it is bound to it by the database id, store/state-file.ts).
+  if (existsSync(stateFileOf(partial))) renameSync(stateFileOf(partial), stateFileOf(file))
+  for (const f of [partial, stateFileOf(partial)]) for (const suffix of ['-wal', '-shm']) if (existsSync(f + suffix)) rmSync(f + suffix)
   process.stderr.write(`bench: generated in ${((Date.now() - started) / 1000).toFixed(1)} s\n`)
   return file
 }
