@@ -1,0 +1,62 @@
+/**
+ * The key check and the quota count on SQLite (store/api-keys.ts): prepared statements when the
+ * connection is free, Kysely's path when another call holds a transaction on it. Both answer the
+ * same; the count never joins someone else's transaction (so it is not lost with its rollback)
+ * and never overspends.
+ */
+import { afterEach, describe, expect, test } from 'vitest'
+import { consumeQuota, createApiKey, findApiKey, quotaStatus } from '../../src/store/api-keys.js'
+import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
+import type { SqliteVentureDb } from '../../src/store/open.js'
+
+const open: SqliteVentureDb[] = []
+afterEach(async () => { for (const v of open.splice(0)) await v.close() })
+
+async function withKey(quota: number) {
+  const vdb = await createFixtureDatabase()
+  open.push(vdb)
+  const created = await createApiKey(vdb, { plan: 'full', quota, period: 'day' })
+  if (!created.ok) throw new Error('key')
+  return { vdb, ...created.value }
+}
+
+const NOW = new Date('2026-01-02T03:04:05Z')
+
+describe('API keys on SQLite', () => {
+  test('finds a key by its text (not by another text), and counts exactly up to the quota', async () => {
+    const { vdb, key, record } = await withKey(3)
+    expect(await findApiKey(vdb, key)).toEqual(record)
+    expect(await findApiKey(vdb, key + 'x')).toBeUndefined()
+    expect(await findApiKey(vdb, '')).toBeUndefined()
+    const states = []
+    for (let i = 0; i < 5; i++) states.push(await consumeQuota(vdb, record, NOW))
+    expect(states.map((s) => [s.allowed, s.remaining])).toEqual([[true, 2], [true, 1], [true, 0], [false, 0], [false, 0]])
+    expect(await quotaStatus(vdb, record, NOW)).toMatchObject({ allowed: false, remaining: 0, limit: 3 })
+    expect(vdb.sqlite.prepare('select used from quota_usage where key_id = ?').pluck().get(record.keyId)).toBe(3)
+  })
+
+  test('while another call holds a transaction on the connection, the count waits for it and survives its rollback', async () => {
+    const { vdb, key, record } = await withKey(10)
+    await consumeQuota(vdb, record, NOW)
+    let release!: () => void
+    const held = new Promise<void>((resolve) => { release = resolve })
+    const transaction = vdb.db.transaction().execute(async (trx) => {
+      await trx.selectFrom('api_keys').select('key_id').execute()
+      await held
+      throw new Error('rolled back on purpose')
+    }).catch((error: Error) => error.message)
+    // Let the transaction begin.
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(vdb.sqlite.inTransaction).toBe(true)
+    let counted = false
+    const counting = consumeQuota(vdb, record, NOW).then((state) => { counted = true; return state })
+    const found = findApiKey(vdb, key)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(counted).toBe(false)
+    release()
+    expect(await transaction).toBe('rolled back on purpose')
+    expect(await counting).toMatchObject({ allowed: true, remaining: 8 })
+    expect(await found).toEqual(record)
+    expect((await quotaStatus(vdb, record, NOW)).remaining).toBe(8)
+  })
+})
