@@ -5,8 +5,9 @@
  * samples the server's memory from /proc: anonymous memory (its own heap and buffers) apart from
  * file-backed pages (the database's memory map).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 
 export interface ServeProcess {
   readonly url: string
@@ -18,8 +19,10 @@ export interface ServeProcess {
 
 /** Starts a server on a free port over plain HTTP (loopback) and resolves once it prints its URL. */
 export async function startServeProcess(options: { database: string; args?: readonly string[]; cwd?: string }): Promise<ServeProcess> {
-  const args = ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--http', '--port', '0', '--database', options.database, ...(options.args ?? [])]
-  const child = spawn(process.execPath, args, { cwd: options.cwd ?? process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] })
+  const cwd = options.cwd ?? process.cwd()
+  buildOnce(cwd)
+  const args = ['bin/ventureql.mjs', 'serve', '--http', '--port', '0', '--database', options.database, ...(options.args ?? [])]
+  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
   child.stdout!.on('data', (d) => { out += d })
@@ -53,4 +56,15 @@ export async function startServeProcess(options: { database: string; args?: read
       clearTimeout(killer)
     },
   }
+}
+
+const built = new Set<string>()
+
+/** Builds dist/ from the sources of the checkout at `cwd` (tsup), once per benchmark process. */
+function buildOnce(cwd: string): void {
+  const dir = resolve(cwd)
+  if (built.has(dir)) return
+  process.stderr.write(`bench: building ${dir} (tsup) for the server ...\n`)
+  execFileSync('npx', ['tsup'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] })
+  built.add(dir)
 }
