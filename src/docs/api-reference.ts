@@ -137,7 +137,7 @@ function responseLines(doc: OpenApiDocument, operation: OperationObject): string
 
 function operationSection(doc: OpenApiDocument, method: string, path: string, operation: OperationObject): string {
   const heading = `${method.toUpperCase()} ${path}`
-  const parts = [`## ${heading}`, '', `**${operation.summary}** (spec ${operation['x-spec-section']}). ${operation.security.length > 0 ? 'Needs an API key.' : 'Needs no API key.'}`, '']
+  const parts = [`## ${heading}`, '', `**${operation.summary}** (spec ${operation['x-spec-section']}). ${(operation.security?.length ?? 0) > 0 ? 'Needs an API key.' : 'Needs no API key.'}`, '']
   parts.push(operation.description.replace(/\n\nService spec section [^\n]*$/, ''), '')
   if (operation.parameters?.length) {
     parts.push('### Parameters', '', table(['Name', 'In', 'Required', 'Description'], parameterRows(operation.parameters)), '')

@@ -21,6 +21,7 @@ import { HTTPException } from 'hono/http-exception'
 import { EngineClosedError, QueryCancelledError, QueryTimeoutError, type Engine } from '../engine.js'
 import { authMiddleware, requestKey } from './auth.js'
 import type { QuotaHook } from './access.js'
+import type { DocumentedAccess } from './openapi.js'
 import type { AppDeps, AppOptions, HttpEnv, ResolvedOptions, RouteSpec } from './context.js'
 import { isUnavailable } from '../store/unavailable.js'
 import { issuesResponse, PROBLEM_CONTENT_TYPE, problemResponse } from './problem.js'
@@ -45,8 +46,25 @@ export function resolveOptions(options: AppOptions = {}): ResolvedOptions {
   if (options.quota !== undefined && options.quota !== false && typeof options.quota !== 'function') {
     throw new TypeError('createApp: quota must be a function (request, context) => QuotaResult, or false')
   }
+  if (options.openApiSecurity !== undefined) {
+    if (options.auth === undefined) throw new TypeError('createApp: openApiSecurity describes a custom auth hook; the built-in API keys describe themselves')
+    const schemes = options.openApiSecurity?.schemes
+    if (typeof schemes !== 'object' || schemes === null || Array.isArray(schemes)) {
+      throw new TypeError('createApp: openApiSecurity.schemes must be an object of OpenAPI Security Scheme Objects by name')
+    }
+    for (const requirement of options.openApiSecurity.requirements ?? []) {
+      for (const name of Object.keys(requirement)) {
+        if (!(name in schemes)) throw new TypeError(`createApp: openApiSecurity.requirements names the scheme ${JSON.stringify(name)}, which schemes does not declare`)
+      }
+    }
+  }
   // With the built-in keys, `quota: false` means "keys, no quota": a hook that allows everything, headerless.
   const quota = options.quota === false ? (options.auth ? undefined : allowWithoutQuota) : options.quota
+  const documentedAccess: DocumentedAccess = Object.freeze({
+    auth: options.auth === undefined ? 'keys' : 'host',
+    ...(options.openApiSecurity ? { security: options.openApiSecurity } : {}),
+    quota: quota === allowWithoutQuota || (options.auth !== undefined && quota === undefined) ? 'none' : quota === undefined ? 'keys' : 'hook',
+  })
   return Object.freeze({
     auth: options.auth,
     quota,
@@ -64,6 +82,7 @@ export function resolveOptions(options: AppOptions = {}): ResolvedOptions {
     corsOrigins: Object.freeze([...(options.corsOrigins ?? [])]),
     compression: options.compression ?? true,
     docsPage: options.docsPage ?? true,
+    documentedAccess,
   })
 }
 

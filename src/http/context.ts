@@ -11,6 +11,7 @@ import type { CallOptions, Engine } from '../engine.js'
 import type { HttpMetrics } from './metrics.js'
 import type { RequestEntry } from './observe.js'
 import type { AuthHook, Identity, QuotaHook, QuotaInfo } from './access.js'
+import type { DocumentedAccess, OpenApiSecurity } from './openapi.js'
 
 export interface AppOptions {
   /**
@@ -80,6 +81,13 @@ export interface AppOptions {
    * docs-page.ts). Default true; false leaves /docs an unknown path like any other (behind the key check).
    */
   readonly docsPage?: boolean
+  /**
+   * How GET /openapi.json (and the /docs page over it) describes the host's authentication when
+   * `auth` replaces the built-in keys: its security schemes, and which of them an operation takes
+   * (default: any one). Without it, the document declares no scheme at all rather than the API
+   * keys the server no longer takes. Only with `auth`.
+   */
+  readonly openApiSecurity?: OpenApiSecurity
 }
 
 export interface ResolvedOptions {
@@ -102,6 +110,8 @@ export interface ResolvedOptions {
   readonly corsOrigins: readonly string[]
   readonly compression: boolean
   readonly docsPage: boolean
+  /** Who may call and how much, as GET /openapi.json describes it. */
+  readonly documentedAccess: DocumentedAccess
 }
 
 /** Shared by every route: built once by `createApp`. */

@@ -41,7 +41,8 @@ export interface OperationObject {
   readonly parameters?: readonly ParameterObject[]
   readonly requestBody?: unknown
   readonly responses: Record<string, unknown>
-  readonly security: readonly Record<string, readonly string[]>[]
+  /** Absent when the document cannot say (a host's authentication that was not described). */
+  readonly security?: readonly Record<string, readonly string[]>[]
   readonly 'x-spec-section': string
 }
 
@@ -80,7 +81,33 @@ export interface OpenApiOptions {
   readonly examples?: OperationExamples
   /** One sentence on where the examples come from, appended to the document's description. */
   readonly examplesSource?: string
+  /**
+   * Who may call and how much, as the app enforces it (createApp's `auth` and `quota`). Default:
+   * the built-in API keys with their quotas.
+   */
+  readonly access?: DocumentedAccess
 }
+
+/** Security requirements: each entry names schemes that together suffice; any one entry does. */
+export type SecurityRequirements = readonly Readonly<Record<string, readonly string[]>>[]
+
+/** How a host's own authentication (createApp's `auth` hook) appears in the OpenAPI document. */
+export interface OpenApiSecurity {
+  /** OpenAPI 3.1 Security Scheme Objects by name, e.g. `{ session: { type: 'apiKey', in: 'cookie', name: 'sid' } }`. */
+  readonly schemes: Readonly<Record<string, Readonly<Record<string, unknown>>>>
+  /** Which schemes an authenticated operation takes. Default: any one of `schemes`. */
+  readonly requirements?: SecurityRequirements
+}
+
+export interface DocumentedAccess {
+  /** `keys`: the built-in API keys; `host`: an `auth` hook, described by `security` when given. */
+  readonly auth: 'keys' | 'host'
+  readonly security?: OpenApiSecurity
+  /** `none`: no quota (no X-Quota-* headers, never 429); `keys`: the built-in quotas; `hook`: a quota hook (its headers when it reports a quota). */
+  readonly quota: 'keys' | 'hook' | 'none'
+}
+
+const KEYS_ACCESS: DocumentedAccess = Object.freeze({ auth: 'keys', quota: 'keys' })
 
 /** The security schemes of spec section 5: `?key=` or `Authorization: Bearer`. Either one suffices. */
 const SECURITY_SCHEMES = Object.freeze({
@@ -92,6 +119,7 @@ const AUTHENTICATED: readonly Record<string, readonly string[]>[] = Object.freez
 /** Error statuses of spec section 7, each answered with a Problem body. */
 const ERROR_RESPONSES: Readonly<Record<string, { name: string; description: string }>> = Object.freeze({
   400: { name: 'BadRequest', description: 'Malformed request: the body names each parameter, what was expected and what was got.' },
+  401: { name: 'Unauthorized', description: 'Authentication is required (the host application\'s scheme; see WWW-Authenticate).' },
   403: { name: 'Forbidden', description: 'Missing, wrong or revoked API key, or a trial key asking beyond the first page.' },
   404: { name: 'NotFound', description: 'The endpoint or the resource does not exist.' },
   429: { name: 'RateLimited', description: 'The key\'s quota for the current period is used up; see X-Quota-Reset and Retry-After.' },
@@ -107,7 +135,24 @@ const QUOTA_HEADERS = Object.freeze({
   'X-Quota-Reset': { description: 'Unix time (seconds, UTC) at which the next period starts.', schema: { type: 'integer' } },
 })
 
+/** The error statuses an authenticated operation can answer under `access`. */
+function authenticatedErrorStatuses(access: DocumentedAccess): string[] {
+  return Object.keys(ERROR_RESPONSES).filter((status) =>
+    (status !== '401' || access.auth === 'host') && (status !== '429' || access.quota !== 'none'))
+}
+
+/** The document's security schemes and each authenticated operation's requirements under `access`. */
+function securityOf(access: DocumentedAccess): { schemes: Record<string, unknown>; requirements: SecurityRequirements | undefined } {
+  if (access.auth === 'keys') return { schemes: { ...SECURITY_SCHEMES }, requirements: AUTHENTICATED }
+  const schemes = { ...(access.security?.schemes ?? {}) }
+  const names = Object.keys(schemes)
+  const requirements = access.security?.requirements ?? (names.length > 0 ? names.map((name) => ({ [name]: [] })) : undefined)
+  return { schemes, requirements }
+}
+
 export function buildOpenApiDocument(routes: readonly RouteSpec[], options: OpenApiOptions = {}): OpenApiDocument {
+  const access = options.access ?? KEYS_ACCESS
+  const security = securityOf(access)
   const components = new SchemaComponents()
   const problemRef = components.add('Problem', problemSchema, 'output')
   const paths: Record<string, Record<string, OperationObject>> = {}
@@ -120,7 +165,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], options: Open
       ...parametersOf(route.pathParams, 'path', components, example?.request.path),
       ...parametersOf(route.query, 'query', components, example?.request.query),
     ]
-    const errorStatuses = authenticated ? Object.keys(ERROR_RESPONSES) : PUBLIC_ERROR_STATUSES
+    const errorStatuses = authenticated ? authenticatedErrorStatuses(access) : PUBLIC_ERROR_STATUSES
     const operation: OperationObject = {
       operationId: operationId(route.method, path),
       summary: route.summary,
@@ -131,7 +176,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], options: Open
       responses: {
         200: {
           description: 'Success.',
-          ...(authenticated ? { headers: quotaHeaderRefs() } : {}),
+          ...(authenticated && access.quota !== 'none' ? { headers: quotaHeaderRefs() } : {}),
           content: {
             'application/json': {
               schema: components.inline(route.response, 'output'),
@@ -141,21 +186,26 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], options: Open
         },
         ...Object.fromEntries(errorStatuses.map((status) => [status, { $ref: `#/components/responses/${ERROR_RESPONSES[status]!.name}` }])),
       },
-      security: authenticated ? AUTHENTICATED : [],
+      ...(!authenticated ? { security: [] } : security.requirements ? { security: security.requirements } : {}),
       'x-spec-section': route.specSection,
     }
     ;(paths[path] ??= {})[route.method] = operation
   }
 
+  const usedStatuses = new Set([...authenticatedErrorStatuses(access), ...PUBLIC_ERROR_STATUSES])
   return {
     openapi: '3.1.0',
     info: {
       title: 'ventureql',
       version: packageJson.version,
       description: 'Company, investor and funding data: search, filtered listings, detail records, structured queries (beta) and quota usage. '
-        + 'Every request but this document carries an API key (`?key=` or `Authorization: Bearer`). Errors are application/problem+json with an `error` string.'
-        + '\n\nIn the reference page (GET /docs), press **Authorize** and enter a key in either scheme: `ventureql serve` prints a full and a trial key '
-        + 'when it creates its database, and `ventureql keys create --plan full --quota 1000` makes another. "Try it out" then sends the request to this server.'
+        + (access.auth === 'keys'
+          ? 'Every request but this document carries an API key (`?key=` or `Authorization: Bearer`). Errors are application/problem+json with an `error` string.'
+            + '\n\nIn the reference page (GET /docs), press **Authorize** and enter a key in either scheme: `ventureql serve` prints a full and a trial key '
+            + 'when it creates its database, and `ventureql keys create --plan full --quota 1000` makes another. "Try it out" then sends the request to this server.'
+          : 'Every request but this document is authenticated by the host application'
+            + (security.requirements ? ', in the security schemes this document declares.' : '; this document does not describe how (ask the host).')
+            + ' Errors are application/problem+json with an `error` string.')
         + (options.examplesSource ? ` ${options.examplesSource}` : ''),
       license: { name: 'MIT', identifier: 'MIT' },
     },
@@ -163,12 +213,12 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], options: Open
     paths,
     components: {
       schemas: components.schemas,
-      responses: Object.fromEntries(Object.values(ERROR_RESPONSES).map(({ name, description }) => [name, {
-        description,
+      responses: Object.fromEntries(Object.entries(ERROR_RESPONSES).filter(([status]) => usedStatuses.has(status)).map(([status, { name, description }]) => [name, {
+        description: status === '403' && access.auth === 'host' ? 'Refused by the host application\'s authentication, or a trial caller asking beyond the first page.' : description,
         content: { 'application/problem+json': { schema: problemRef } },
       }])),
       headers: { ...QUOTA_HEADERS },
-      securitySchemes: { ...SECURITY_SCHEMES },
+      securitySchemes: security.schemes,
     },
   }
 }

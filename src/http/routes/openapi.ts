@@ -34,7 +34,7 @@ export const openApiRoutes: RouteModule = {
       const serverUrl = baseUrlOf(deps, c.req.raw)
       let text = documents.get(serverUrl)
       if (text === undefined) {
-        text = JSON.stringify(buildOpenApiDocument(deps.routes, { serverUrl, examples: OPENAPI_EXAMPLES.operations, examplesSource: OPENAPI_EXAMPLES.source }))
+        text = JSON.stringify(buildOpenApiDocument(deps.routes, { serverUrl, examples: OPENAPI_EXAMPLES.operations, examplesSource: OPENAPI_EXAMPLES.source, access: deps.options.documentedAccess }))
         // Bounded: a client sending many Host headers must not grow this without end.
         if (documents.size >= 16) documents.clear()
         documents.set(serverUrl, text)
