@@ -3,6 +3,7 @@
  * query's total is computed once per data version and kept in `query_totals`; an ingest bumps the
  * data version, which retires every cached total at once without a purge.
  */
+import type { CompiledQuery, Kysely } from 'kysely'
 import type { DatasetDef } from '../catalog/define.js'
 import type { QueryPlan } from '../compile/plan.js'
 import { completeOwners } from '../store/owner-integrity.js'
@@ -10,6 +11,7 @@ import { rememberedRowCounts } from '../store/row-counts.js'
 import { noteCacheWrites } from './cache-trim.js'
 import { writeCache } from './cache-write.js'
 import type { ExecContext } from './context.js'
+import { readRows, withParameters } from './statements.js'
 
 /**
  * The number of records in a dataset's table, counted once per data version (an ingest is the only
@@ -48,15 +50,28 @@ export async function countRows(ctx: ExecContext, plan: QueryPlan): Promise<numb
   return Number(row.count)
 }
 
+/**
+ * The cached-total lookup, compiled once per Kysely instance: every page of a filtered query runs
+ * it, and building and compiling it through Kysely cost several times what running it does
+ * (0.030 ms against 0.004 ms at 1,000,000 companies; `statements.ts`).
+ */
+const totalLookups = new WeakMap<object, CompiledQuery>()
+
+function totalLookup(db: Kysely<any>, queryId: string, dataVersion: number): CompiledQuery {
+  let compiled = totalLookups.get(db)
+  if (!compiled) {
+    compiled = db.selectFrom('query_totals').select('total').where('query_id', '=', '').where('data_version', '=', 0).compile()
+    // Reused with other values: only sound while those two are its parameters, in that order.
+    if (compiled.parameters.length !== 2 || compiled.parameters[0] !== '' || compiled.parameters[1] !== 0) throw new Error('execute: the cached-total lookup has other parameters')
+    totalLookups.set(db, compiled)
+  }
+  return withParameters(compiled, [queryId, dataVersion])
+}
+
 /** The total of a stored query at the context's data version when it is cached; never counts. */
 export async function knownTotal(ctx: ExecContext, queryId: string): Promise<number | undefined> {
-  const cached = await ctx.db
-    .selectFrom('query_totals')
-    .select('total')
-    .where('query_id', '=', queryId)
-    .where('data_version', '=', ctx.dataVersion)
-    .executeTakeFirst()
-  return cached ? Number(cached.total) : undefined
+  const { rows } = await readRows(ctx, totalLookup(ctx.db, queryId, ctx.dataVersion))
+  return rows.length > 0 ? Number(rows[0]![0]) : undefined
 }
 
 /** The total of a stored query at the context's data version, from the cache or counted and cached. */
