@@ -58,7 +58,7 @@ function rawStatement(sqlite: NonNullable<ExecContext['sqlite']>, sql: string): 
  * On SQLite it runs on the handle directly, not behind Kysely's connection mutex: better-sqlite3
  * is synchronous, so the statement runs whole between two awaits of any other call on the handle.
  */
-export async function readRows(ctx: ExecContext, query: CompiledQuery): Promise<RowArrays> {
+export async function readRows(ctx: Pick<ExecContext, 'db' | 'sqlite'>, query: CompiledQuery): Promise<RowArrays> {
   const sqlite = ctx.sqlite
   if (sqlite) {
     const { statement, columns } = rawStatement(sqlite, query.sql)

@@ -15,7 +15,7 @@ import type { FilterNode } from '../../src/ast/nodes.js'
 import { datasets, type DatasetName } from '../../src/catalog/index.js'
 import { planQuery, recordsByIdsQuery, sqliteDialect, type QueryPlan } from '../../src/compile/index.js'
 import { createEngine } from '../../src/engine.js'
-import { knownTotal } from '../../src/execute/counts.js'
+import { knownTotal, versionAndKnownTotal } from '../../src/execute/counts.js'
 import { fetchKeys, type ExecContext } from '../../src/execute/index.js'
 import { compiledMapper, loopMapper, recordMapper, recordSlots } from '../../src/execute/records.js'
 import { keysFromStart } from '../../src/execute/run.js'
@@ -118,6 +118,57 @@ describe('the cached-total lookup', () => {
     expect(await knownTotal(at(42), '')).toBeUndefined()
     expect(await knownTotal(at(0), '')).toBe(77)
     vdb.sqlite.exec(`delete from query_totals where query_id in ('query-a', 'query-b', '')`)
+  })
+})
+
+describe('the data version and the cached total in one statement', () => {
+  it('reads what dataVersion and knownTotal read, at every version', async () => {
+    const own = await createFixtureDatabase({ companies: 20 })
+    try {
+      const at = { db: own.db, dialect: sqliteDialect, sqlite: own.sqlite }
+      const insert = own.sqlite.prepare('insert into query_totals (query_id, data_version, total) values (?, ?, ?)')
+      const start = dataVersionSync(own.sqlite)
+      insert.run('query-a', start, 5)
+      insert.run('query-a', start + 1, 9)
+      insert.run('query-b', start + 1, 13)
+      expect(await versionAndKnownTotal(at, 'query-a')).toEqual({ dataVersion: start, total: 5 })
+      expect(await versionAndKnownTotal(at, 'query-b')).toEqual({ dataVersion: start, total: undefined })
+      bumpDataVersionSync(own.sqlite)
+      expect(await versionAndKnownTotal(at, 'query-a')).toEqual({ dataVersion: start + 1, total: 9 })
+      expect(await versionAndKnownTotal(at, 'query-b')).toEqual({ dataVersion: start + 1, total: 13 })
+      expect(await versionAndKnownTotal(at, 'query-c')).toEqual({ dataVersion: start + 1, total: undefined })
+      // A database whose version was never recorded is at version 0, as dataVersion says.
+      own.sqlite.exec(`delete from meta where key = 'data_version'`)
+      insert.run('query-a', 0, 3)
+      expect(dataVersionSync(own.sqlite)).toBe(0)
+      expect(await versionAndKnownTotal(at, 'query-a')).toEqual({ dataVersion: 0, total: 3 })
+      expect(await versionAndKnownTotal(at, 'query-b')).toEqual({ dataVersion: 0, total: undefined })
+    } finally {
+      await own.close()
+    }
+  })
+
+  it('is what the engine answers a page and a count with: a cached total at the current version only', async () => {
+    const own = await createFixtureDatabase({ companies: 50 })
+    const engine = createEngine({ database: own })
+    try {
+      const request = { dataset: 'companies', filter: { country: 'USA' }, per_page: 5 }
+      const counted = await engine.count(request)
+      if (!counted.ok) throw new Error(JSON.stringify(counted.issues))
+      // A wrong total planted at the current version is believed (it is the cache); at another, never.
+      const version = dataVersionSync(own.sqlite)
+      own.sqlite.prepare('update query_totals set total = ? where data_version = ?').run(counted.value + 1000, version)
+      const planted = await engine.list(request)
+      if (!planted.ok) throw new Error(JSON.stringify(planted.issues))
+      expect(planted.value.meta.total_record_count).toBe(counted.value + 1000)
+      own.sqlite.prepare('update query_totals set data_version = ? where data_version = ?').run(version + 1, version)
+      const recounted = await engine.list(request)
+      if (!recounted.ok) throw new Error(JSON.stringify(recounted.issues))
+      expect(recounted.value.meta.total_record_count).toBe(counted.value)
+      expect(engine.stats().cache).toMatchObject({ totalHits: 1, totalMisses: 1 })
+    } finally {
+      await engine.close()
+    }
   })
 })
 

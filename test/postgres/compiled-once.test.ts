@@ -9,7 +9,7 @@ import { and, condition as c, foreign, not, or } from '../../src/ast/factory.js'
 import type { FilterNode } from '../../src/ast/nodes.js'
 import type { DatasetName } from '../../src/catalog/index.js'
 import { planQuery, postgresDialect, sqliteDialect } from '../../src/compile/index.js'
-import { knownTotal } from '../../src/execute/counts.js'
+import { knownTotal, versionAndKnownTotal } from '../../src/execute/counts.js'
 import { fetchKeys, type ExecContext } from '../../src/execute/index.js'
 import { keysFromStart } from '../../src/execute/run.js'
 import { copyToPostgres } from '../../src/store/copy.js'
@@ -75,5 +75,15 @@ describe('the cached-total lookup, on PostgreSQL', () => {
     expect(await knownTotal(at(42), 'query-b')).toBe(13)
     expect(await knownTotal(at(43), 'query-a')).toBeUndefined()
     expect(await knownTotal(at(41), 'query-b')).toBeUndefined()
+  })
+
+  it('reads the data version with it in one statement, as dataVersion and knownTotal do', async () => {
+    const version = await dataVersion(target)
+    await target.db.insertInto('query_totals').values({ query_id: 'query-c', data_version: version, total: 21 }).execute()
+    expect(await versionAndKnownTotal(pgCtx, 'query-c')).toEqual({ dataVersion: version, total: 21 })
+    expect(await versionAndKnownTotal(pgCtx, 'query-d')).toEqual({ dataVersion: version, total: undefined })
+    await target.db.updateTable('meta').set({ value: String(version + 1) }).where('key', '=', 'data_version').execute()
+    expect(await versionAndKnownTotal(pgCtx, 'query-c')).toEqual({ dataVersion: version + 1, total: undefined })
+    await target.db.updateTable('meta').set({ value: String(version) }).where('key', '=', 'data_version').execute()
   })
 })
