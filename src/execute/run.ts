@@ -4,8 +4,7 @@
  * lists included, in one statement. Two narrow queries beat one wide sorted one: sorting and
  * seeking touch only index-sized tuples, and the wide rows are read for one page only.
  */
-import type BetterSqlite3 from 'better-sqlite3'
-import type { Compilable, CompiledQuery } from 'kysely'
+import type { Compilable, CompiledQuery, Kysely } from 'kysely'
 import { primaryKeyColumn } from '../catalog/index.js'
 import type { Boundary } from '../compile/page.js'
 import { recordsByIdsQuery, type QueryPlan } from '../compile/plan.js'
@@ -13,6 +12,7 @@ import { prefersSortWalk } from '../compile/steer.js'
 import type { ExecContext } from './context.js'
 import { datasetRows } from './counts.js'
 import { recordMapper, type ResultRecord } from './records.js'
+import { readRows, withParameters, type RowArrays } from './statements.js'
 
 export interface KeyRow {
   /** The sort values then (when appended) the primary key: a page boundary when it is a page's last row. */
@@ -57,19 +57,70 @@ export async function fetchKeys(ctx: ExecContext, plan: QueryPlan, options: Keys
   const want = options.limit + (options.offset ?? 0)
   const walkSortIndex = plan.canWalkSortIndex && options.matches !== undefined &&
     prefersSortWalk(plan, { matches: options.matches, rows: await datasetRows(ctx, plan.dataset), limit: want })
-  const rows: Record<string, unknown>[] = []
+  const read: RowArrays[] = []
   if (!options.after) {
-    rows.push(...await plan.keysQuery(ctx.db, { limit: want, walkSortIndex }).execute())
+    read.push(await readRows(ctx, keysFromStart(ctx.db, plan, walkSortIndex, want)))
   } else {
+    let rows = 0
     for (const range of plan.seekRanges(options.after)) {
-      rows.push(...await plan.keysQuery(ctx.db, { range, limit: want - rows.length, walkSortIndex }).execute())
-      if (rows.length >= want) break
+      // A boundary's values are in the SQL's parameters, and its NULLs in the SQL's shape: compiled per call.
+      const part = await readRows(ctx, plan.keysQuery(ctx.db, { range, limit: want - rows, walkSortIndex }).compile())
+      read.push(part)
+      rows += part.rows.length
+      if (rows >= want) break
     }
   }
-  return rows.slice(options.offset ?? 0).map((row) => ({
-    boundary: plan.keys.map((k) => (row[k.alias] ?? null) as Boundary[number]),
-    id: Number(row[pkKey.alias]),
-  }))
+  const keyRows: KeyRow[] = []
+  let skip = options.offset ?? 0
+  for (const { columns, rows } of read) {
+    if (rows.length === 0) continue
+    const at = plan.keys.map((k) => columns.indexOf(k.alias))
+    const pkAt = columns.indexOf(pkKey.alias)
+    if (pkAt < 0 || at.includes(-1)) throw new Error('execute: the keys query lacks a sort key column')
+    for (const row of rows) {
+      if (skip > 0) {
+        skip--
+        continue
+      }
+      keyRows.push({ boundary: at.map((i) => (row[i] ?? null) as Boundary[number]), id: Number(row[pkAt]) })
+    }
+  }
+  return keyRows
+}
+
+/**
+ * The keys statement of a read from the start (no boundary), per Kysely instance, plan and walk
+ * choice: `null` when its limit could not be shown to be its last parameter (then compiled per
+ * call). Kept as long as the plan, which the pipeline memoises per request (`prepared-memo.ts`).
+ */
+const fromStartKeys = new WeakMap<object, WeakMap<QueryPlan, Map<boolean, CompiledQuery | null>>>()
+
+/**
+ * The compiled keys statement of `limit` rows from the start: built and compiled through Kysely
+ * once per plan and walk choice, then reused with the limit as its last parameter. Its SQL depends
+ * on nothing else: the filter's values are parameters, and the data version only steers the walk
+ * choice, which is part of the key. Whether the limit is the last parameter is checked, not
+ * assumed: the statement is compiled with limits 1 and 2, and must differ in that parameter alone.
+ */
+export function keysFromStart(db: Kysely<any>, plan: QueryPlan, walkSortIndex: boolean, limit: number): CompiledQuery {
+  let perPlan = fromStartKeys.get(db)
+  if (!perPlan) fromStartKeys.set(db, (perPlan = new WeakMap()))
+  let byWalk = perPlan.get(plan)
+  if (!byWalk) perPlan.set(plan, (byWalk = new Map()))
+  let template = byWalk.get(walkSortIndex)
+  if (template === undefined) {
+    const one = plan.keysQuery(db, { limit: 1, walkSortIndex }).compile()
+    const two = plan.keysQuery(db, { limit: 2, walkSortIndex }).compile()
+    const last = one.parameters.length - 1
+    const limitIsLast = last >= 0 && one.sql === two.sql && two.parameters.length === one.parameters.length &&
+      one.parameters[last] === 1 && two.parameters[last] === 2 && one.parameters.every((p, i) => i === last || p === two.parameters[i])
+    template = limitIsLast ? one : null
+    byWalk.set(walkSortIndex, template)
+  }
+  if (template === null) return plan.keysQuery(db, { limit, walkSortIndex }).compile()
+  const parameters = [...template.parameters]
+  parameters[parameters.length - 1] = limit
+  return withParameters(template, parameters)
 }
 
 /**
@@ -102,32 +153,6 @@ export async function loadRecords(ctx: ExecContext, plan: QueryPlan, ids: readon
     const row = byId.get(id)
     return row ? [toRecord(row)] : []
   })
-}
-
-/** Raw-mode statements per SQLite handle, by SQL text (a few shapes: one per dataset). */
-const rawStatements = new WeakMap<object, Map<string, { statement: BetterSqlite3.Statement; columns: readonly string[] }>>()
-
-/**
- * A query's rows as arrays, with their column names. On SQLite the statement runs in
- * better-sqlite3's raw mode, which builds no object per row: reading a 50-company page (50
- * columns) took 0.21 ms that way against 0.47 ms as objects (1,000,000 companies). Elsewhere the
- * driver's objects are laid out as arrays.
- */
-async function readRows(ctx: ExecContext, query: CompiledQuery): Promise<{ columns: readonly string[]; rows: readonly (readonly unknown[])[] }> {
-  const sqlite = ctx.sqlite
-  if (sqlite) {
-    let cache = rawStatements.get(sqlite)
-    if (!cache) rawStatements.set(sqlite, (cache = new Map()))
-    let known = cache.get(query.sql)
-    if (!known) {
-      const statement = sqlite.prepare(query.sql).raw(true)
-      cache.set(query.sql, (known = { statement, columns: Object.freeze(statement.columns().map((c) => c.name)) }))
-    }
-    return { columns: known.columns, rows: known.statement.all(...query.parameters) as unknown[][] }
-  }
-  const { rows } = await ctx.db.executeQuery<Record<string, unknown>>(query)
-  const columns = rows.length > 0 ? Object.keys(rows[0]!) : []
-  return { columns, rows: rows.map((r) => columns.map((c) => r[c])) }
 }
 
 /** One page: `limit` records after `after` (or from the start), with their keys. */
