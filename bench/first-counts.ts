@@ -23,7 +23,10 @@ const forgetTotals = () => vdb.sqlite.exec('delete from query_totals')
 
 console.log('| request | total | engine ms | hand ms | engine / hand |')
 console.log('|---|---|---|---|---|')
+// BENCH_ONLY=fundings-investor,companies-all: only these requests of the mix.
+const only = new Set((process.env.BENCH_ONLY ?? '').split(',').map((x) => x.trim()).filter(Boolean))
 for (const r of mix) {
+  if (only.size > 0 && !only.has(r.id)) continue
   const f = forms[r.id]
   if (!r.request || !f?.hand.count) continue
   const request = r.request

@@ -60,17 +60,66 @@ function writeNow(sqlite: NonNullable<ExecContext['sqlite']>, compiled: readonly
     run()
     return true
   }
-  const timeout = Number(sqlite.pragma('busy_timeout', { simple: true }))
-  sqlite.pragma('busy_timeout = 0')
+  // The write must not wait for another connection's lock: the busy timeout is 0 while it runs.
+  // Prepared statements for the pragmas and the transaction, not `pragma()` and `transaction()`,
+  // which prepare or wrap anew on every call: together they were a third of writing a first
+  // count's total (~0.05 of 0.15 ms).
+  const kit = writeKit(sqlite)
+  const timeout = Number(kit.readTimeout.get())
+  kit.noWait.run()
   try {
-    sqlite.transaction(run).immediate()
+    kit.begin.run()
+    try {
+      run()
+      kit.commit.run()
+    } catch (error) {
+      if (sqlite.inTransaction) kit.rollback.run()
+      throw error
+    }
     return true
   } catch (error) {
     if (isLockBusy(error)) return false
     throw error
   } finally {
-    sqlite.pragma(`busy_timeout = ${Number.isSafeInteger(timeout) && timeout >= 0 ? timeout : 5000}`)
+    restoreTimeout(sqlite, kit, Number.isSafeInteger(timeout) && timeout >= 0 ? timeout : 5000)
   }
+}
+
+interface WriteKit {
+  readonly readTimeout: { get(): unknown }
+  readonly noWait: { run(): unknown }
+  readonly begin: { run(): unknown }
+  readonly commit: { run(): unknown }
+  readonly rollback: { run(): unknown }
+  /** `pragma busy_timeout = N` by N (a pragma takes no bound value); few values per connection. */
+  readonly restore: Map<number, { run(): unknown }>
+}
+
+const writeKits = new WeakMap<object, WriteKit>()
+
+function writeKit(sqlite: NonNullable<ExecContext['sqlite']>): WriteKit {
+  let kit = writeKits.get(sqlite)
+  if (!kit) {
+    kit = {
+      readTimeout: sqlite.prepare('pragma busy_timeout').pluck(),
+      noWait: sqlite.prepare('pragma busy_timeout = 0'),
+      begin: sqlite.prepare('begin immediate'),
+      commit: sqlite.prepare('commit'),
+      rollback: sqlite.prepare('rollback'),
+      restore: new Map(),
+    }
+    writeKits.set(sqlite, kit)
+  }
+  return kit
+}
+
+function restoreTimeout(sqlite: NonNullable<ExecContext['sqlite']>, kit: WriteKit, ms: number): void {
+  let restore = kit.restore.get(ms)
+  if (!restore) {
+    if (kit.restore.size >= 8) kit.restore.clear()
+    kit.restore.set(ms, (restore = sqlite.prepare(`pragma busy_timeout = ${Math.floor(ms)}`)))
+  }
+  restore.run()
 }
 
 function statement(sqlite: NonNullable<ExecContext['sqlite']>, sql: string): { run(...params: unknown[]): unknown } {

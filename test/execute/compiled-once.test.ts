@@ -15,7 +15,7 @@ import type { FilterNode } from '../../src/ast/nodes.js'
 import { datasets, type DatasetName } from '../../src/catalog/index.js'
 import { planQuery, recordsByIdsQuery, sqliteDialect, type QueryPlan } from '../../src/compile/index.js'
 import { createEngine } from '../../src/engine.js'
-import { knownTotal, versionAndKnownTotal } from '../../src/execute/counts.js'
+import { countRows, knownTotal, versionAndKnownTotal } from '../../src/execute/counts.js'
 import { fetchKeys, type ExecContext } from '../../src/execute/index.js'
 import { compiledMapper, loopMapper, recordMapper, recordSlots } from '../../src/execute/records.js'
 import { keysFromStart } from '../../src/execute/run.js'
@@ -245,3 +245,32 @@ describe('raw statements kept per handle', () => {
 function companyRecordColumns(): string[] {
   return vdb.sqlite.prepare(recordsByIdsQuery(vdb.db, sqliteDialect, datasets.companies, [0]).compile().sql).columns().map((col) => col.name)
 }
+
+describe('a plan\'s count statement', () => {
+  it.each(shapes.filter((s) => s.filter !== undefined))('$name: built through Kysely once per plan, counting what a fresh compile counts', async ({ dataset, filter, sort }) => {
+    const base = planQuery(checked(dataset, filter, sort), sqliteDialect)
+    let builds = 0
+    const counted = <F extends ((db: never) => unknown) | undefined>(f: F): F =>
+      (f === undefined ? undefined : (db: never) => { builds++; return f(db) }) as F
+    const plan: QueryPlan = {
+      ...base,
+      countQuery: counted(base.countQuery),
+      ...(base.complementCount ? { complementCount: counted(base.complementCount) } : {}),
+      ...(base.ownerCount ? { ownerCount: { owner: base.ownerCount.owner, query: counted(base.ownerCount.query.bind(base.ownerCount)) } } : {}),
+    }
+    const fresh = Number((await base.countQuery(vdb.db).executeTakeFirstOrThrow()).count)
+    for (let i = 0; i < 4; i++) expect(await countRows(ctx, plan)).toBe(fresh)
+    expect(builds).toBe(1)
+  })
+
+  it('is never shared between plans whose values differ', async () => {
+    const usa = planQuery(checked('companies', c('country', 'eq', 'USA', p)), sqliteDialect)
+    const deu = planQuery(checked('companies', c('country', 'eq', 'DEU', p)), sqliteDialect)
+    const direct = (country: string) => vdb.sqlite.prepare('select count(*) from companies where country = ?').pluck().get(country) as number
+    expect(direct('USA')).not.toBe(direct('DEU'))
+    for (let round = 0; round < 2; round++) {
+      expect(await countRows(ctx, usa)).toBe(direct('USA'))
+      expect(await countRows(ctx, deu)).toBe(direct('DEU'))
+    }
+  })
+})

@@ -100,12 +100,14 @@ describe('page ends already remembered are not written again', () => {
       ...ctx,
       sqlite: {
         pragma: vdb.sqlite.pragma.bind(vdb.sqlite),
-        prepare: vdb.sqlite.prepare.bind(vdb.sqlite),
+        // A cache write is one immediate transaction (cache-write.ts): counted as it begins.
+        prepare: ((sql: string) => {
+          const statement = vdb.sqlite.prepare(sql)
+          if (!/^begin immediate$/i.test(sql)) return statement
+          return { run: () => { writes++; return statement.run() } }
+        }) as typeof vdb.sqlite.prepare,
         get inTransaction() { return vdb.sqlite.inTransaction },
-        transaction: ((fn: () => unknown) => {
-          writes++
-          return vdb.sqlite.transaction(fn)
-        }) as typeof vdb.sqlite.transaction,
+        transaction: vdb.sqlite.transaction.bind(vdb.sqlite),
       },
     }
     const plan = planQuery(checked('companies', c('country', 'eq', 'USA', p), [['svc_score', 'desc']]), sqliteDialect)
