@@ -54,13 +54,21 @@ function run(ms: number): { ms: number; interrupted: boolean } {
 
 let token = 1
 
+/** A new call armed on the connection and with the watchdog (deadline `ms`), running a long statement. */
+function guardedRun(ms: number): { ms: number; interrupted: boolean } {
+  const t = token++
+  interruptible.arm(t)
+  watchdog.arm(interruptible.slot, t, ms)
+  try {
+    return run(5_000)
+  } finally {
+    watchdog.disarm(t)
+  }
+}
+
 describe('the inline watchdog', () => {
   it('interrupts a statement at its deadline, within a few ticks', () => {
-    const t = token++
-    interruptible.arm(t)
-    watchdog.arm(interruptible.slot, t, 100)
-    const r = run(5_000)
-    watchdog.disarm(t)
+    const r = guardedRun(100)
     expect(r.interrupted).toBe(true)
     expect(r.ms).toBeGreaterThanOrEqual(95)
     expect(r.ms).toBeLessThan(100 + 20 * WATCHDOG_TICK_MS + 200)
@@ -85,11 +93,6 @@ describe('the inline watchdog', () => {
     const many = Array.from({ length: 300 }, () => token++)
     for (const t of many) watchdog.arm(interruptible.slot, t, 60_000)
     for (const t of many) watchdog.disarm(t)
-    const t = token++
-    interruptible.arm(t)
-    watchdog.arm(interruptible.slot, t, 50)
-    const r = run(5_000)
-    watchdog.disarm(t)
-    expect(r.interrupted).toBe(true)
+    expect(guardedRun(50).interrupted).toBe(true)
   })
 })
