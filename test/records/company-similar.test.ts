@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { descriptionWords, plainText, similarCompanies } from '../../src/records/similar.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
-import type { SqliteVentureDb } from '../../src/store/open.js'
+import { bumpDataVersionSync, type SqliteVentureDb } from '../../src/store/open.js'
 
 describe('plainText (description_plain_text)', () => {
   it.each([
@@ -63,5 +63,41 @@ describe('similarCompanies', () => {
 
   it('is empty for an unknown company', async () => {
     expect(await similarCompanies(vdb, 999_999)).toEqual([])
+  })
+})
+
+describe('similarCompanies: probing common tags by bitmap', () => {
+  let vdb: SqliteVentureDb
+  beforeAll(async () => { vdb = await createFixtureDatabase({ companies: 300 }) })
+  afterAll(async () => { await vdb.close() })
+  // A small postings budget leaves the common tags unread, so every candidate is probed for them.
+  const probing = { postingsBudget: 10, candidateCap: 5 }
+  const ids = Array.from({ length: 43 }, (_, i) => 1 + 7 * i)
+
+  it('finds what the probe in SQL finds, and the probes change the ranking', async () => {
+    let changedByProbing = 0
+    for (const id of ids) {
+      const byBitmap = await similarCompanies(vdb, id, probing)
+      expect(byBitmap).toEqual(await similarCompanies(vdb, id, { ...probing, probe: 'sql' }))
+      if (JSON.stringify(byBitmap) !== JSON.stringify(await similarCompanies(vdb, id, { ...probing, probeBudget: 0 }))) changedByProbing++
+    }
+    expect(changedByProbing).toBeGreaterThan(5)
+  })
+
+  it('follows a new data version: a tag given to more companies is probed anew', async () => {
+    const common = vdb.sqlite.prepare('select value from company_industries group by value order by count(*) desc limit 1').pluck().get() as string
+    for (const id of ids) await similarCompanies(vdb, id, probing)
+    const without = vdb.sqlite.prepare('select id from companies where id not in (select company_id from company_industries where value = ?) order by id limit 40').pluck().all(common) as number[]
+    expect(without.length).toBe(40)
+    const insert = vdb.sqlite.prepare('insert into company_industries (company_id, value) values (?, ?)')
+    for (const id of without) insert.run(id, common)
+    bumpDataVersionSync(vdb.sqlite)
+    let differs = 0
+    for (const id of ids) {
+      const byBitmap = await similarCompanies(vdb, id, probing)
+      expect(byBitmap).toEqual(await similarCompanies(vdb, id, { ...probing, probe: 'sql' }))
+      if (byBitmap.some((r) => without.includes(r.id))) differs++
+    }
+    expect(differs).toBeGreaterThan(0)
   })
 })
