@@ -175,10 +175,13 @@ async function tagMembers(vdb: VentureDb, s: RecordSession, version: number, key
   const [field, value] = splitKey(key)
   const owners = await s.column(POSTINGS[field]!, { value })
   let highest = 0
-  for (const owner of owners) if (owner > highest) highest = owner
-  if (!(highest <= MAX_BITMAP_ID)) return undefined
+  for (const owner of owners) {
+    // A negative or huge id (imported data) has no place in a bitmap: such a tag is probed in SQL.
+    if (!(owner >= 0 && owner <= MAX_BITMAP_ID)) return undefined
+    if (owner > highest) highest = owner
+  }
   const bits = new Uint32Array((highest >>> 5) + 1)
-  for (const owner of owners) if (owner >= 0) bits[owner >>> 5]! |= 1 << (owner & 31)
+  for (const owner of owners) bits[owner >>> 5]! |= 1 << (owner & 31)
   remember(cache, `b${key}`, bits)
   return bits
 }
@@ -217,6 +220,12 @@ function recall(cache: BitmapCache, key: string): Uint32Array | Int32Array | und
 }
 
 function remember(cache: BitmapCache, key: string, value: Uint32Array | Int32Array): void {
+  // Two concurrent calls (PostgreSQL runs them on one handle) may both have built it.
+  const before = cache.maps.get(key)
+  if (before) {
+    cache.maps.delete(key)
+    cache.bytes -= before.byteLength
+  }
   for (const [oldest, held] of cache.maps) {
     if (cache.bytes + value.byteLength <= MAX_BITMAP_BYTES) break
     cache.maps.delete(oldest)

@@ -84,6 +84,20 @@ describe('similarCompanies: probing common tags by bitmap', () => {
     expect(changedByProbing).toBeGreaterThan(5)
   })
 
+  it('probes in SQL a tag whose ids do not fit a bitmap, with the same answers', async () => {
+    const common = vdb.sqlite.prepare('select value from company_business_models group by value order by count(*) desc limit 1').pluck().get() as string
+    // A row far beyond any bitmap (imported data may carry such ids); it is no company, so it is never a result.
+    vdb.sqlite.prepare('insert into company_business_models (company_id, value) values (?, ?)').run(2 ** 40, common)
+    bumpDataVersionSync(vdb.sqlite)
+    let results = 0
+    for (const id of ids) {
+      const byBitmap = await similarCompanies(vdb, id, probing)
+      expect(byBitmap).toEqual(await similarCompanies(vdb, id, { ...probing, probe: 'sql' }))
+      results += byBitmap.length
+    }
+    expect(results).toBeGreaterThan(100)
+  })
+
   it('follows a new data version: a tag given to more companies is probed anew', async () => {
     const common = vdb.sqlite.prepare('select value from company_industries group by value order by count(*) desc limit 1').pluck().get() as string
     for (const id of ids) await similarCompanies(vdb, id, probing)
