@@ -83,15 +83,6 @@ export type WorkerPool<Ops extends OperationTable = Operations> = Backend<Ops> &
   whenReady(): Promise<void>
 }
 
-/**
- * A worker's young generation, where nearly everything a call allocates lives and dies (rows,
- * records, messages). V8 lets it grow to 48 MB per isolate under load (16 MB semi-spaces), which
- * with three workers was most of a 1M-company server's growth from 143 MB at rest to 550 MB under
- * the benchmark's load; at 8 MB the server stayed near 260 MB on the same load with no loss of
- * throughput (scavenges of short-lived garbage are cheap). The old generation keeps V8's default.
- */
-const WORKER_HEAP = Object.freeze({ maxYoungGenerationSizeMb: 8 })
-
 /** How long `close()` lets running calls finish before it stops them. */
 export const CLOSE_GRACE_MS = 5_000
 
@@ -162,7 +153,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
 
   function spawn(reserved: boolean): void {
     const script = workerScript()
-    const thread = new Worker(script.filename, { ...script.options, resourceLimits: WORKER_HEAP, workerData: { ...script.workerData, setup } })
+    const thread = new Worker(script.filename, { ...script.options, workerData: { ...script.workerData, setup } })
     const worker: PoolWorker = { thread, reserved, state: 'starting', slot: undefined, call: undefined }
     workers.add(worker)
     counters.started++
