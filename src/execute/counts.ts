@@ -12,7 +12,8 @@ import { rememberedRowCounts } from '../store/row-counts.js'
 import { noteCacheWrites } from './cache-trim.js'
 import { writeCache } from './cache-write.js'
 import type { ExecContext } from './context.js'
-import { readRows, withParameters } from './statements.js'
+import { queryShape } from '../records/query-shape.js'
+import { boundQuery, readRows } from './statements.js'
 
 /**
  * The number of records in a dataset's table, counted once per data version (an ingest is the only
@@ -71,72 +72,36 @@ async function countOf(ctx: ExecContext, query: CompiledQuery): Promise<number> 
   return Number(rows[0]![0])
 }
 
-const totalLookups = new WeakMap<object, CompiledQuery>()
+// The lookups and the insert of cached totals run on every page and count: query shapes, compiled
+// once per dialect and bound per call (records/query-shape.ts), not built through Kysely each time.
 
-function totalLookup(db: Kysely<any>, queryId: string, dataVersion: number): CompiledQuery {
-  let compiled = totalLookups.get(db)
-  if (!compiled) {
-    compiled = db.selectFrom('query_totals').select('total').where('query_id', '=', '').where('data_version', '=', 0).compile()
-    // Reused with other values: only sound while those two are its parameters, in that order.
-    if (compiled.parameters.length !== 2 || compiled.parameters[0] !== '' || compiled.parameters[1] !== 0) throw new Error('execute: the cached-total lookup has other parameters')
-    totalLookups.set(db, compiled)
-  }
-  return withParameters(compiled, [queryId, dataVersion])
-}
+const TOTAL = queryShape<{ queryId: string; dataVersion: number }, { total: number }>('cached total', (db, _d, p) =>
+  db.selectFrom('query_totals').select('total').where('query_id', '=', p.queryId).where('data_version', '=', p.dataVersion))
+
+/** `select m.value, (select total from query_totals where query_id = ? and data_version = m.value) from meta m where m.key = ?` */
+const VERSION_AND_TOTAL = queryShape<{ queryId: string }, { version: string; total: number | null }>('data version and cached total', (db, _d, p) =>
+  db.selectFrom(`${META_TABLE} as m`)
+    .select((eb) => [
+      'm.value as version',
+      eb.selectFrom('query_totals as qt').select('qt.total')
+        .where('qt.query_id', '=', p.queryId)
+        // meta holds text; the cast is to the column's integer type on both dialects.
+        .where('qt.data_version', '=', sql<number>`cast(${sql.ref('m.value')} as bigint)`)
+        .as('total'),
+    ])
+    .where('m.key', '=', DATA_VERSION_KEY))
+
+const TOTAL_INSERT = queryShape<{ queryId: string; dataVersion: number; total: number }, never>('remember a total', (db, _d, p) =>
+  db.insertInto('query_totals').values({ query_id: p.queryId, data_version: p.dataVersion, total: p.total })
+    .onConflict((oc) => oc.columns(['query_id', 'data_version']).doNothing()))
 
 /** The total of a stored query at the context's data version when it is cached; never counts. */
 export async function knownTotal(ctx: ExecContext, queryId: string): Promise<number | undefined> {
-  const { rows } = await readRows(ctx, totalLookup(ctx.db, queryId, ctx.dataVersion))
+  const { rows } = await readRows(ctx, boundQuery(ctx.dialect, TOTAL, { queryId, dataVersion: ctx.dataVersion }))
   return rows.length > 0 ? Number(rows[0]![0]) : undefined
 }
 
-/**
- * The lookup of the data version with a stored query's total cached at it, compiled once per Kysely
- * instance: `select m.value, (select total from query_totals where query_id = ? and data_version =
- * m.value) from meta m where m.key = ?`.
- */
-const versionAndTotalLookups = new WeakMap<object, CompiledQuery>()
-
-function versionAndTotalLookup(db: Kysely<any>, queryId: string): CompiledQuery {
-  let compiled = versionAndTotalLookups.get(db)
-  if (!compiled) {
-    compiled = db
-      .selectFrom(`${META_TABLE} as m`)
-      .select((eb) => [
-        'm.value as version',
-        eb.selectFrom('query_totals as qt').select('qt.total')
-          .where('qt.query_id', '=', '')
-          // meta holds text; the cast is to the column's integer type on both dialects.
-          .where('qt.data_version', '=', sql<number>`cast(${sql.ref('m.value')} as bigint)`)
-          .as('total'),
-      ])
-      .where('m.key', '=', DATA_VERSION_KEY)
-      .compile()
-    // Reused with another query id: only sound while these are its parameters, in this order.
-    if (compiled.parameters.length !== 2 || compiled.parameters[0] !== '' || compiled.parameters[1] !== DATA_VERSION_KEY) throw new Error('execute: the version-and-total lookup has other parameters')
-    versionAndTotalLookups.set(db, compiled)
-  }
-  return withParameters(compiled, [queryId, DATA_VERSION_KEY])
-}
-
 /** The data version, and a stored query's total when it is cached at that version (`knownTotal`). */
-const totalInserts = new WeakMap<object, CompiledQuery>()
-
-/** The insert of a counted total, compiled once per handle and given each call's values. */
-function totalInsert(db: Kysely<any>, queryId: string, dataVersion: number, total: number): CompiledQuery {
-  let compiled = totalInserts.get(db)
-  if (!compiled) {
-    compiled = db.insertInto('query_totals').values({ query_id: '', data_version: -1, total: -2 })
-      .onConflict((oc) => oc.columns(['query_id', 'data_version']).doNothing()).compile()
-    // Reused with other values: only sound while those three are its parameters, in that order.
-    if (compiled.parameters.length !== 3 || compiled.parameters[0] !== '' || compiled.parameters[1] !== -1 || compiled.parameters[2] !== -2) {
-      throw new Error('execute: the insert of a counted total has other parameters')
-    }
-    totalInserts.set(db, compiled)
-  }
-  return withParameters(compiled, [queryId, dataVersion, total])
-}
-
 export interface VersionAndTotal {
   readonly dataVersion: number
   readonly total: number | undefined
@@ -149,7 +114,7 @@ export interface VersionAndTotal {
  * `knownTotal`, which it falls back to where the version was never recorded (version 0).
  */
 export async function versionAndKnownTotal(ctx: Pick<ExecContext, 'db' | 'sqlite' | 'dialect'>, queryId: string): Promise<VersionAndTotal> {
-  const { rows } = await readRows(ctx, versionAndTotalLookup(ctx.db, queryId))
+  const { rows } = await readRows(ctx, boundQuery(ctx.dialect, VERSION_AND_TOTAL, { queryId }))
   if (rows.length === 0) return { dataVersion: 0, total: await knownTotal({ ...ctx, dataVersion: 0 }, queryId) }
   const [version, total] = rows[0]!
   return { dataVersion: Number(version), total: total === null || total === undefined ? undefined : Number(total) }
@@ -170,7 +135,7 @@ export async function cachedTotal(ctx: ExecContext, plan: QueryPlan, queryId: st
   const total = await countRows(ctx, plan)
   if (ctx.readonly) return total
   // Best effort: a total not remembered is counted again next time (cache-write.ts).
-  const insert = totalInsert(ctx.db, queryId, ctx.dataVersion, total)
+  const insert = boundQuery(ctx.dialect, TOTAL_INSERT, { queryId, dataVersion: ctx.dataVersion, total })
   const written = await writeCache(ctx, [{ compile: () => insert }])
   if (written) await noteCacheWrites(ctx, 'query_totals', 1)
   return total

@@ -23,14 +23,14 @@
  * checkpoints once. Cache writes are best effort (`cache-write.ts`): never waited for. A new data
  * version starts with nothing remembered: rows may have moved.
  */
-import type { CompiledQuery, Kysely } from 'kysely'
 import type { Boundary } from '../compile/page.js'
 import type { QueryPlan } from '../compile/plan.js'
 import { noteCacheWrites } from './cache-trim.js'
 import { writeCache } from './cache-write.js'
 import type { ExecContext } from './context.js'
 import { fetchKeys, loadRecords, type FetchedPage, type KeyRow } from './run.js'
-import { readRows, withParameters } from './statements.js'
+import { queryShape } from '../records/query-shape.js'
+import { boundQuery, readRows } from './statements.js'
 
 export interface PagingPolicy {
   /** Rows between two checkpoints of a result's pass (more when it exceeds maxCheckpoints of them). */
@@ -81,33 +81,18 @@ export function checkpointSpacing(matches: number | undefined, policy: PagingPol
   return Math.max(every, Math.ceil(matches / Math.max(1, Math.floor(policy.maxCheckpoints))))
 }
 
-/**
- * The nearest-position lookup, compiled once per Kysely instance (every later page runs it; see
- * `statements.ts` for what building it per call cost), with sentinel values told apart by the check.
- */
-const nearestLookups = new WeakMap<object, CompiledQuery>()
-
-function nearestLookup(db: Kysely<any>, queryId: string, dataVersion: number, atOrBefore: number): CompiledQuery {
-  let compiled = nearestLookups.get(db)
-  if (!compiled) {
-    compiled = db
-      .selectFrom('query_checkpoints')
-      .select(['position', 'after_key'])
-      .where('query_id', '=', '')
-      .where('data_version', '=', -1)
-      .where('position', '<=', -2)
-      .orderBy('position', 'desc')
-      .limit(1)
-      .compile()
-    const [id, version, position, limit, ...rest] = compiled.parameters
-    if (id !== '' || version !== -1 || position !== -2 || limit !== 1 || rest.length > 0) throw new Error('execute: the nearest-position lookup has other parameters')
-    nearestLookups.set(db, compiled)
-  }
-  return withParameters(compiled, [queryId, dataVersion, atOrBefore, 1])
-}
+/** The nearest position remembered at or before a page's start (every later page runs it). */
+const NEAREST = queryShape<{ queryId: string; dataVersion: number; atOrBefore: number }, { position: number; after_key: string }>('nearest position', (db, _d, p) =>
+  db.selectFrom('query_checkpoints')
+    .select(['position', 'after_key'])
+    .where('query_id', '=', p.queryId)
+    .where('data_version', '=', p.dataVersion)
+    .where('position', '<=', p.atOrBefore)
+    .orderBy('position', 'desc')
+    .limit(1))
 
 async function nearestPosition(ctx: ExecContext, queryId: string, atOrBefore: number): Promise<Position | undefined> {
-  const { columns, rows } = await readRows(ctx, nearestLookup(ctx.db, queryId, ctx.dataVersion, atOrBefore))
+  const { columns, rows } = await readRows(ctx, boundQuery(ctx.dialect, NEAREST, { queryId, dataVersion: ctx.dataVersion, atOrBefore }))
   const row = rows[0]
   if (!row) return undefined
   return { position: Number(row[columns.indexOf('position')]), boundary: JSON.parse(String(row[columns.indexOf('after_key')])) as Boundary }

@@ -9,7 +9,9 @@
  * 0.20 ms run directly, the cached-total lookup 0.030 ms against 0.004 ms (issue 9).
  */
 import type BetterSqlite3 from 'better-sqlite3'
-import type { CompiledQuery } from 'kysely'
+import { CompiledQuery } from 'kysely'
+import type { SqlDialect } from '../compile/dialect.js'
+import type { QueryShape } from '../records/query-shape.js'
 import type { ExecContext } from './context.js'
 
 /** Rows as arrays, in the order of `columns`. */
@@ -73,4 +75,10 @@ export async function readRows(ctx: Pick<ExecContext, 'db' | 'sqlite'>, query: C
 export function withParameters(query: CompiledQuery, parameters: readonly unknown[]): CompiledQuery {
   if (parameters.length !== query.parameters.length) throw new Error(`execute: ${parameters.length} parameters for a statement that takes ${query.parameters.length}`)
   return Object.freeze({ ...query, parameters: Object.freeze([...parameters]) })
+}
+
+/** A query shape's statement for `dialect` with `params` bound, as `readRows` and `writeCache` take it. */
+export function boundQuery<P extends object>(dialect: SqlDialect, shape: QueryShape<P, unknown>, params: P): CompiledQuery {
+  const { sql, parameters } = shape.bind(dialect.name, params)
+  return CompiledQuery.raw(sql, [...parameters])
 }

@@ -146,24 +146,24 @@ async function weightCache(vdb: VentureDb, s: RecordSession): Promise<WeightCach
   return cache
 }
 
-//// Tag membership bitmaps ////
+//// Tag bitmaps and postings, kept ////
 
 /**
  * The companies of a common tag as a bitmap over company ids, for probing candidates: a bit test per
  * candidate instead of a primary-key lookup per candidate in SQL. The probes were most of a call:
- * 106 ms of ~130 on the 1M-company database, 25,000 candidates times up to four common tags. A
- * bitmap costs one read of the tag's postings (up to 257,000 on a million companies, ~20 ms) and
- * 125 KB per million companies; kept per connection and data version, at most
- * `MAX_BITMAP_BYTES` per connection, least recently used out.
+ * 106 ms of ~130 (every statement timed) on the 1M-company database, 25,000 candidates times up to
+ * four common tags. A bitmap costs one read of the tag's postings and 125 KB per million companies.
+ * Bitmaps and the postings of tags read in full are kept per connection and data version, at most
+ * `MAX_BITMAP_BYTES` together per connection, least recently used out.
  */
-interface BitmapCache {
+interface TagCache {
   readonly version: number
   bytes: number
   /** By `b` or `p` (bitmap or postings) and the tag key. */
   readonly maps: Map<string, Uint32Array | Int32Array>
 }
 const MAX_BITMAP_BYTES = 16 * 1024 * 1024
-const bitmapCaches = new WeakMap<object, BitmapCache>()
+const tagCaches = new WeakMap<object, TagCache>()
 
 /** Highest company id a bitmap covers (4 MB); a tag with a higher id is probed in SQL. */
 const MAX_BITMAP_ID = 32 * 1024 * 1024 - 1
@@ -203,13 +203,13 @@ async function tagPostings(vdb: VentureDb, s: RecordSession, version: number, ke
   return postings
 }
 
-function tagCache(vdb: VentureDb, version: number): BitmapCache {
-  let cache = bitmapCaches.get(vdb.db)
-  if (!cache || cache.version !== version) bitmapCaches.set(vdb.db, (cache = { version, bytes: 0, maps: new Map() }))
+function tagCache(vdb: VentureDb, version: number): TagCache {
+  let cache = tagCaches.get(vdb.db)
+  if (!cache || cache.version !== version) tagCaches.set(vdb.db, (cache = { version, bytes: 0, maps: new Map() }))
   return cache
 }
 
-function recall(cache: BitmapCache, key: string): Uint32Array | Int32Array | undefined {
+function recall(cache: TagCache, key: string): Uint32Array | Int32Array | undefined {
   const known = cache.maps.get(key)
   if (known) {
     // Re-inserted: a Map iterates in insertion order, so the first key is the least recently used.
@@ -219,7 +219,7 @@ function recall(cache: BitmapCache, key: string): Uint32Array | Int32Array | und
   return known
 }
 
-function remember(cache: BitmapCache, key: string, value: Uint32Array | Int32Array): void {
+function remember(cache: TagCache, key: string, value: Uint32Array | Int32Array): void {
   // Two concurrent calls (PostgreSQL runs them on one handle) may both have built it.
   const before = cache.maps.get(key)
   if (before) {
