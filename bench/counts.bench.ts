@@ -7,7 +7,7 @@
  */
 import { createEngine } from '../src/engine.js'
 import { naivePage, preload } from './support/baseline.js'
-import { benchCompanies, freshCaches, openBenchDatabase } from './support/dataset.js'
+import { benchCompanies, freshCaches, openBenchDatabase, forgetTotals as forgetTotalsOf } from './support/dataset.js'
 import { BENCH_FILTERS } from './support/filters.js'
 import { runBench, type Case } from './support/measure.js'
 
@@ -15,7 +15,7 @@ const vdb = openBenchDatabase()
 freshCaches(vdb)
 const engine = createEngine({ database: vdb })
 const data = preload(vdb.sqlite)
-const forgetTotals = () => vdb.sqlite.exec('delete from query_totals')
+const forgetTotals = () => forgetTotalsOf(vdb)
 
 async function count(request: unknown): Promise<number> {
   const r = await engine.count(request)

@@ -13,14 +13,14 @@
  * dozen `foreign` side by side that cannot share one before anything runs.
  */
 import { createEngine } from '../src/engine.js'
-import { benchCompanies, freshCaches, openBenchDatabase } from './support/dataset.js'
+import { benchCompanies, freshCaches, openBenchDatabase, forgetTotals as forgetTotalsOf } from './support/dataset.js'
 import { broadChainRequest, chainRequest, orOfForeignRequest } from './support/foreign-chains.js'
 import { runBench, type Case } from './support/measure.js'
 
 const vdb = openBenchDatabase()
 freshCaches(vdb)
 const engine = createEngine({ database: vdb })
-const forgetTotals = () => vdb.sqlite.exec('delete from query_totals')
+const forgetTotals = () => forgetTotalsOf(vdb)
 
 async function count(request: unknown): Promise<number> {
   const r = await engine.count(request)

@@ -14,7 +14,8 @@
  */
 import pg from 'pg'
 import { createEngine } from '../src/engine.js'
-import { benchCompanies, freshCaches, openBenchDatabase } from './support/dataset.js'
+import { benchCompanies, forgetTotals as forgetTotalsOf, freshCaches, openBenchDatabase } from './support/dataset.js'
+import { forgetRememberedTotals } from '../src/store/row-counts.js'
 import { BENCH_FILTERS } from './support/filters.js'
 import { runBench, type Case } from './support/measure.js'
 import { BENCH_PG_URL, benchSchema, freshPostgresCaches, openBenchPostgres } from './support/postgres-copy.js'
@@ -55,7 +56,10 @@ const admin = new pg.Pool({ connectionString: BENCH_PG_URL, options: `-c search_
 
 const lite = createEngine({ database: vdb })
 const post = createEngine({ database: pgdb })
-const forgetTotals = { lite: () => vdb.sqlite.exec('delete from query_totals'), post: () => admin.query('delete from query_totals') }
+const forgetTotals = {
+  lite: () => forgetTotalsOf(vdb),
+  post: async () => { await admin.query('delete from query_totals'); forgetRememberedTotals(pgdb.db) },
+}
 
 const requests = [{ name: 'match-all, default sort', request: { dataset: 'companies', filter: {}, per_page: 10 } }, ...BENCH_FILTERS]
 const SEEK_PAGE = 20

@@ -23,7 +23,7 @@ import { createEngine } from '../src/engine.js'
 import { createApp } from '../src/http/app.js'
 import { similarCompanies } from '../src/records/similar.js'
 import { createApiKey } from '../src/store/api-keys.js'
-import { benchCompanies, benchDatabaseFile, freshCaches, openBenchDatabase } from './support/dataset.js'
+import { benchCompanies, benchDatabaseFile, freshCaches, openBenchDatabase, forgetTotals as forgetTotalsOf } from './support/dataset.js'
 import { keyBefore, sqlForms } from './suite/hand-sql.js'
 import { httpLoad, type HttpLoadResult } from './suite/http-load.js'
 import { buildMix, mixParams, PER_PAGE, type Out } from './suite/mix.js'
@@ -62,7 +62,7 @@ const same = (a: Out, b: Out) => JSON.stringify(a.ids) === JSON.stringify(b.ids)
 const errors: string[] = []
 const rows: RequestRow[] = []
 const counts: CountRow[] = []
-const forgetTotals = () => db.exec('delete from query_totals')
+const forgetTotals = () => forgetTotalsOf(vdb)
 
 for (const r of mix) {
   const t0 = Date.now()

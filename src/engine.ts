@@ -69,7 +69,7 @@ export interface EngineOptions<D extends VentureDb = VentureDb> {
    * (WAL), and cache writes are skipped instead of waiting.
    */
   readonly writeWaitMs?: number
-  /** How paging by id remembers sort keys (execute/cursor.ts, DEFAULT_PAGING); tests make it small. */
+  /** How paging by id remembers sort keys, and which totals are written (execute/cursor.ts, DEFAULT_PAGING); tests make it small. */
   readonly paging?: Partial<PagingPolicy>
 }
 

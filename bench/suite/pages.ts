@@ -17,6 +17,7 @@ import type BetterSqlite3 from 'better-sqlite3'
 import type { Engine } from '../../src/engine.js'
 import { checkpointSpacing } from '../../src/execute/cursor.js'
 import type { SqliteVentureDb } from '../../src/store/open.js'
+import { forgetTotals } from '../support/dataset.js'
 import type { SqlForms } from './hand-sql.js'
 import { PER_PAGE, type MixParams } from './mix.js'
 import { timeVariants, type Timed } from './timing.js'
@@ -70,7 +71,7 @@ export async function measurePages(engine: Engine<SqliteVentureDb>, db: BetterSq
     { name: 'repeated (total cached)', run: () => page(2) },
     { name: 'no count (engine)', run: () => pageWithoutTotal(2) },
     { name: 'no count (hand seek)', run: forms['repeated-page']!.hand.page },
-    { name: 'total forgotten', setup: () => db.exec('delete from query_totals'), run: () => page(2) },
+    { name: 'total forgotten', setup: () => forgetTotals(engine.database), run: () => page(2) },
   ])
   return { page: n, hits: p.deepHits, deep, firstJump, repeated }
 }

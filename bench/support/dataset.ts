@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { generateInto } from '../../src/store/generate/build.js'
 import { openDatabase, type SqliteVentureDb } from '../../src/store/open.js'
+import { forgetRememberedTotals } from '../../src/store/row-counts.js'
 import { stateFileOf } from '../../src/store/state-file.js'
 
 export const BENCH_DIR = resolve('.ventureql/bench')
@@ -72,4 +73,14 @@ export function openBenchDatabase(): SqliteVentureDb {
 /** Forgets cached totals and checkpoints (remembered sort keys), so "first" measurements are first. */
 export function freshCaches(vdb: SqliteVentureDb): void {
   vdb.sqlite.exec('delete from query_totals; delete from query_checkpoints; delete from stored_queries')
+  forgetRememberedTotals(vdb.db)
+}
+
+/**
+ * Forgets every cached total, written (`query_totals`) or kept in memory (totals cheaper to count
+ * than to write, execute/counts.ts), so the next count of an engine on `vdb` (no workers) counts.
+ */
+export function forgetTotals(vdb: SqliteVentureDb): void {
+  vdb.sqlite.exec('delete from query_totals')
+  forgetRememberedTotals(vdb.db)
 }

@@ -75,8 +75,11 @@ export function ownerCountOf(checkedFilter: FilterNode, dataset: DatasetDef, dia
   // temporary b-tree `distinct` builds (the largest investor's funding events at 1,000,000
   // companies: 0.29 ms against 1.4 ms). Only when the link rows are joined to the related table:
   // then "matching link rows" and "links of the matching related records" are the same rows, and
-  // the probe (which reads at most 2 related records) counts the latter. One statement; SQLite and
-  // PostgreSQL evaluate only the branch taken.
+  // the probe (which reads at most 2 related records) counts the latter. One statement, the sum of
+  // both counts, each under the probe as a constant condition, which SQLite and PostgreSQL evaluate
+  // once and which skips the other count's scan. (A `case when probe <= 1 then (count) else
+  // (count distinct) end` cost 25% more on SQLite than the count alone, 0.128 against 0.103 ms for
+  // those 4,449 events; this form 0.107.)
   if (!keys.joinsTarget) return { owner, query: distinct }
   const targetWhere = compileFilter(filter.filter, keys.target, dialect)
   return {
@@ -85,8 +88,9 @@ export function ownerCountOf(checkedFilter: FilterNode, dataset: DatasetDef, dia
       let matching = db.selectFrom(`${keys.target.table} as ${ROOT_ALIAS}`).select(sql<number>`1`.as('one'))
       if (targetWhere) matching = matching.where(targetWhere)
       const probe = db.selectFrom(matching.limit(2).as('m')).select(sql<number>`count(*)`.as('n'))
-      const all = db.selectFrom(keys.keys.as('o')).select(sql<number>`count(*)`.as('n'))
-      return db.selectNoFrom(sql<number>`case when ${probe} <= 1 then ${all} else ${distinct(db)} end`.as('count')) as unknown as CountQuery
+      const single = db.selectFrom(keys.keys.as('o')).select(sql<number>`count(*)`.as('n')).where(sql<boolean>`${probe} <= 1`)
+      const several = db.selectFrom(keys.keys.as('o')).select(sql<number>`count(distinct ${sql.ref('o.k')})`.as('n')).where(sql<boolean>`${probe} > 1`)
+      return db.selectNoFrom(sql<number>`${single} + ${several}`.as('count')) as unknown as CountQuery
     },
   }
 }

@@ -26,6 +26,8 @@ export interface ExecContext {
    * pipeline reports it with the envelope and the engine adds it to `engine.stats()`.
    */
   readonly tally?: CacheTally
+  /** Totals counted faster than this are remembered in memory, not written (`PagingPolicy.persistTotalsFromMs`); default 0. */
+  readonly persistTotalsFromMs?: number
 }
 
 /** Cache use of one call: totals found cached or counted, later pages started at a remembered boundary or not. */

@@ -20,7 +20,7 @@ import { parseQuery, parseQueryParts } from '../parse/index.js'
 import { dataVersion, type VentureDb } from '../store/open.js'
 import { newCacheTally, type CacheTally, type ExecContext } from './context.js'
 import { memoKey, PreparedMemo } from './prepared-memo.js'
-import { cachedTotal, knownTotal, versionAndKnownTotal, type VersionAndTotal } from './counts.js'
+import { cachedTotal, knownTotal, rememberedTotal, versionAndKnownTotal, type VersionAndTotal } from './counts.js'
 import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './cursor.js'
 import type { ResultRecord } from './records.js'
 import {
@@ -113,7 +113,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
   const dialect = DIALECTS[vdb.dialect]
   const paging: PagingPolicy = Object.freeze({ ...DEFAULT_PAGING, ...pagingPolicy })
   // Cache writes go through the raw SQLite handle so they never wait for the lock (execute/cache-write.ts).
-  const writer = { db: vdb.db, readonly: vdb.readonly, ...(vdb.dialect === 'sqlite' ? { sqlite: vdb.sqlite } : {}) }
+  const writer = { db: vdb.db, readonly: vdb.readonly, persistTotalsFromMs: paging.persistTotalsFromMs, ...(vdb.dialect === 'sqlite' ? { sqlite: vdb.sqlite } : {}) }
   const context = async (): Promise<ExecContext> => ({ ...writer, dialect, dataVersion: await dataVersion(vdb) })
   /**
    * The context, and the query's total cached at its data version when the plan has a filter: both
@@ -254,7 +254,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       const { plan, canonical, id, version, page, perPage } = stored.value
       // Never counted here; a total cached earlier still steers the keys query's plan (run.ts).
       const { ctx, lookedUp } = await contextAndTotal(plan, id)
-      const matches = plan.where === undefined ? await knownTotal(ctx, id) : lookedUp!.total
+      const matches = plan.where === undefined ? await knownTotal(ctx, id) : lookedUp!.total ?? rememberedTotal(ctx, id)
       const fetched = await pageByCursor(ctx, plan, { queryId: id, page, perPage, matches }, paging)
       return ok(Object.freeze({
         query: Object.freeze({ query_id: id, dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort, query_version: version }),

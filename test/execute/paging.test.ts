@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { condition as c, foreign, matchAll, or } from '../../src/ast/factory.js'
 import type { FilterNode } from '../../src/ast/nodes.js'
 import { planQuery, sqliteDialect } from '../../src/compile/index.js'
-import { fetchKeys, pageByCursor, type ExecContext } from '../../src/execute/index.js'
+import { DEFAULT_PAGING, fetchKeys, pageByCursor, type ExecContext } from '../../src/execute/index.js'
 import { checked } from '../compile/helpers.js'
 import { seedDatabase, type Row } from './seed-db.js'
 
@@ -135,7 +135,7 @@ describe('keyset paging', () => {
     const ctx = ctxAt(11)
     const unpaged = (await fetchKeys(ctx, plan, { limit: 100_000 })).map((k) => k.id)
     expect(unpaged.length).toBeGreaterThan(60)
-    const policy = { checkpointEvery: 4, maxCheckpoints: 1000, maxSkip: 8 }
+    const policy = { ...DEFAULT_PAGING, checkpointEvery: 4, maxCheckpoints: 1000, maxSkip: 8 }
     const passes: number[] = []
     const statements: { limit: number; offset: number }[] = []
     const spy: typeof plan = {
@@ -170,7 +170,7 @@ describe('keyset paging', () => {
   it('the spacing grows so that one pass writes at most maxCheckpoints', async () => {
     const plan = planQuery(checked('companies', matchAll(), [['employees', 'asc']]), sqliteDialect)
     const total = seed.rows.companies.length
-    const policy = { checkpointEvery: 2, maxCheckpoints: 10, maxSkip: 4 }
+    const policy = { ...DEFAULT_PAGING, checkpointEvery: 2, maxCheckpoints: 10, maxSkip: 4 }
     await pageByCursor(ctxAt(12), plan, { queryId: 'capped', page: 40, perPage: 3, matches: total }, policy)
     const positions = seed.vdb.sqlite.prepare('select position from query_checkpoints where query_id = ? and data_version = 12').pluck().all('capped') as number[]
     const spacing = Math.ceil(total / 10)
