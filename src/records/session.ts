@@ -25,12 +25,14 @@ import type { QueryShape } from './query-shape.js'
  * and a statement shared with object reads would hand them bare values.
  */
 const plucking = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>()
+/** Statements in raw mode (rows as arrays), per connection, for the same reason. */
+const arrays = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>()
 
-function pluckingStatement(sqlite: BetterSqlite3.Database, sqlText: string): BetterSqlite3.Statement {
-  let byText = plucking.get(sqlite)
-  if (!byText) plucking.set(sqlite, (byText = new Map()))
+function modeStatement(cache: typeof plucking, mode: 'pluck' | 'raw', sqlite: BetterSqlite3.Database, sqlText: string): BetterSqlite3.Statement {
+  let byText = cache.get(sqlite)
+  if (!byText) cache.set(sqlite, (byText = new Map()))
   let statement = byText.get(sqlText)
-  if (!statement) byText.set(sqlText, (statement = sqlite.prepare(sqlText).pluck()))
+  if (!statement) byText.set(sqlText, (statement = mode === 'pluck' ? sqlite.prepare(sqlText).pluck() : sqlite.prepare(sqlText).raw()))
   return statement
 }
 
@@ -43,6 +45,11 @@ export interface RecordSession {
    * every row, which cost three times as much as the read for the 17,000 postings of a common tag.
    */
   column<P extends object, R extends object>(shape: QueryShape<P, R>, params: P): Promise<R[keyof R][]>
+  /**
+   * Every row as an array of its values in the shape's column order: cheaper than objects for
+   * thousands of narrow rows (the tags of 500 candidate companies: ~30% of the read).
+   */
+  rows<P extends object>(shape: QueryShape<P, unknown>, params: P): Promise<unknown[][]>
   /** The first row, or undefined when there is none. */
   first<P extends object, R>(shape: QueryShape<P, R>, params: P): Promise<R | undefined>
   /**
@@ -74,7 +81,11 @@ function sqliteSession(vdb: SqliteVentureDb): RecordSession {
     },
     async column(shape, params) {
       const { sql, parameters } = shape.bind('sqlite', params)
-      return pluckingStatement(sqlite, sql).all(...parameters) as never
+      return modeStatement(plucking, 'pluck', sqlite, sql).all(...parameters) as never
+    },
+    async rows(shape, params) {
+      const { sql, parameters } = shape.bind('sqlite', params)
+      return modeStatement(arrays, 'raw', sqlite, sql).all(...parameters) as unknown[][]
     },
     async first(shape, params) {
       const { sql, parameters } = shape.bind('sqlite', params)
@@ -103,6 +114,8 @@ function postgresSession(vdb: PostgresVentureDb): RecordSession {
       dialect,
       all: async (shape, params) => (await run(shape as QueryShape<object, unknown>, params)) as never,
       column: async (shape, params) => (await run(shape as QueryShape<object, unknown>, params)).map((row) => Object.values(row as object)[0]) as never,
+      // The driver's rows keep the select list's order (no two columns share a name in a shape).
+      rows: async (shape, params) => (await run(shape as QueryShape<object, unknown>, params)).map((row) => Object.values(row as object)),
       first: async (shape, params) => (await run(shape as QueryShape<object, unknown>, params))[0] as never,
       snapshot: (read) => (inSnapshot ? read(session) : dialect.snapshot(db).execute((trx) => read(over(trx, true)))),
     }

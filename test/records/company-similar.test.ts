@@ -3,6 +3,7 @@
  * invariants that must hold however small the search budgets are (the HTTP test compares the
  * default budgets with a brute-force reference).
  */
+import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { descriptionWords, plainText, similarCompanies } from '../../src/records/similar.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
@@ -20,6 +21,23 @@ describe('plainText (description_plain_text)', () => {
     ['<script>alert(1)</script>Safe', 'Safe'],
     ['plain text', 'plain text'],
   ])('%j → %j', (input, expected) => expect(plainText(input)).toBe(expected))
+
+  it('takes the same words from plain prose without the markup rules as with them', () => {
+    // Prose over characters none of the "anywhere" rules act on, but with line starts the line
+    // rules do act on (headings, bullets, numbered items): the fast path must give what the rules
+    // give. A trailing `&amp;` sends the same text through the rules (it decodes to `&`, no word
+    // and no white space, so no line rule starts or stops matching because of it).
+    const piece = fc.constantFrom('alpha', 'Beta', 'gamma2024', '2024.', '12. ', '- ', '+ ', '# ', '## ', '   ', '\n', '\n  ', ' ', '.', ',', '-', '+', '#', '1', 'état', 'über', '!', '(x)', ':', ';', '"', "'")
+    const prose = fc.array(piece, { maxLength: 40 }).map((parts) => parts.join(''))
+    let lineRules = 0
+    fc.assert(fc.property(prose, (text) => {
+      if (/^\s{0,3}(#|[-+]\s|\d+\.\s)/m.test(text)) lineRules++
+      expect([...descriptionWords(text)]).toEqual([...descriptionWords(`${text}&amp;`)])
+    }), { numRuns: 2000 })
+    // The generator reaches the line rules often (numbers and bullets at line starts).
+    expect(lineRules).toBeGreaterThan(200)
+    expect([...descriptionWords('Intro\n2024. went well\n- item')]).toEqual(['intro', 'went', 'well', 'item'])
+  })
 
   it('keeps content words only for the overlap', () => {
     expect([...descriptionWords('The <b>Robots</b> for the farming, and robots!')]).toEqual(['robots', 'farming'])
