@@ -211,6 +211,8 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
       port, host,
       ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
       maxBodyBytes: engine.limits.maxBodyBytes,
+      // This process is the server's own: the adapter's lightweight Request and Response are safe here.
+      overrideGlobalObjects: true,
       // The app logs what it answers; the bridge reports what it answers itself (413 before the body, 503 while closing, CONNECT).
       ...(requestLog ? {
         onAccess: (e) => {

@@ -47,6 +47,14 @@ export interface NodeServerOptions {
    * may carry the API key (`?key=`).
    */
   readonly onAccess?: (entry: AccessEntry) => void
+  /**
+   * Replace the process's global `Request` and `Response` with @hono/node-server's lightweight
+   * ones, which the adapter writes to the socket directly: a `Response` of the platform's own class
+   * is read back through its body stream instead (about a tenth of the main thread's time under
+   * load; bench/README.md, "Stop 17"). Off by default, as a host application may rely on the
+   * platform's classes; `ventureql serve`, whose process is its own, turns it on.
+   */
+  readonly overrideGlobalObjects?: boolean
 }
 
 export interface AccessEntry {
@@ -187,8 +195,8 @@ function bridge(options: NodeServerOptions, closer: GracefulCloser): (incoming: 
       return response
     },
     {
-      // Keep the process's Request and Response as they are: an embedding application may rely on them.
-      overrideGlobalObjects: false,
+      // The process's Request and Response are kept as they are unless asked (see the option).
+      overrideGlobalObjects: options.overrideGlobalObjects ?? false,
       errorHandler: (error) => {
         // Returning nothing tells the adapter not to write a response.
         if (error === ANSWERED_BY_CLOSE) return
@@ -237,7 +245,9 @@ class ClientGone extends Error {}
  * Requests without a body pass through untouched, keeping the adapter's lazy Request.
  */
 async function limitBody(request: Request, maxBodyBytes: number): Promise<Request> {
-  if (request.body === null || request.method === 'GET' || request.method === 'HEAD') return request
+  // The method first: reading `body` turns the adapter's lazy Request into a full one (~4% of the
+  // main thread's time under a GET load).
+  if (request.method === 'GET' || request.method === 'HEAD' || request.body === null) return request
   const chunks: Uint8Array[] = []
   let size = 0
   const reader = request.body.getReader()

@@ -1,0 +1,42 @@
+/**
+ * Why the suite's first count of fundings by investor differs from `first-counts.ts`
+ * (`BENCH_COMPANIES=1000000 npx tsx bench/first-count-interleaving.ts`): the same engine count and
+ * hand-tuned count, timed by the suite's interleaving (`suite/timing.ts`), once alone and once with
+ * the plain-SQLite count (a join over the fundings table, ~2-4 ms) interleaved as the suite does, in
+ * two orders. The plain form's reads leave the caches cold for whatever runs next; the engine's
+ * count, which reads more pages and runs JavaScript around its statement, pays more for that than
+ * the hand-written statement does.
+ */
+import { createEngine } from '../src/engine.js'
+import { benchDatabaseFile, forgetTotals, freshCaches, openBenchDatabase } from './support/dataset.js'
+import { keyBefore, sqlForms } from './suite/hand-sql.js'
+import { buildMix, mixParams } from './suite/mix.js'
+import { timeVariants, type Variant } from './suite/timing.js'
+
+benchDatabaseFile()
+const vdb = openBenchDatabase()
+freshCaches(vdb)
+const engine = createEngine({ database: vdb })
+const params = await mixParams(engine, Number(process.env.BENCH_COMPANIES ?? 100000))
+const request = buildMix(engine, params).find((m) => m.id === 'fundings-investor')!.request
+const forms = sqlForms(vdb.sqlite, params, keyBefore(vdb.sqlite, params.deepPage), keyBefore(vdb.sqlite, 2))['fundings-investor']!
+const engineCount: Variant = {
+  name: 'engine',
+  setup: () => forgetTotals(vdb),
+  run: async () => {
+    const c = await engine.count(request)
+    if (!c.ok) throw new Error(JSON.stringify(c.issues))
+  },
+}
+const hand: Variant = { name: 'hand', run: forms.hand.count! }
+const plain: Variant = { name: 'plain', run: forms.plain!.count! }
+
+console.log('| variants, in rotation order | engine ms | hand ms | engine / hand |')
+console.log('|---|---|---|---|')
+for (let round = 0; round < 2; round++) {
+  for (const variants of [[engineCount, hand], [engineCount, hand, plain], [hand, engineCount, plain]]) {
+    const t = await timeVariants(variants)
+    console.log(`| ${variants.map((v) => v.name).join(', ')} | ${t.engine!.median.toFixed(3)} | ${t.hand!.median.toFixed(3)} | ${(t.engine!.median / t.hand!.median).toFixed(2)} |`)
+  }
+}
+await engine.close()
