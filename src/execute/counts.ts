@@ -139,9 +139,11 @@ export async function versionAndKnownTotal(ctx: Pick<ExecContext, 'db' | 'sqlite
 /**
  * The total of a stored query at the context's data version, from the cache or counted and cached.
  * Where it is cached depends on what counting cost: from `persistTotalsFromMs` on, in
- * `query_totals` for every connection and process; faster, in this connection's memory, because
- * the write cost more than counting again (the largest investor's 4,449 funding events at
- * 1,000,000 companies: ~0.13 ms to count, ~0.05-0.09 ms to write; bench/first-counts.ts).
+ * `query_totals` for every connection and process; faster, in this connection's memory: another
+ * connection counts it again, in under 1 ms, and the first count is spared a write transaction and
+ * the write lock. The gain is small: the largest investor's 4,449 funding events at 1,000,000
+ * companies take ~0.1 ms to count, and writing the total added ~0.03 ms to a 0.19-0.27 ms first
+ * count (`bench/persist-totals.ts`).
  */
 export async function cachedTotal(ctx: ExecContext, plan: QueryPlan, queryId: string, lookedUp?: VersionAndTotal): Promise<number> {
   // A match-all total is the table's row count, remembered in memory per data version: a cache row

@@ -46,8 +46,9 @@ export interface PagingPolicy {
   /**
    * Milliseconds of counting from which a total is written to `query_totals`; a total counted
    * faster is kept in this process's memory instead (per connection and data version, at most
-   * 10,000), as writing it cost more than counting again (a cache write is a write transaction:
-   * ~0.05-0.09 ms on SQLite, a round trip on PostgreSQL). 0 writes every total.
+   * 10,000): another connection counts it again, in under that time, and the first count is spared
+   * a write transaction (~0.03 ms on SQLite in `bench/persist-totals.ts`, a round trip on
+   * PostgreSQL). 0 writes every total.
    */
   readonly persistTotalsFromMs: number
 }

@@ -75,13 +75,8 @@ export function searchWords(term: string): string[] {
   return (term.normalize('NFC').match(WORD) ?? []).filter((w) => HAS_LETTER_OR_DIGIT.test(w))
 }
 
-const ASCII = /^[\x00-\x7f]*$/
-const ASCII_WORD = /[a-z0-9]+/g
-
 /** Case and accents folded, spaces collapsed: the comparison behind tier 0 for non-ASCII names. */
 function fold(text: string): string {
-  // ASCII (almost every name): no accents to strip; the same words, cut ~10x faster.
-  if (ASCII.test(text)) return (text.toLowerCase().match(ASCII_WORD) ?? []).join(' ')
   return (text.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase().match(WORD) ?? []).join(' ')
 }
 
@@ -285,14 +280,14 @@ export function searchRecords(vdb: SqliteVentureDb, request: SearchRequest): Sea
     if (tiers[i]!.size === 0) return
     const total = statements[type].count.get() as number
     totals.set(type, total)
-    for (const [rank, tier] of tiers[i]!) ordered.push({ type, rank, tier, importance: rank / Math.max(1, total) })
+    for (const [rank, tier] of tiers[i]!) ordered.push({ objectType: type, rank, tier, importance: rank / Math.max(1, total) })
   })
-  ordered.sort((a, b) => a.tier - b.tier || a.importance - b.importance || (a.type === b.type ? 0 : a.type === 'company' ? -1 : 1))
+  ordered.sort(hitOrder)
   const answered = ordered.slice(0, request.limit)
 
   const found: FoundOfType[] = []
   for (const type of SEARCH_OBJECT_TYPES) {
-    const mine = answered.filter((c) => c.type === type)
+    const mine = answered.filter((c) => c.objectType === type)
     if (mine.length === 0) continue
     const s = statements[type]
     const tierOf = new Map(mine.map((c) => [c.rank, c.tier]))
@@ -303,11 +298,20 @@ export function searchRecords(vdb: SqliteVentureDb, request: SearchRequest): Sea
   return rankHits(request, found)
 }
 
-interface OrderedCandidate {
-  readonly type: SearchObjectType
-  readonly rank: number
+interface Ordered {
+  readonly objectType: SearchObjectType
   readonly tier: 0 | 1 | 2
+  /** Rank within the type / records of the type. */
   readonly importance: number
+}
+
+interface OrderedCandidate extends Ordered {
+  readonly rank: number
+}
+
+/** Tier, then importance, then companies before investors: the order of hits (ids only break ties within a type, which ranks never leave). */
+function hitOrder(a: Ordered, b: Ordered): number {
+  return a.tier - b.tier || a.importance - b.importance || (a.objectType === b.objectType ? 0 : a.objectType === 'company' ? -1 : 1)
 }
 
 /** The candidates of one type with their details, as a reader of either backend finds them. */
@@ -353,7 +357,6 @@ export function rankHits(request: SearchRequest, found: readonly FoundOfType[]):
       })
     }
   }
-  scored.sort((a, b) => a.tier - b.tier || a.importance - b.importance
-    || (a.objectType === b.objectType ? 0 : a.objectType === 'company' ? -1 : 1) || a.id - b.id)
+  scored.sort((a, b) => hitOrder(a, b) || a.id - b.id)
   return scored.slice(0, request.limit).map(({ importance: _importance, ...hit }) => hit)
 }

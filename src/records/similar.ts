@@ -13,11 +13,12 @@
  *   their score computed; descriptions are read only for those that can still reach the best
  *   `limit` with the description's part at its most, and the other fields for the answer only.
  *   The same answers; at 1M companies with a description every candidate can still reach them,
- *   and the gain is in reading narrower rows (12.1 against 13.5 ms a call, `bench/similar-probe.ts`).
+ *   and the gain is in reading narrower rows (12.1 against 13.5 ms a call, the previous code loaded
+ *   beside this one in one process and called alternately for 4 companies).
  * - Probing is by bitmap, and postings read in full are kept, per connection and data version
  *   (16 MB at most). On the 1M-company database (4 companies; `bench/similar-probe.ts`) the answers
- *   are the same and a call takes 16 ms, against 60 ms with one SQL probe per tag and 63-75 ms
- *   before either cache. The first calls of a process read cold pages, count weights and build
+ *   are the same and a call takes 12.5 ms, against 45.8 ms with one SQL probe per tag (63-75 ms
+ *   before either cache, measured on the stop before, with the candidates read in full). The first calls of a process read cold pages, count weights and build
  *   bitmaps (~1 s for 4 companies).
  * - score = 0.8 · weighted Jaccard of the tag sets + 0.2 · Jaccard of the description words (when
  *   the company has a description); best first, equal scores by id. Never the company itself.
@@ -426,7 +427,7 @@ export async function similarCompanies(vdb: VentureDb, companyId: number, option
   for (const row of await s.all(COMPANY_FIELDS, { ids: JSON.stringify(top.map((r) => r.id)) }) as CompanyFields[]) rows.set(row.id, row)
   const scored = top.flatMap(({ id, score }) => (rows.has(id) ? [{ row: rows.get(id)!, score }] : []))
   const best = scored[0]?.score ?? 0
-  return scored.slice(0, limit).map(({ row, score }) => ({
+  return scored.map(({ row, score }) => ({
     ...row,
     score,
     // Rounded for the wire; the best is exactly 1.
@@ -544,8 +545,9 @@ export function descriptionWords(description: string | null): Set<string> {
   const out = new Set<string>()
   if (!description) return out
   // Plain prose (no character any markup rule of `plainText` looks for) has the same words without
-  // it: its rules would only collapse white space. Most descriptions are plain, and the rules
-  // were most of scoring 500 candidates (~2 ms on a million companies).
+  // it: its rules would only collapse white space. Most descriptions are plain. Scoring the
+  // descriptions of 500 candidates took 2.0-2.3 ms of a call with the rules for every one, and
+  // 0.6-0.7 ms with this check (1M companies, the phases of a call timed one by one).
   const text = MARKUP.test(description) || LINE_MARKS.test(description) ? plainText(description) : description
   for (const word of text.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
     if (word.length >= 3 && !STOP_WORDS.has(word)) out.add(word)

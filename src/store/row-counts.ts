@@ -10,11 +10,15 @@ import type { Kysely } from 'kysely'
 const counts = new WeakMap<Kysely<any>, Map<string, number>>()
 const totals = new WeakMap<Kysely<any>, Map<string, number>>()
 
+function mapOf(store: WeakMap<Kysely<any>, Map<string, number>>, db: Kysely<any>): Map<string, number> {
+  let cache = store.get(db)
+  if (!cache) store.set(db, (cache = new Map()))
+  return cache
+}
+
 /** The remembered counts of `db`, keyed by data version and table. */
 export function rememberedRowCounts(db: Kysely<any>): Map<string, number> {
-  let cache = counts.get(db)
-  if (!cache) counts.set(db, (cache = new Map()))
-  return cache
+  return mapOf(counts, db)
 }
 
 /**
@@ -22,9 +26,7 @@ export function rememberedRowCounts(db: Kysely<any>): Map<string, number> {
  * less than writing them (`execute/counts.ts`, `cachedTotal`), keyed by data version and query id.
  */
 export function rememberedTotals(db: Kysely<any>): Map<string, number> {
-  let cache = totals.get(db)
-  if (!cache) totals.set(db, (cache = new Map()))
-  return cache
+  return mapOf(totals, db)
 }
 
 /** Forgets the totals kept in memory for `db` (benchmarks of first counts empty the cache this way too). */

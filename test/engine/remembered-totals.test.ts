@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngine, type Engine } from '../../src/engine.js'
+import { DEFAULT_PAGING } from '../../src/execute/cursor.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { bumpDataVersion, dataVersion, type SqliteVentureDb } from '../../src/store/open.js'
 
@@ -77,12 +78,18 @@ describe('totals cheaper to count than to write', () => {
     })
   })
 
-  it('by default (1 ms), a count of a small fixture is not written', async () => {
+  it('by default (1 ms), counts of a small fixture are not written', async () => {
+    expect(DEFAULT_PAGING.persistTotalsFromMs).toBe(1)
+    const countries = vdb.sqlite.prepare('select distinct country from companies where country is not null order by country limit 6').pluck().all() as string[]
+    expect(countries).toHaveLength(6)
     await withEngine(undefined, async (engine) => {
-      const counted = await engine.count(request)
-      expect(counted.ok && counted.value).toBe(usa())
-      // 120 companies count in microseconds; a write would show here.
-      expect(written()).toBe(0)
+      for (const country of countries) {
+        const counted = await engine.count({ dataset: 'companies', filter: { country } })
+        expect(counted.ok && counted.value).toBe(vdb.sqlite.prepare('select count(*) from companies where country = ?').pluck().get(country))
+      }
+      // 120 companies count in microseconds, far under 1 ms; a write would show here. One is
+      // allowed: a garbage collection during a count can stretch it past the threshold.
+      expect(written()).toBeLessThanOrEqual(1)
     })
   })
 })
