@@ -13,7 +13,7 @@ import { DEFAULT_LIMITS } from '../../src/check/limits.js'
 import { createEngine, EngineClosedError, QueryCancelledError, QueryTimeoutError } from '../../src/engine.js'
 import { inlineBackend, type BackendCall } from '../../src/execute/backend.js'
 import { createWatchdog, interruptExtension, makeInterruptible } from '../../src/execute/pool/interrupt.js'
-import { createWorkerPool, type PoolOptions, type WorkerPool } from '../../src/execute/pool/pool.js'
+import { createWorkerPool, PIPELINE_DEPTH, type PoolOptions, type WorkerPool } from '../../src/execute/pool/pool.js'
 import { createApiKey } from '../../src/store/api-keys.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { openDatabase } from '../../src/store/open.js'
@@ -203,6 +203,87 @@ describe('scheduling', () => {
     expect(p.stats()).toMatchObject({ busy: 2, queued: 0 })
     stop.abort()
     expect(await both).toEqual([expect.any(QueryCancelledError), expect.any(QueryCancelledError)])
+  })
+})
+
+describe('pipelining light calls', () => {
+  it('posts light calls behind a running light call when no worker is idle, and answers each its own result', async () => {
+    const p = pool()
+    await p.whenReady()
+    const first = p.call('spinJs', [150], light())
+    const behind = [1, 2, 999_999].map((id) => p.call('companyExists', [id], light()))
+    // At most PIPELINE_DEPTH wait in the worker; the rest wait in the pool's queue.
+    expect(p.stats()).toMatchObject({ busy: 1, pipelined: Math.min(3, PIPELINE_DEPTH), queued: 3 - Math.min(3, PIPELINE_DEPTH) })
+    expect(await first).toBeGreaterThan(0)
+    expect(await Promise.all(behind)).toEqual([true, true, false])
+    expect(p.stats()).toMatchObject({ busy: 0, pipelined: 0, queued: 0, started: 1 })
+  })
+
+  it('never pipelines a heavy call, nor a light call behind a heavy one', async () => {
+    const p = pool()
+    await p.whenReady()
+    const stop = new AbortController()
+    const slowLight = p.call('spinJs', [150], light())
+    const heavyBehind = p.call('companyExists', [1], heavy())
+    expect(p.stats()).toMatchObject({ pipelined: 0, queued: 1 })
+    expect(await slowLight).toBeGreaterThan(0)
+    expect(await heavyBehind).toBe(true)
+    const running = p.call('countTo', [FOREVER], heavy(0, stop.signal)).catch((e: unknown) => e)
+    await new Promise((r) => setTimeout(r, 20))
+    const lightBehind = p.call('companyExists', [1], light())
+    expect(p.stats()).toMatchObject({ pipelined: 0, queued: 1 })
+    stop.abort()
+    expect(await running).toBeInstanceOf(QueryCancelledError)
+    expect(await lightBehind).toBe(true)
+  })
+
+  it('does not pipeline behind a general worker while an older heavy call waits (no starvation)', async () => {
+    const p = pool()
+    await p.whenReady()
+    const order: string[] = []
+    const note = <T>(name: string, work: Promise<T>) => work.then((value) => { order.push(name); return value })
+    const first = note('light 0', p.call('spinJs', [150], light()))
+    const heavyCall = note('heavy', p.call('companyExists', [1], heavy()))
+    const later = [1, 2, 3].map((i) => note(`light ${i}`, p.call('companyExists', [i], light())))
+    expect(p.stats()).toMatchObject({ pipelined: 0, queued: 4 })
+    await Promise.all([first, heavyCall, ...later])
+    expect(order.slice(0, 2)).toEqual(['light 0', 'heavy'])
+  })
+
+  it('a pipelined call over its budget answers at its deadline as queued, not after the call before it', async () => {
+    const p = pool()
+    await p.whenReady()
+    const first = p.call('spinJs', [600], light())
+    const late = await timed(p.call('companyExists', [1], light(100)))
+    expect(late.error).toBeInstanceOf(QueryTimeoutError)
+    expect((late.error as QueryTimeoutError).waited).toBe('queued')
+    expect(late.ms).toBeLessThan(500)
+    expect(await first).toBeGreaterThan(0)
+    // The worker ran the abandoned lookup and dropped its answer; the next call gets its own.
+    expect(await p.call('companyExists', [2], light())).toBe(true)
+  })
+
+  it('calls pipelined behind a call whose worker dies run on its replacement', async () => {
+    const p = pool()
+    await p.whenReady()
+    const dying = p.call('crash', [], light())
+    const behind = [1, 999_999].map((id) => p.call('companyExists', [id], light()))
+    expect(p.stats().pipelined).toBeGreaterThan(0)
+    await expect(dying).rejects.toThrow(/exited/)
+    expect(await Promise.all(behind)).toEqual([true, false])
+    expect(p.stats()).toMatchObject({ started: 2, replaced: 1 })
+  })
+
+  it('calls pipelined behind a call stuck in JavaScript run on the replacement after the grace period', async () => {
+    const p = pool({ graceMs: 200 })
+    await p.whenReady()
+    const stuck = timed(p.call('spinJs', [10_000], light(100)))
+    const behind = timed(p.call('companyExists', [1], light()))
+    expect((await stuck).error).toBeInstanceOf(QueryTimeoutError)
+    const answered = await behind
+    expect(answered.value).toBe(true)
+    expect(answered.ms).toBeLessThan(8000) // a fresh worker starts (TypeScript sources under tsx: slow)
+    expect(p.stats()).toMatchObject({ replaced: 1 })
   })
 })
 
