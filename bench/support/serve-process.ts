@@ -18,11 +18,11 @@ export interface ServeProcess {
 }
 
 /** Starts a server on a free port over plain HTTP (loopback) and resolves once it prints its URL. */
-export async function startServeProcess(options: { database: string; args?: readonly string[]; cwd?: string }): Promise<ServeProcess> {
+export async function startServeProcess(options: { database: string; args?: readonly string[]; cwd?: string; nodeArgs?: readonly string[] }): Promise<ServeProcess> {
   const cwd = options.cwd ?? process.cwd()
   buildOnce(cwd)
   const args = ['bin/ventureql.mjs', 'serve', '--http', '--port', '0', '--database', options.database, ...(options.args ?? [])]
-  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
   child.stdout!.on('data', (d) => { out += d })

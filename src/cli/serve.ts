@@ -32,6 +32,7 @@ import { todayUtc } from '../store/generate/generator.js'
 import { openDatabase } from '../store/open.js'
 import { databaseFiles, stateFileOf } from '../store/state-file.js'
 import { DEFAULT_DEMO_COMPANIES } from './generate.js'
+import { tuneHeapForServing } from './heap.js'
 
 export const DEFAULT_PORT = 8443
 /** This machine only: the demo keys are printed on the terminal; bind 0.0.0.0 on purpose with --host. */
@@ -442,6 +443,8 @@ export function registerServe(program: Command): void {
     .addOption(option('--shutdown-timeout', '--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, time to answer the requests received before exiting; those still running near the end are answered 503').argParser(wholeNumber('--shutdown-timeout', 0, 'milliseconds')).default(DEFAULT_SHUTDOWN_TIMEOUT_MS))
     .action(async () => {
       let handle: ServeHandle
+      // At start, while the heaps are small: this process and its worker threads (cli/heap.ts).
+      tuneHeapForServing()
       try {
         handle = await startServe(serveOptionsOf(command))
       } catch (error) {

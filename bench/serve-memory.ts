@@ -1,0 +1,54 @@
+/**
+ * `ventureql serve`'s memory under a mixed load, with its heap setting (src/cli/heap.ts) and with V8's
+ * default in its place (`node --heap-growing-percent=0 bin/ventureql.mjs serve`: the operator's value wins), in
+ * alternating runs on the same database. Each run starts a fresh server, drives detail, listing,
+ * search and POST /queries mixed on 100 connections (autocannon, loopback) for BENCH_HTTP_SECONDS
+ * (default 15), and samples the server's anonymous RSS every 250 ms.
+ *
+ *   BENCH_COMPANIES=1000000 npx tsx bench/serve-memory.ts        (BENCH_ROUNDS, default 2)
+ */
+import autocannon from 'autocannon'
+import { createApiKey } from '../src/store/api-keys.js'
+import { benchCompanies, benchDatabaseFile, openBenchDatabase } from './support/dataset.js'
+import { startServeProcess } from './support/serve-process.js'
+
+const companies = benchCompanies()
+const file = benchDatabaseFile(companies)
+const seconds = Number(process.env.BENCH_HTTP_SECONDS ?? 15)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
+const vdb = openBenchDatabase()
+const made = await createApiKey(vdb, { plan: 'full', quota: 2_000_000_000, period: 'day', label: 'bench/serve-memory' })
+if (!made.ok) throw new Error('bench: could not create a key')
+await vdb.close()
+
+const ids = Array.from({ length: 997 }, (_, i) => 1 + Math.floor((i * companies) / 997))
+const LETTERS = 'abcdefghilmnoprstuvw'
+const terms = Array.from({ length: 64 }, (_, i) => Array.from({ length: 1 + (i % 4) }, (_, j) => LETTERS[(i * 7 + j * 3) % LETTERS.length]).join(''))
+let n = 0
+const get = (path: () => string): autocannon.Request => ({ method: 'GET', setupRequest: (req: autocannon.Request) => ({ ...req, path: path() }) })
+const query = JSON.stringify({ dataset: 'investors', filter: { and: [{ portfolio_size: { gte: 2 } }, { type: { in: ['vc', 'accelerator'] } }, { foreign: { dataset: 'companies', filter: { industries: { in: ['fintech', 'saas'] } } } }] } })
+const requests: autocannon.Request[] = [
+  get(() => `/companies/${ids[n++ % ids.length]}`),
+  get(() => '/companies?stage=a|b&country=USA'),
+  get(() => `/search?term=${terms[n++ % terms.length]}`),
+  { method: 'POST', path: '/queries', headers: { 'content-type': 'application/json' }, body: query },
+]
+
+async function run(label: string, nodeArgs: readonly string[]): Promise<string> {
+  const server = await startServeProcess({ database: file, nodeArgs })
+  let peak = 0
+  const sampler = setInterval(() => { const m = server.memory(); if (m && m.anonMb > peak) peak = m.anonMb }, 250)
+  try {
+    const r = await autocannon({ url: server.url, connections: 100, duration: seconds, requests, headers: { authorization: `Bearer ${made.ok ? made.value.key : ''}` } })
+    return `${label}: ${Math.round(r.requests.average)} req/s, non-2xx ${r.non2xx}, peak anonymous RSS ${peak.toFixed(0)} MB`
+  } finally {
+    clearInterval(sampler)
+    await server.stop()
+  }
+}
+
+for (let round = 1; round <= rounds; round++) {
+  console.log(`round ${round}`)
+  console.log('  ' + await run('serve (heap growing factor 2)', []))
+  console.log('  ' + await run('serve, V8 default (node --heap-growing-percent=0)', ['--heap-growing-percent=0']))
+}

@@ -1,0 +1,38 @@
+/**
+ * @module The V8 heap setting of `ventureql serve`.
+ *
+ * V8 lets an isolate's old generation grow to a multiple of what survived the last full
+ * collection before it collects again, and picks that multiple from how cheap collection has been:
+ * up to 4x. A server's main thread is the case it handles worst. Request objects outlive a young
+ * collection or two while their query runs, are promoted, and die in the old generation; with
+ * collection cheap, V8 lets about 120 MB of them pile up over 28 MB of live data (`--trace-gc`
+ * under the benchmark's mixed load at 1M companies: Mark-Compact 123.2 (153.8) -> 28.0 MB).
+ *
+ * A fixed factor of 2 (`--heap-growing-percent=100`) keeps that near twice the live data. Under
+ * the same 15-second mixed load, peak anonymous memory was 300-305 MB against 353-369 MB, at the
+ * same throughput (bench/README.md, "Stop 18"). A factor of 1.5 saved 20 MB more and cost
+ * throughput in one of two runs; `--optimize-for-size` reached 150 MB and cost 40%.
+ *
+ * V8 flags are process-wide, so the setting covers the pool's worker threads too. It is set at
+ * start, before any heap has grown. Node documents changing V8 flags after start as unsupported in
+ * general; this one is read each time a limit is computed, and the measurement above is of it set
+ * this way (`bench/serve-memory.ts`). An operator's own value wins: `node
+ * --heap-growing-percent=N bin/ventureql.mjs serve` (0 is V8's default; NODE_OPTIONS does not take
+ * this flag). Only the CLI server does this: a host that embeds the
+ * library keeps its own heap settings.
+ */
+import v8 from 'node:v8'
+
+export const SERVE_HEAP_GROWING_PERCENT = 100
+
+/** Whether the operator set the factor already (a flag to node itself). */
+export function heapGrowingSetByOperator(execArgv: readonly string[] = process.execArgv): boolean {
+  return execArgv.some((arg) => /^--heap[-_]growing[-_]percent(=|$)/.test(arg))
+}
+
+/** Sets the serving factor unless the operator chose one; answers whether it did. */
+export function tuneHeapForServing(): boolean {
+  if (heapGrowingSetByOperator()) return false
+  v8.setFlagsFromString(`--heap-growing-percent=${SERVE_HEAP_GROWING_PERCENT}`)
+  return true
+}
