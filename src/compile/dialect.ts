@@ -62,6 +62,12 @@ export interface SqlDialect {
    */
   readonly descendingTiesSorted?: boolean
   /**
+   * Statements run in this process (SQLite): one more costs a few microseconds, not a round trip
+   * to a server. A count whose form depends on a probe then runs the probe on its own first
+   * (`execute/counts.ts`) instead of carrying both forms in one statement.
+   */
+  readonly localStatements: boolean
+  /**
    * The non-NULL values of `value` joined by `separator` (bound as a parameter) in the order of
    * `orderBy`, as an aggregate; NULL over no rows or only NULLs. `value` is text.
    */

@@ -41,6 +41,12 @@ export async function countRows(ctx: ExecContext, plan: QueryPlan): Promise<numb
   if (plan.where === undefined) return datasetRows(ctx, plan.dataset)
   const { ownerCount, complementCount } = plan
   if (ownerCount && (await completeOwners(ctx.db, ctx.dataVersion)).has(ownerCount.owner)) {
+    const parts = ctx.dialect.localStatements ? ownerCount.byProbe : undefined
+    if (parts) {
+      const related = await countOf(ctx, compiledOnce(ctx.db, parts.probe, () => parts.probe(ctx.db)))
+      const form = related <= 1 ? parts.single : parts.several
+      return countOf(ctx, compiledOnce(ctx.db, form, () => form(ctx.db)))
+    }
     return countOf(ctx, compiledOnce(ctx.db, ownerCount, () => ownerCount.query(ctx.db)))
   }
   if (complementCount) {

@@ -65,14 +65,48 @@ describe('counting from the tag or link table', () => {
     const sqlOf = (i: number) => planQuery(checked('fundings', cases[i]!.filter), sqliteDialect).ownerCount!.query(vdb.db).compile()
     const one = sqlOf(3)
     // The sum of both counts, each under the probe as a constant condition: only one of them scans.
-    const probe = '\\(select count\\(\\*\\) as "n" from \\(select 1 as "one" from "investors" as "t0" where [^)]* limit \\?\\) as "m"\\)'
-    expect(one.sql).toMatch(new RegExp(`^select \\(select count\\(\\*\\) as "n" from \\(.*\\) as "o" where ${probe} <= 1\\) \\+ \\(select count\\(distinct "o"."k"\\) as "n" from \\(.*\\) as "o" where ${probe} > 1\\) as "count"$`))
+    const probe = '\\(select count\\(\\*\\) as "count" from \\(select 1 as "one" from "investors" as "t0" where [^)]* limit \\?\\) as "m"\\)'
+    expect(one.sql).toMatch(new RegExp(`^select \\(select count\\(\\*\\) as "count" from \\(.*\\) as "o" where ${probe} <= 1\\) \\+ \\(select count\\(distinct "o"."k"\\) as "count" from \\(.*\\) as "o" where ${probe} > 1\\) as "count"$`))
     // Three investors share rounds: their link rows outnumber the rounds, so counting them without
     // distinct would be wrong; the probe sends this case to count(distinct), and the totals above
     // agree with the plain count for both.
     const linkRows = vdb.sqlite.prepare(`select count(*) from funding_investors where investor_id in (select id from investors where svc_slug in (${slugs.map(() => '?').join(', ')}))`).pluck().get(...slugs) as number
     const rounds = Number((await planQuery(checked('fundings', cases[4]!.filter), sqliteDialect).countQuery(vdb.db).executeTakeFirstOrThrow()).count)
     expect(linkRows).toBeGreaterThan(rounds)
+  })
+
+  it('on SQLite runs the probe as a statement of its own, then the one count it picks; the same totals as one statement', async () => {
+    for (const i of [3, 4, 6]) {
+      const plan = planQuery(checked('fundings', cases[i]!.filter), sqliteDialect)
+      const parts = plan.ownerCount!.byProbe!
+      const related = Number((await parts.probe(vdb.db).executeTakeFirstOrThrow()).count)
+      const plain = Number((await plan.countQuery(vdb.db).executeTakeFirstOrThrow()).count)
+      // One investor (cases 3 and 6) and three (case 4): each picks its own form, both exact.
+      expect(related).toBe(i === 4 ? 2 : 1)
+      const picked = related <= 1 ? parts.single : parts.several
+      expect(Number((await picked(vdb.db).executeTakeFirstOrThrow()).count)).toBe(plain)
+      // Each run on a handle of its own, which prepares (and so shows) every statement it runs.
+      const statementsOf = async (dialect: typeof sqliteDialect) => {
+        const statements: string[] = []
+        const sqlite = new Proxy(vdb.sqlite, {
+          get(target, key) {
+            if (key === 'prepare') return (source: string) => { statements.push(source); return target.prepare(source) }
+            const value = Reflect.get(target, key) as unknown
+            return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value
+          },
+        })
+        expect(await countRows({ ...ctxNow(), sqlite, dialect }, plan)).toBe(plain)
+        return statements.filter((sql) => sql.includes('"funding_investors"') || sql.includes('"investors" as "t0"'))
+      }
+      // Two statements the first way (the probe, then a count without the probe inside), one the second.
+      const local = await statementsOf(sqliteDialect)
+      expect(local).toHaveLength(2)
+      expect(local[0]).toMatch(/^select count\(\*\) as "count" from \(select 1 as "one" from "investors" as "t0"/)
+      expect(local[1]).not.toContain('"m"')
+      const combined = await statementsOf({ ...sqliteDialect, localStatements: false })
+      expect(combined).toHaveLength(1)
+      expect(combined[0]).toContain(' + ')
+    }
   })
 
   it('is not planned for other shapes', () => {

@@ -41,6 +41,7 @@ export const postgresDialect: SqlDialect = Object.freeze({
   foldCase: (column: Expression<unknown>) => sql`translate(${column}, ${sql.lit(ASCII_UPPER)}, ${sql.lit(ASCII_LOWER)})`,
   // PostgreSQL's NULLs are the largest values: last ascending, first descending.
   nullsLastByDefault: Object.freeze({ asc: true, desc: false }),
+  localStatements: false,
   // PostgreSQL plans a correlated IN as a hashed subplan filter already.
   correlatedKey: (key: Expression<unknown>) => key,
   // NOT IN is never made an anti-join (its NULL rule forbids it), and a set PostgreSQL expects to

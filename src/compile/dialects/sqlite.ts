@@ -14,6 +14,7 @@ export const sqliteDialect: SqlDialect = Object.freeze({
   foldCase: (column: Expression<unknown>) => column,
   // SQLite's NULLs are the smallest values: first ascending, last descending.
   nullsLastByDefault: Object.freeze({ asc: false, desc: true }),
+  localStatements: true,
   // A unary plus makes the column an expression, which SQLite never uses to drive an index lookup.
   correlatedKey: (key: Expression<unknown>) => sql`+${key}`,
   // The same mark on filter columns leaves the ORDER BY's index as the only one SQLite can use:
