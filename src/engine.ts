@@ -24,7 +24,7 @@ import {
   inlineBackend, QueryCancelledError, QueryTimeoutError,
   type Backend, type CallOptions,
 } from './execute/backend.js'
-import { createOperations, LIGHT_OPERATIONS, type Authorization, type OperationArgs, type OperationName, type OperationResult, type Operations } from './execute/operations.js'
+import { createOperations, LIGHT_OPERATIONS, SHORT_OPERATIONS, type Authorization, type OperationArgs, type OperationName, type OperationResult, type Operations } from './execute/operations.js'
 import type { ExplainResult, ListPage, PageWithoutTotal, QueryEnvelope, StoreOptions, StoreResult } from './execute/pipeline.js'
 import { createWatchdog, makeInterruptible } from './execute/pool/interrupt.js'
 import { createWorkerPool, defaultPoolSize, type WorkerPool } from './execute/pool/pool.js'
@@ -198,6 +198,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
         timeoutMs: call?.timeoutMs ?? timeoutMs,
         signal: call?.signal,
         light: LIGHT_OPERATIONS.has(op),
+        short: SHORT_OPERATIONS.has(op),
       }) as Promise<OperationResult<K>>)
     } catch (error) {
       if (error instanceof QueryTimeoutError) counters.queryTimeouts++

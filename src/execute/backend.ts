@@ -32,6 +32,11 @@ export interface BackendCall {
   readonly signal?: AbortSignal | undefined
   /** May use the pool's reserved worker: an index lookup of a bounded number of rows. */
   readonly light: boolean
+  /**
+   * Bounded to milliseconds (every light call, and search): may be posted to a busy worker behind
+   * another such call (the pool's pipelining). Default: `light`.
+   */
+  readonly short?: boolean
 }
 
 export interface Backend<Ops extends OperationTable = Operations> {

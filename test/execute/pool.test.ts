@@ -37,6 +37,8 @@ function pool(options: Partial<PoolOptions> = {}): WorkerPool<TestOperations> {
 
 const heavy = (timeoutMs = 0, signal?: AbortSignal): BackendCall => ({ timeoutMs, signal, light: false })
 const light = (timeoutMs = 0): BackendCall => ({ timeoutMs, light: true })
+/** Bounded but not light (search): pipelined on general workers, never on the reserved one. */
+const short = (timeoutMs = 0): BackendCall => ({ timeoutMs, light: false, short: true })
 
 async function timed<T>(work: Promise<T>): Promise<{ ms: number; value?: T; error?: unknown }> {
   const started = performance.now()
@@ -217,6 +219,27 @@ describe('pipelining light calls', () => {
     expect(await first).toBeGreaterThan(0)
     expect(await Promise.all(behind)).toEqual([true, true, false])
     expect(p.stats()).toMatchObject({ busy: 0, pipelined: 0, queued: 0, started: 1 })
+  })
+
+  it('pipelines a short call (search) behind a short one on a general worker, never on the reserved worker', async () => {
+    const p = pool({ size: 1, reserve: 1 })
+    await p.whenReady()
+    const first = p.call('spinJs', [150], short())
+    const second = p.call('companyExists', [1], short())
+    expect(p.stats()).toMatchObject({ busy: 1, pipelined: 1, queued: 0 })
+    // The reserved worker still takes a light call at once.
+    const lookup = p.call('companyExists', [2], light())
+    expect(p.stats()).toMatchObject({ busy: 2, pipelined: 1, queued: 0 })
+    expect(await lookup).toBe(true)
+    // Nor is a short call pipelined behind the reserved worker's light call: it waits behind the
+    // general worker's calls (150 ms), not the reserved one's (600 ms).
+    const order: string[] = []
+    const reservedBusy = p.call('spinJs', [600], light()).then(() => order.push('reserved'))
+    const third = p.call('companyExists', [3], short()).then((found) => { order.push('third'); return found })
+    expect(p.stats().pipelined).toBe(2)
+    expect(await Promise.all([first, second, third])).toEqual([expect.any(Number), true, true])
+    await reservedBusy
+    expect(order).toEqual(['third', 'reserved'])
   })
 
   it('never pipelines a heavy call, nor a light call behind a heavy one', async () => {

@@ -7,8 +7,9 @@
  *   checks, detail lookups by id), so cheap requests keep flowing while every general worker is
  *   busy with slow counts.
  * - A worker runs one call at a time; calls wait in one FIFO queue. When no worker is idle, a light
- *   call may be posted to a worker behind its running light call (`PIPELINE_DEPTH`), which saves
- *   the thread a wake-up; it still starts only when the call before it has answered. A call's budget counts from
+ *   call, or a short one (search), may be posted to a worker behind its running call of that kind
+ *   (`PIPELINE_DEPTH`), which saves the thread a wake-up; it still starts only when the call before
+ *   it has answered. The reserved workers take only light calls, pipelined or not. A call's budget counts from
  *   when it is queued (or, while the pool is still starting, from when its first worker is ready:
  *   starting threads is not the query's cost): a call still queued at its deadline fails unrun.
  * - Over budget (or aborted), the caller is answered at once. The statement is interrupted through
@@ -72,7 +73,7 @@ export interface PoolStats {
   readonly started: number
   /** Workers terminated because they did not answer after their call was given up on, or died. */
   readonly replaced: number
-  /** Light calls posted to a busy worker behind its running light call, not started yet (`PIPELINE_DEPTH`). */
+  /** Short calls posted to a busy worker behind its running short call, not started yet (`PIPELINE_DEPTH`). */
   readonly pipelined: number
   /** Calls given up on at their deadline or by their signal. */
   readonly timedOut: number
@@ -97,6 +98,8 @@ interface PendingCall {
   readonly op: string
   readonly args: readonly unknown[]
   readonly light: boolean
+  /** May be pipelined (`BackendCall.short`). */
+  readonly short: boolean
   readonly token: number
   readonly budgetMs: number
   readonly resolve: (value: unknown) => void
@@ -116,7 +119,7 @@ interface PoolWorker {
   slot: number | undefined
   call: PendingCall | undefined
   /**
-   * Light calls already posted to the thread behind a running light `call` (pipelined), oldest
+   * Short calls already posted to the thread behind a running short `call` (pipelined), oldest
    * first; none has started. The worker runs its messages in order, so each becomes `call` in turn.
    */
   readonly next: PendingCall[]
@@ -126,11 +129,12 @@ interface PoolWorker {
 
 const DEFAULT_GRACE_MS = 1_000
 /**
- * Light calls a busy worker may hold behind its running light call. Posting them at once saves the
- * worker a sleep and a wake-up per call (and the caller's thread a context switch): under a load of
- * detail lookups, 5.0 thread switches per request became 2.6, and the same machine served 1,954
- * against 1,320 requests/s (bench/README.md, "Stop 18"). Light calls are bounded index lookups, so
- * one waits at most a few of them longer than it would have in the queue.
+ * Short calls (`BackendCall.short`: light lookups and search) a busy worker may hold behind its
+ * running short call. Posting them at once saves the worker a sleep and a wake-up per call (and the
+ * caller's thread a context switch): under a load of detail lookups, 5.3 thread switches per
+ * request became 2.6, and the same machine served 1,893 against 1,265 requests/s (medians of three
+ * alternating runs; bench/README.md, "Stop 18"). Short calls are bounded, so one waits at most a
+ * few of them longer than it would have in the queue.
  */
 export const PIPELINE_DEPTH = 3
 /** After a worker failed to start, wait this long before starting another (a missing file stays missing). */
@@ -259,10 +263,10 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
   }
 
   /**
-   * Gives queued calls to idle workers, oldest call first; light calls use reserved workers first,
-   * then are pipelined behind a running light call. Not behind a general worker's while an older
-   * heavy call waits: a stream of light calls would otherwise keep that worker busy for good and
-   * starve the heavy one.
+   * Gives queued calls to idle workers, oldest call first; light calls use reserved workers first.
+   * With no idle worker, a short call is pipelined behind a running short call (a light one only on
+   * a reserved worker). Not on a general worker while an older heavy call waits: a stream of short
+   * calls would otherwise keep that worker busy for good and starve the heavy one.
    */
   function dispatch(): void {
     let heavyWaiting = false
@@ -270,7 +274,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
       const call = queue[i]!
       const worker = idleWorkerFor(call, heavyWaiting)
       if (!worker) {
-        if (!call.light) heavyWaiting = true
+        if (!call.short) heavyWaiting = true
         i++
         continue
       }
@@ -282,17 +286,17 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
 
   function idleWorkerFor(call: PendingCall, heavyWaiting: boolean): PoolWorker | undefined {
     let general: PoolWorker | undefined
-    let behindLight: PoolWorker | undefined
+    let behindShort: PoolWorker | undefined
     for (const w of workers) {
-      if (call.light && w.state === 'busy' && w.call?.light && w.next.length < PIPELINE_DEPTH && (w.reserved || !heavyWaiting)) {
-        if (behindLight === undefined || w.next.length < behindLight.next.length) behindLight = w
+      if (call.short && w.state === 'busy' && w.call?.short && w.next.length < PIPELINE_DEPTH && (w.reserved ? call.light : !heavyWaiting)) {
+        if (behindShort === undefined || w.next.length < behindShort.next.length) behindShort = w
       }
       if (w.state !== 'idle') continue
       if (w.reserved) {
         if (call.light) return w
       } else general ??= w
     }
-    return general ?? behindLight
+    return general ?? behindShort
   }
 
   function run(worker: PoolWorker, call: PendingCall): void {
@@ -331,7 +335,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
       if (at >= 0) queue.splice(at, 1)
       return
     }
-    // A pipelined call that has not started: the worker runs it (a bounded light lookup) and its answer is dropped.
+    // A pipelined call that has not started: the worker runs it (bounded: a short call) and its answer is dropped.
     if (worker.call !== call) return
     const interrupted = worker.slot !== undefined && interrupter?.interrupt(worker.slot, call.token)
     if (!interrupted) return retire(worker, undefined)
@@ -364,7 +368,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
       if (startupError) return Promise.reject(revive(startupError))
       return new Promise<Awaited<ReturnType<Ops[K]>>>((resolve, reject) => {
         const call: PendingCall = {
-          op, args, light: options.light, token: nextToken++, budgetMs: options.timeoutMs,
+          op, args, light: options.light, short: options.short ?? options.light, token: nextToken++, budgetMs: options.timeoutMs,
           resolve: resolve as (value: unknown) => void, reject, settled: false, signal: options.signal,
         }
         if (warm) startClock(call)
