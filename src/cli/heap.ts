@@ -9,9 +9,10 @@
  * under the benchmark's mixed load at 1M companies: Mark-Compact 123.2 (153.8) -> 28.0 MB).
  *
  * A fixed factor of 2 (`--heap-growing-percent=100`) keeps that near twice the live data. Under
- * the same 15-second mixed load, peak anonymous memory was 300-305 MB against 353-369 MB, at the
- * same throughput (bench/README.md, "Stop 18"). A factor of 1.5 saved 20 MB more and cost
- * throughput in one of two runs; `--optimize-for-size` reached 150 MB and cost 40%.
+ * the same 15-second mixed load, peak anonymous memory was 299-305 MB against 353-366 MB; requests/s
+ * 1,592 against 1,705 on the median of five alternating pairs, inside this machine's run-to-run
+ * spread (bench/README.md, "Stop 18"). A factor of 1.5 saved 20 MB more and cost throughput in one
+ * of two runs; `--optimize-for-size` reached 150 MB and cost 40%.
  *
  * V8 flags are process-wide, so the setting covers the pool's worker threads too. It is set at
  * start, before any heap has grown. Node documents changing V8 flags after start as unsupported in

@@ -6,12 +6,13 @@
  * - `size` workers run any operation; `reserve` more take only light ones (`LIGHT_OPERATIONS`: key
  *   checks, detail lookups by id), so cheap requests keep flowing while every general worker is
  *   busy with slow counts.
- * - A worker runs one call at a time; calls wait in one FIFO queue. When no worker is idle, a light
- *   call, or a short one (search), may be posted to a worker behind its running call of that kind
+ * - A worker runs one call at a time; calls wait in one FIFO queue. When no worker is idle, a short
+ *   call (a light one, or a search) may be posted to a worker behind its running short call
  *   (`PIPELINE_DEPTH`), which saves the thread a wake-up; it still starts only when the call before
- *   it has answered. The reserved workers take only light calls, pipelined or not. A call's budget counts from
- *   when it is queued (or, while the pool is still starting, from when its first worker is ready:
- *   starting threads is not the query's cost): a call still queued at its deadline fails unrun.
+ *   it has answered. The reserved workers take only light calls, pipelined or not.
+ * - A call's budget counts from when it is queued (or, while the pool is still starting, from when
+ *   its first worker is ready: starting threads is not the query's cost): a call still queued at its
+ *   deadline fails unrun.
  * - Over budget (or aborted), the caller is answered at once. The statement is interrupted through
  *   the `vql_interrupt` extension (`interrupt.ts`); a worker that does not answer within a grace
  *   period (JavaScript work, or no extension) is terminated and replaced, so a runaway call never
