@@ -10,6 +10,7 @@
 import autocannon from 'autocannon'
 import { createApiKey } from '../src/store/api-keys.js'
 import { benchCompanies, benchDatabaseFile, openBenchDatabase } from './support/dataset.js'
+import { loadRequests } from './support/http-requests.js'
 import { startServeProcess } from './support/serve-process.js'
 
 const companies = benchCompanies()
@@ -21,18 +22,9 @@ const made = await createApiKey(vdb, { plan: 'full', quota: 2_000_000_000, perio
 if (!made.ok) throw new Error('bench: could not create a key')
 await vdb.close()
 
-const ids = Array.from({ length: 997 }, (_, i) => 1 + Math.floor((i * companies) / 997))
-const LETTERS = 'abcdefghilmnoprstuvw'
-const terms = Array.from({ length: 64 }, (_, i) => Array.from({ length: 1 + (i % 4) }, (_, j) => LETTERS[(i * 7 + j * 3) % LETTERS.length]).join(''))
-let n = 0
-const get = (path: () => string): autocannon.Request => ({ method: 'GET', setupRequest: (req: autocannon.Request) => ({ ...req, path: path() }) })
 const query = JSON.stringify({ dataset: 'investors', filter: { and: [{ portfolio_size: { gte: 2 } }, { type: { in: ['vc', 'accelerator'] } }, { foreign: { dataset: 'companies', filter: { industries: { in: ['fintech', 'saas'] } } } }] } })
-const requests: autocannon.Request[] = [
-  get(() => `/companies/${ids[n++ % ids.length]}`),
-  get(() => '/companies?stage=a|b&country=USA'),
-  get(() => `/search?term=${terms[n++ % terms.length]}`),
-  { method: 'POST', path: '/queries', headers: { 'content-type': 'application/json' }, body: query },
-]
+const load = loadRequests(companies)
+const requests: autocannon.Request[] = [load.detail, load.listing, load.search, load.query(query)]
 
 async function run(label: string, nodeArgs: readonly string[]): Promise<string> {
   const server = await startServeProcess({ database: file, nodeArgs })

@@ -17,6 +17,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
 import { createApiKey } from '../src/store/api-keys.js'
 import { benchCompanies, benchDatabaseFile, openBenchDatabase } from './support/dataset.js'
+import { loadRequests } from './support/http-requests.js'
 import { startServeProcess } from './support/serve-process.js'
 
 const companies = benchCompanies()
@@ -43,15 +44,8 @@ const switches = () => readdirSync(`/proc/${pid}/task`).reduce((sum, tid) => {
 let peak = 0
 const sampler = setInterval(() => { const m = server.memory(); if (m && m.anonMb > peak) peak = m.anonMb }, 250)
 
-const LETTERS = 'abcdefghilmnoprstuvw'
-const ids = Array.from({ length: 997 }, (_, i) => 1 + Math.floor((i * companies) / 997))
-const terms = Array.from({ length: 64 }, (_, i) => Array.from({ length: 1 + (i % 4) }, (_, j) => LETTERS[(i * 7 + j * 3) % LETTERS.length]).join(''))
-let n = 0
-const get = (path: () => string): autocannon.Request => ({ method: 'GET', setupRequest: (req: autocannon.Request) => ({ ...req, path: path() }) })
-const endpoints: [string, autocannon.Request][] = [
-  ['detail', get(() => `/companies/${ids[n++ % ids.length]}`)],
-  ['search', get(() => `/search?term=${terms[n++ % terms.length]}`)],
-]
+const load = loadRequests(companies)
+const endpoints: [string, autocannon.Request][] = [['detail', load.detail], ['search', load.search]]
 try {
   for (const [name, request] of endpoints) {
     if (process.env.BENCH_ONLY && process.env.BENCH_ONLY !== name) continue

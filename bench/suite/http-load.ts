@@ -11,6 +11,7 @@
  */
 import { spawn } from 'node:child_process'
 import autocannon from 'autocannon'
+import { loadRequests } from '../support/http-requests.js'
 import { startServeProcess } from '../support/serve-process.js'
 
 export interface EndpointLoad {
@@ -58,16 +59,12 @@ export async function httpLoad(options: { database: string; key: string; compani
     const r = await autocannon({ url, connections, duration, requests, headers, timeout: 10 })
     return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors }
   }
-  const LETTERS = 'abcdefghilmnoprstuvw'
-  let n = 0
-  const ids = Array.from({ length: 997 }, (_, i) => 1 + Math.floor((i * options.companies) / 997))
-  const terms = Array.from({ length: 64 }, (_, i) => Array.from({ length: 1 + (i % 4) }, (_, j) => LETTERS[(i * 7 + j * 3) % LETTERS.length]).join(''))
-  const get = (path: () => string): Req => ({ method: 'GET', setupRequest: (req: Req) => ({ ...req, path: path() }) })
+  const requests = loadRequests(options.companies)
   const endpoints: [string, Req[]][] = [
-    ['GET /companies/:id', [get(() => `/companies/${ids[n++ % ids.length]}`)]],
-    ['GET /companies?stage=a|b&country=USA', [get(() => '/companies?stage=a|b&country=USA')]],
-    ['GET /search?term=<1-4 letters>', [get(() => `/search?term=${terms[n++ % terms.length]}`)]],
-    ['POST /queries (spec 4.14 investors)', [{ method: 'POST', path: '/queries', headers: { 'content-type': 'application/json' }, body: options.queryBody }]],
+    ['GET /companies/:id', [requests.detail]],
+    ['GET /companies?stage=a|b&country=USA', [requests.listing]],
+    ['GET /search?term=<1-4 letters>', [requests.search]],
+    ['POST /queries (spec 4.14 investors)', [requests.query(options.queryBody)]],
   ]
 
   const bare = await startBare()

@@ -15,12 +15,12 @@
  * of two runs; `--optimize-for-size` reached 150 MB and cost 40%.
  *
  * V8 flags are process-wide, so the setting covers the pool's worker threads too. It is set at
- * start, before any heap has grown. Node documents changing V8 flags after start as unsupported in
+ * start, before the database is opened and the workers start. Node documents changing V8 flags after start as unsupported in
  * general; this one is read each time a limit is computed, and the measurement above is of it set
  * this way (`bench/serve-memory.ts`). An operator's own value wins: `node
  * --heap-growing-percent=N bin/ventureql.mjs serve` (0 is V8's default; NODE_OPTIONS does not take
- * this flag). Only the CLI server does this: a host that embeds the
- * library keeps its own heap settings.
+ * this flag). Only the CLI server does this: a host that embeds the library keeps its own heap
+ * settings.
  */
 import v8 from 'node:v8'
 
@@ -31,9 +31,7 @@ export function heapGrowingSetByOperator(execArgv: readonly string[] = process.e
   return execArgv.some((arg) => /^--heap[-_]growing[-_]percent(=|$)/.test(arg))
 }
 
-/** Sets the serving factor unless the operator chose one; answers whether it did. */
-export function tuneHeapForServing(): boolean {
-  if (heapGrowingSetByOperator()) return false
-  v8.setFlagsFromString(`--heap-growing-percent=${SERVE_HEAP_GROWING_PERCENT}`)
-  return true
+/** Sets the serving factor unless the operator chose one. */
+export function tuneHeapForServing(): void {
+  if (!heapGrowingSetByOperator()) v8.setFlagsFromString(`--heap-growing-percent=${SERVE_HEAP_GROWING_PERCENT}`)
 }

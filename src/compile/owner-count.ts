@@ -35,9 +35,10 @@ export interface OwnerCount {
   /**
    * `query`'s two forms apart, for a backend whose statements are local (`SqlDialect.localStatements`):
    * `probe` counts the related records that match, at most 2; with at most one, `single` is the
-   * answer, else `several`. On SQLite the probe and one count cost 0.087-0.093 ms against 0.116-0.120
-   * for the one statement that holds both (the largest investor's 3,361 funding events at 1,000,000
-   * companies; bench/README.md, "Stop 18"). Absent when there is one form only.
+   * answer, else `several`. On SQLite the probe and then one count take 1.10-1.11x the hand-written
+   * count, the one statement holding both 1.36-1.37x (the suite's investor, 4,449 funding events at
+   * 1,000,000 companies: 124-136 against 153-167 µs; `bench/owner-count-forms.ts`). Absent when
+   * there is one form only.
    */
   readonly byProbe?: { readonly probe: (db: Kysely<any>) => CountQuery; readonly single: (db: Kysely<any>) => CountQuery; readonly several: (db: Kysely<any>) => CountQuery }
 }
@@ -83,9 +84,10 @@ export function ownerCountOf(checkedFilter: FilterNode, dataset: DatasetDef, dia
   // temporary b-tree `distinct` builds (the largest investor's funding events at 1,000,000
   // companies: 0.29 ms against 1.4 ms). Only when the link rows are joined to the related table:
   // then "matching link rows" and "links of the matching related records" are the same rows, and
-  // the probe (which reads at most 2 related records) counts the latter. One statement, the sum of
-  // both counts, each under the probe as a constant condition, which SQLite and PostgreSQL evaluate
-  // once and which skips the other count's scan. (A `case when probe <= 1 then (count) else
+  // the probe (which reads at most 2 related records) counts the latter. `query` is one statement,
+  // the sum of both counts, each under the probe as a constant condition, which SQLite and
+  // PostgreSQL evaluate once and which skips the other count's scan; PostgreSQL runs it (a round
+  // trip saved), SQLite runs the parts apart (`byProbe`, cheaper still). (A `case when probe <= 1 then (count) else
   // (count distinct) end` cost 25% more on SQLite than the count alone, 0.128 against 0.103 ms for
   // those 4,449 events; this form 0.107.)
   if (!keys.joinsTarget) return { owner, query: distinct }

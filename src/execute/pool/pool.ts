@@ -132,10 +132,10 @@ const DEFAULT_GRACE_MS = 1_000
 /**
  * Short calls (`BackendCall.short`: light lookups and search) a busy worker may hold behind its
  * running short call. Posting them at once saves the worker a sleep and a wake-up per call (and the
- * caller's thread a context switch): under a load of detail lookups, 5.3 thread switches per
- * request became 2.6, and the same machine served 1,893 against 1,265 requests/s (medians of three
- * alternating runs; bench/README.md, "Stop 18"). Short calls are bounded, so one waits at most a
- * few of them longer than it would have in the queue.
+ * caller's thread a context switch): under a load of detail lookups at 1,000,000 companies, 4.8-5.7
+ * thread switches per request became 2.5-2.8 (`bench/serve-switches.ts`, four alternating pairs;
+ * requests/s in bench/README.md, "Stop 18"). Short calls are bounded, so one waits at most a few of
+ * them longer than it would have in the queue.
  */
 export const PIPELINE_DEPTH = 3
 /** After a worker failed to start, wait this long before starting another (a missing file stays missing). */
