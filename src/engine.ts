@@ -163,7 +163,11 @@ export interface EngineStats {
    * idle connections and callers waiting for one. Inline SQLite: just the kind.
    */
   readonly pool:
-    | { readonly kind: 'workers'; readonly workers: number; readonly busy: number; readonly queued: number }
+    | {
+      readonly kind: 'workers'; readonly workers: number; readonly busy: number; readonly queued: number
+      /** Threads ended and started again since the engine opened: a worker that died, or stayed silent after its call was given up on. */
+      readonly replaced: number
+    }
     | { readonly kind: 'postgres'; readonly total: number; readonly idle: number; readonly waiting: number }
     | { readonly kind: 'inline' }
 }
@@ -317,6 +321,6 @@ function poolState(backend: Backend<Operations>, vdb: VentureDb): EngineStats['p
   if (vdb.dialect === 'postgres') return Object.freeze({ kind: 'postgres' as const, ...vdb.poolState() })
   const stats = (backend as Partial<Pick<WorkerPool, 'stats'>>).stats
   if (backend.kind !== 'pool' || typeof stats !== 'function') return Object.freeze({ kind: 'inline' as const })
-  const { workers, busy, queued } = stats.call(backend)
-  return Object.freeze({ kind: 'workers' as const, workers, busy, queued })
+  const { workers, busy, queued, replaced } = stats.call(backend)
+  return Object.freeze({ kind: 'workers' as const, workers, busy, queued, replaced })
 }

@@ -90,6 +90,16 @@ export function createMetrics(engine: Engine, options: MetricsOptions = {}): Htt
       this.set(pool.kind === 'workers' ? pool.queued : pool.kind === 'postgres' ? pool.waiting : 0)
     },
   })
+  new Counter({
+    name: 'ventureql_pool_workers_replaced_total',
+    help: 'SQLite: worker threads ended and started again (a worker that died, or stayed silent after its call was stopped at its budget or abandoned by its client).',
+    registers: [registry],
+    collect() {
+      const { pool } = engine.stats()
+      this.reset()
+      if (pool.kind === 'workers') this.inc(pool.replaced)
+    },
+  })
   return Object.freeze<HttpMetrics>({
     registry,
     observe({ method, route, status, seconds }) {

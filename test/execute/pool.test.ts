@@ -177,6 +177,42 @@ describe('cancellation', () => {
     const p = pool()
     await expect(p.call('companyExists', [1], heavy(0, AbortSignal.abort()))).rejects.toBeInstanceOf(QueryCancelledError)
   })
+
+  it('a call aborted while its message is on the way to the worker is skipped there, and the worker is kept', async () => {
+    // The abort comes right after the post, before the thread has armed the call: the interrupt
+    // finds nothing to stop. The worker used to be terminated and replaced for it (a client closing
+    // its connection cost a thread); now it reads the mark and skips the call.
+    const p = pool()
+    await p.whenReady()
+    for (let i = 0; i < 20; i++) {
+      const controller = new AbortController()
+      const call = p.call('countTo', [FOREVER], heavy(0, controller.signal))
+      controller.abort()
+      await expect(call).rejects.toBeInstanceOf(QueryCancelledError)
+      const next = await timed(p.call('companyExists', [1], heavy()))
+      expect(next.value).toBe(true)
+      expect(next.ms).toBeLessThan(1000)
+    }
+    expect(p.stats()).toMatchObject({ started: 1, replaced: 0, cancelled: 20 })
+  })
+
+  it('a pipelined call aborted before it starts is skipped, not run (the calls behind it do not wait for it)', async () => {
+    const p = pool()
+    await p.whenReady()
+    const first = p.call('spinJs', [150], light())
+    const controller = new AbortController()
+    const abandoned = p.call('spinJs', [5_000], { ...light(), signal: controller.signal })
+    const after = p.call('companyExists', [1], light())
+    expect(p.stats()).toMatchObject({ busy: 1, pipelined: 2 })
+    controller.abort()
+    await expect(abandoned).rejects.toBeInstanceOf(QueryCancelledError)
+    expect(await first).toBeGreaterThan(0)
+    // Run, the abandoned call would hold the worker for 5 s.
+    const answered = await timed(after)
+    expect(answered.value).toBe(true)
+    expect(answered.ms).toBeLessThan(1_500)
+    expect(p.stats()).toMatchObject({ started: 1, replaced: 0, cancelled: 1 })
+  })
 })
 
 describe('scheduling', () => {

@@ -143,5 +143,8 @@ describe.runIf(process.env.VENTUREQL_TEST_BACKEND !== 'postgres')('GET /metrics 
     if (pool.kind !== 'workers') throw new Error(`expected a worker pool, got ${pool.kind}`)
     expect(sample(text, 'ventureql_pool_workers', { state: 'busy' }) + sample(text, 'ventureql_pool_workers', { state: 'idle' })).toBe(pool.workers)
     expect(text).toMatch(/^ventureql_pool_waiting \d+$/m)
+    // Timed-out calls are interrupted or skipped, not paid for with a new thread.
+    expect(sample(text, 'ventureql_pool_workers_replaced_total')).toBe(pool.replaced)
+    expect(pool.replaced).toBe(0)
   })
 })

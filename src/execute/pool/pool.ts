@@ -32,7 +32,9 @@ import {
 } from '../backend.js'
 import type { Operations } from '../operations.js'
 import { createInterrupter, interruptExtension, type Interrupter } from './interrupt.js'
-import { serializeError, type FromWorker, type SerializedError, type ToWorker, type WorkerSetup } from './protocol.js'
+import {
+  createGivenUp, markGivenUp, serializeError, type FromWorker, type GivenUp, type SerializedError, type ToWorker, type WorkerSetup,
+} from './protocol.js'
 import { workerScript } from './script.js'
 
 export interface PoolOptions {
@@ -126,6 +128,8 @@ interface PoolWorker {
   readonly next: PendingCall[]
   /** Set when its call was given up on: terminate unless it answers by then. */
   graceTimer?: ReturnType<typeof setTimeout>
+  /** Tokens of its calls given up on, shared with the thread (`protocol.ts`, `GivenUp`): it skips them. */
+  readonly givenUp: GivenUp
 }
 
 const DEFAULT_GRACE_MS = 1_000
@@ -175,8 +179,9 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
 
   function spawn(reserved: boolean): void {
     const script = workerScript()
-    const thread = new Worker(script.filename, { ...script.options, workerData: { ...script.workerData, setup } })
-    const worker: PoolWorker = { thread, reserved, state: 'starting', slot: undefined, call: undefined, next: [] }
+    const givenUp = createGivenUp(PIPELINE_DEPTH + 1)
+    const thread = new Worker(script.filename, { ...script.options, workerData: { ...script.workerData, setup, givenUp: givenUp.buffer } })
+    const worker: PoolWorker = { thread, reserved, state: 'starting', slot: undefined, call: undefined, next: [], givenUp }
     workers.add(worker)
     counters.started++
     starting++
@@ -324,7 +329,16 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
     answer()
   }
 
-  /** Gives up on a call (deadline or abort): answer now, stop its statement, reclaim its worker. */
+  /**
+   * Gives up on a call (deadline or abort): answer now, stop its statement, reclaim its worker.
+   *
+   * A call in a worker's hands is marked given up first, in memory the thread reads before it starts
+   * a call: one posted but not started yet (its message on the way, or pipelined) is then skipped.
+   * Before, such a call could not be interrupted (its token was not armed yet) and its worker was
+   * terminated and replaced: a client that closed its connection cost a thread, a new connection
+   * and cold caches. Clients abandon requests all the time (a type-ahead cancels the previous
+   * search); `bench/abandoned-requests.ts` measures it.
+   */
   function giveUp(call: PendingCall, error: Error): void {
     if (call.settled) return
     if (error instanceof QueryTimeoutError) counters.timedOut++
@@ -336,12 +350,15 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
       if (at >= 0) queue.splice(at, 1)
       return
     }
-    // A pipelined call that has not started: the worker runs it (bounded: a short call) and its answer is dropped.
+    markGivenUp(worker.givenUp, call.token)
+    // Pipelined: the worker skips it when it comes to it.
     if (worker.call !== call) return
-    const interrupted = worker.slot !== undefined && interrupter?.interrupt(worker.slot, call.token)
-    if (!interrupted) return retire(worker, undefined)
-    // The statement stops at its next row; JavaScript work (similar companies' scoring) does not,
-    // so a worker that stays silent is ended.
+    // Without the extension a running statement cannot be stopped: the thread is ended.
+    if (worker.slot === undefined || !interrupter) return retire(worker, undefined)
+    // Interrupted (its statement stops at the next row), or not started (skipped: marked above,
+    // and the thread arms a call before it reads the marks), or between statements or in
+    // JavaScript (similar companies' scoring), which runs on: a worker that stays silent is ended.
+    interrupter.interrupt(worker.slot, call.token)
     worker.graceTimer = setTimeout(() => retire(worker, undefined), graceMs)
     worker.graceTimer.unref()
   }

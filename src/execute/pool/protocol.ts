@@ -41,3 +41,32 @@ export function serializeError(error: unknown): SerializedError {
   }
   return { name: 'Error', message: String(error) }
 }
+
+/**
+ * The tokens of a worker's calls that the pool gave up on (deadline or abort), in memory shared
+ * with the thread: a ring of the last few, enough for its running call and every pipelined one
+ * (while a given-up call is still on its way to the thread, at most that many others can be given
+ * up, so its entry is never overwritten before the thread has read it). The thread reads it before
+ * it starts a call and skips one found there: a message read after the pool gave up is not run.
+ */
+export interface GivenUp {
+  readonly buffer: SharedArrayBuffer
+  /** Entry 0 counts the marks written; the ring follows. */
+  readonly slots: BigInt64Array
+}
+
+export function createGivenUp(entries: number, buffer = new SharedArrayBuffer(8 * (entries + 1))): GivenUp {
+  return { buffer, slots: new BigInt64Array(buffer) }
+}
+
+export function markGivenUp(givenUp: GivenUp, token: number): void {
+  const ring = givenUp.slots.length - 1
+  const written = Atomics.add(givenUp.slots, 0, 1n)
+  Atomics.store(givenUp.slots, 1 + Number(written % BigInt(ring)), BigInt(token))
+}
+
+export function isGivenUp(givenUp: GivenUp, token: number): boolean {
+  const wanted = BigInt(token)
+  for (let i = 1; i < givenUp.slots.length; i++) if (Atomics.load(givenUp.slots, i) === wanted) return true
+  return false
+}

@@ -1,7 +1,7 @@
 /**
  * @module A pool worker: its own connection to the SQLite file, the operations table over it, and
  * one call at a time. Before each call it arms its slot with the call's token, so the pool can
- * interrupt exactly that call (`interrupt.ts`).
+ * interrupt exactly that call (`interrupt.ts`), then skips the call if the pool has given up on it.
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { openDatabase } from '../../store/open.js'
@@ -9,11 +9,13 @@ import { pathToFileURL } from 'node:url'
 import type { OperationTable } from '../backend.js'
 import { createOperations } from '../operations.js'
 import { makeInterruptible } from './interrupt.js'
-import { serializeError, type FromWorker, type ToWorker, type WorkerSetup } from './protocol.js'
+import { createGivenUp, isGivenUp, serializeError, type FromWorker, type ToWorker, type WorkerSetup } from './protocol.js'
 
 const port = parentPort
 if (!port) throw new Error('execute/pool/worker.ts runs as a worker thread of the pool')
-const setup = (workerData as { setup: WorkerSetup }).setup
+const { setup, givenUp: givenUpBuffer } = workerData as { setup: WorkerSetup; givenUp?: SharedArrayBuffer }
+// Absent when a test starts this script by hand: nothing is ever given up then.
+const givenUp = givenUpBuffer ? createGivenUp(0, givenUpBuffer) : undefined
 const post = (message: FromWorker) => port.postMessage(message)
 
 try {
@@ -42,6 +44,12 @@ function toUrl(module: string): string {
 async function run(ops: OperationTable, message: ToWorker, arm: ((token: number) => void) | undefined): Promise<void> {
   try {
     arm?.(message.token)
+    // Read after arming: the pool marks a call before it interrupts it, so a call given up on is
+    // either stopped by the interrupt or found here (pool.ts, giveUp).
+    if (givenUp && isGivenUp(givenUp, message.token)) {
+      post({ type: 'result', token: message.token, ok: false, error: { name: 'QueryCancelledError', message: 'given up on before it started' } })
+      return
+    }
     const operation = ops[message.op]
     if (!operation) throw new Error(`execute/pool: no operation named ${message.op}`)
     const value = await operation(...message.args)
