@@ -176,21 +176,7 @@ function typeStatements(sqlite: BetterSqlite3.Database, type: SearchObjectType):
       where "${t.fts}" match ? order by f.rowid limit ?`).raw(),
   }
   const ranksIn = `s.rank in (select value from json_each(?))`
-  if (type === 'company') {
-    const C = datasets.companies
-    const col = (n: string) => `x."${C.fields[n]!.column}"`
-    const keywords = C.fields.keywords!.tags!
-    return {
-      ...common,
-      // The keywords as a JSON array in the same statement: a second statement over the ids cost
-      // more than the lists (10 companies: 44 against 32 µs).
-      details: sqlite.prepare(`select s.rank, ${col('id')} as id, ${col('name')} as name, ${col('website')} as slug, ${col('website')} as domain,
-          ${col('total_funding')} as company_funding, ${col('svc_score')} as svc_score, null as investor_funding,
-          (select json_group_array(k."${keywords.valueColumn}" order by k."${keywords.valueColumn}") from "${keywords.table}" k
-            where k."${keywords.ownerColumn}" = ${col('id')}) as keywords
-        from "${t.ranks}" s join "${C.table}" x on x."${C.fields.id!.column}" = s."${t.idColumn}" where ${ranksIn}`),
-    }
-  }
+  if (type === 'company') return { ...common, details: sqlite.prepare(companyDetailsSql(sqlite, t, ranksIn)) }
   const I = datasets.investors
   const col = (n: string) => `x."${I.fields[n]!.column}"`
   return {
@@ -199,6 +185,29 @@ function typeStatements(sqlite: BetterSqlite3.Database, type: SearchObjectType):
         null as company_funding, null as svc_score, s.funding as investor_funding
       from "${t.ranks}" s join "${I.table}" x on x."${I.fields.investor_id!.column}" = s."${t.idColumn}" where ${ranksIn}`),
   }
+}
+
+/**
+ * The answered companies' fields, from the rank table alone (migration 013 copied them there:
+ * schema/search-tables.ts), or, on a file opened read-only before that migration, from the
+ * companies and their keywords by id.
+ */
+export function companyDetailsSql(sqlite: BetterSqlite3.Database, t: SearchTableNames, ranksIn: string, form: 'auto' | 'joined' = 'auto'): string {
+  const copied = form === 'auto' && (sqlite.prepare(`select name from pragma_table_info(?)`).pluck().all(t.ranks) as string[]).includes('keywords')
+  if (copied) {
+    return `select s.rank, s."${t.idColumn}" as id, s.name as name, s.website as slug, s.website as domain, s.total_funding as company_funding,
+      s.svc_score as svc_score, null as investor_funding, s.keywords as keywords from "${t.ranks}" s where ${ranksIn}`
+  }
+  const C = datasets.companies
+  const col = (n: string) => `x."${C.fields[n]!.column}"`
+  const keywords = C.fields.keywords!.tags!
+  // The keywords as a JSON array in the same statement: a second statement over the ids cost
+  // more than the lists (10 companies: 44 against 32 µs).
+  return `select s.rank, ${col('id')} as id, ${col('name')} as name, ${col('website')} as slug, ${col('website')} as domain,
+      ${col('total_funding')} as company_funding, ${col('svc_score')} as svc_score, null as investor_funding,
+      (select json_group_array(k."${keywords.valueColumn}" order by k."${keywords.valueColumn}") from "${keywords.table}" k
+        where k."${keywords.ownerColumn}" = ${col('id')}) as keywords
+    from "${t.ranks}" s join "${C.table}" x on x."${C.fields.id!.column}" = s."${t.idColumn}" where ${ranksIn}`
 }
 
 /** Prepared once per connection: a type-ahead request should cost microseconds of SQL, not a prepare. */

@@ -12,7 +12,7 @@ import { detailTableStatements } from './schema/detail-tables.js'
 import { cacheOrderStatements, checkpointTableStatements, storedQueryStatements, storedQueryUsageStatements } from './schema/stored-query-tables.js'
 import { compositeIndexStatements } from './schema/composite-indexes.js'
 import { apiKeyStatements } from './schema/api-key-tables.js'
-import { searchIndexStatements } from './search-index.js'
+import { companyHitFieldsStatements, searchIndexStatements } from './search-index.js'
 import { postgresSearchIndexStatements } from './search-index-postgres.js'
 import { postgresSortIndexStatements } from './schema/postgres-sort-indexes.js'
 import { missingValueStatements } from './schema/missing-values-migration.js'
@@ -37,6 +37,7 @@ export const MIGRATIONS: readonly StoreMigration[] = Object.freeze([
   { name: '010-stored-query-usage', statements: storedQueryUsageStatements },
   { name: '011-postgres-search-index', statements: postgresSearchIndexStatements },
   { name: '012-missing-values', statements: missingValueStatements },
+  { name: '013-search-hit-fields', statements: companyHitFieldsStatements },
 ])
 
 export const MIGRATION_TABLE = 'kysely_migration'

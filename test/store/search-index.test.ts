@@ -1,7 +1,8 @@
 /**
  * The search index (store/search-index.ts, migration 006): present on a fresh database, filled by
  * the migration on a database loaded before it existed, rebuilt by every ingest (generator and
- * `ventureql import`), ranks in importance order, and the marked first word behind the name tier.
+ * `ventureql import`), ranks in importance order, and the marked first word behind the name tier;
+ * migration 013's copy of what a company hit shows in the rank table.
  */
 import { afterEach, describe, expect, test } from 'vitest'
 import { mkdtempSync, writeFileSync } from 'node:fs'
@@ -10,7 +11,7 @@ import { join } from 'node:path'
 import { Kysely, SqliteDialect } from 'kysely'
 import Database from 'better-sqlite3'
 import { importFiles } from '../../src/cli/import.js'
-import { anyWordsQuery, namePrefixQuery, searchRecords } from '../../src/records/search.js'
+import { anyWordsQuery, companyDetailsSql, namePrefixQuery, searchRecords } from '../../src/records/search.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { ingestAll } from '../../src/store/ingest.js'
 import { openDatabase, type SqliteVentureDb } from '../../src/store/open.js'
@@ -180,6 +181,40 @@ describe('search index', () => {
     // FTS5's operators are upper case; as quoted words they match the words themselves.
     expect(match.all(anyWordsQuery(['NEAR', 'OR', 'NOT']))).toEqual([1])
     expect(match.all(namePrefixQuery(['NEAR', 'OR'], 'name'))).toEqual([1])
+  })
+
+  test('migration 013 copies what a hit shows into the company rank table of an earlier database: the same hits, read from there', async () => {
+    const file = join(dir, 'before-013.db')
+    const loaded = await createFixtureDatabase({ companies: 150, file })
+    const terms = ['a', 'te', 'sys', 'group', ...(loaded.sqlite.prepare('select name from companies order by id limit 5').pluck().all() as string[])]
+    const hits = terms.map((term) => searchRecords(loaded, { term, objectTypes: both, limit: 20 }))
+    expect(hits.flat().filter((h) => h.objectType === 'company' && h.keywords.length > 0).length).toBeGreaterThan(5)
+    const expected = tableDigest(loaded, SEARCH_TABLES.company.ranks)
+    // What a database of the release before looks like: the rank table without the hit fields, 013 not applied.
+    const t = SEARCH_TABLES.company
+    loaded.sqlite.exec(`create table old_ranks (rank integer primary key, "${t.idColumn}" integer not null, name_key text);
+      insert into old_ranks select rank, "${t.idColumn}", name_key from "${t.ranks}"; drop table "${t.ranks}";
+      alter table old_ranks rename to "${t.ranks}"; create index "${t.nameKeyIndex}" on "${t.ranks}" (name_key, rank);
+      delete from kysely_migration where name = '013-search-hit-fields'`)
+    await loaded.close()
+
+    // Opened read-only, migrations do not run: the hits come from the companies, the same.
+    const readOnly = track(openDatabase(file, { readonly: true }))
+    expect(companyDetailsSql(readOnly.sqlite, t, 'true')).toMatch(/ join /)
+    expect(terms.map((term) => searchRecords(readOnly, { term, objectTypes: both, limit: 20 }))).toEqual(hits)
+    await readOnly.close()
+    open.splice(open.indexOf(readOnly), 1)
+
+    const migrated = track(openDatabase(file))
+    expect(tableDigest(migrated, t.ranks)).toBe(expected)
+    expect(count(migrated, `select count(*) from sqlite_master where type = 'index' and name = ?`, t.nameKeyIndex)).toBe(1)
+    expect(companyDetailsSql(migrated.sqlite, t, 'true')).not.toMatch(/ join /)
+    expect(terms.map((term) => searchRecords(migrated, { term, objectTypes: both, limit: 20 }))).toEqual(hits)
+    // Every rank's copied fields are what the companies hold.
+    const copied = migrated.sqlite.prepare(companyDetailsSql(migrated.sqlite, t, 'true').replace(/where true$/, 'where true order by s.rank'))
+    const joined = migrated.sqlite.prepare(companyDetailsSql(migrated.sqlite, t, 'true', 'joined') + ' order by s.rank')
+    expect(copied.all()).toEqual(joined.all())
+    expect(copied.all()).toHaveLength(150)
   })
 
   test('migration 006 is SQLite only', () => {

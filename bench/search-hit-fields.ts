@@ -1,0 +1,52 @@
+/**
+ * What reading a search's answered companies costs from the rank table alone (migration 013 copied
+ * what a hit shows there: src/store/schema/search-tables.ts) against the companies and their
+ * keywords by id (the form before, still used on a file opened read-only before 013): the ten hits
+ * of "a", warm (medians of 2,000 runs) and right after a scan of the companies has pushed other
+ * pages out of the cache (medians of 30), each form twice, alternately. Both forms must return the
+ * same rows.
+ *
+ *   BENCH_COMPANIES=1000000 npx tsx bench/search-hit-fields.ts
+ */
+import { companyDetailsSql } from '../src/records/search.js'
+import { SEARCH_TABLES } from '../src/store/schema/search-tables.js'
+import { benchDatabaseFile, openBenchDatabase } from './support/dataset.js'
+
+benchDatabaseFile()
+const vdb = openBenchDatabase()
+const t = SEARCH_TABLES.company
+const ranksIn = 's.rank in (select value from json_each(?))'
+const forms = {
+  copied: vdb.sqlite.prepare(companyDetailsSql(vdb.sqlite, t, ranksIn)),
+  joined: vdb.sqlite.prepare(companyDetailsSql(vdb.sqlite, t, ranksIn, 'joined')),
+}
+if (!/ join /.test(companyDetailsSql(vdb.sqlite, t, ranksIn, 'joined')) || / join /.test(companyDetailsSql(vdb.sqlite, t, ranksIn))) {
+  throw new Error('bench: the rank table has no hit fields (migration 013 not applied?)')
+}
+// The hits of "a" in the name tier, as the search finds them (ranks in order).
+const ranks = JSON.stringify(vdb.sqlite.prepare(`select rowid from "${t.fts}" where "${t.fts}" match ? order by rowid limit 10`).pluck().all('"\uE000a"*'))
+if (JSON.stringify(forms.copied.all(ranks)) !== JSON.stringify(forms.joined.all(ranks))) throw new Error('bench: the two forms disagree')
+const scan = vdb.sqlite.prepare('select count(*) from companies where employees > ?').pluck()
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
+
+console.log(`ten hits of "a" (ranks ${ranks}), µs`)
+console.log('| form | warm | after a scan |')
+console.log('|---|---|---|')
+for (const name of ['copied', 'joined', 'copied', 'joined'] as const) {
+  const statement = forms[name]
+  const warm: number[] = []
+  const cold: number[] = []
+  for (let i = 0; i < 2000; i++) {
+    const started = performance.now()
+    statement.all(ranks)
+    warm.push(performance.now() - started)
+  }
+  for (let i = 0; i < 30; i++) {
+    scan.get(i)
+    const started = performance.now()
+    statement.all(ranks)
+    cold.push(performance.now() - started)
+  }
+  console.log(`| ${name === 'copied' ? 'rank table alone (013)' : 'companies and keywords by id'} | ${(median(warm) * 1000).toFixed(1)} | ${(median(cold) * 1000).toFixed(1)} |`)
+}
+await vdb.close()
