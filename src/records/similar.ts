@@ -259,7 +259,7 @@ function hasMember(bits: Uint32Array, id: number): boolean {
  * Map, so the sums are the same to the last bit: the answers for 62 companies spread over the ids
  * were identical to the Map version's (compared once, with that version loaded beside this one).
  */
-class SharedWeights {
+export class SharedWeights {
   /** Entries (distinct ids) so far. */
   size = 0
   /** Slot → 1 + entry index (0: empty); a power of two, at least twice the entries. */
@@ -268,10 +268,13 @@ class SharedWeights {
   #ids: Float64Array
   #sums: Float64Array
 
-  /** `expected`: about how many distinct ids will be added (the postings budget); more are fine. */
+  /**
+   * `expected`: about how many distinct ids will be added (the postings budget); more are fine, the
+   * table grows. Sized for at most 2^20 up front: a caller may pass an unbounded budget.
+   */
   constructor(expected: number) {
     let capacity = 16
-    while (capacity < expected * 2) capacity *= 2
+    while (capacity < Math.min(expected, 1 << 20) * 2) capacity *= 2
     this.#slots = new Int32Array(capacity)
     this.#ids = new Float64Array(Math.min(expected, 1024) + 1)
     this.#sums = new Float64Array(this.#ids.length)

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { descriptionWords, plainText, similarCompanies } from '../../src/records/similar.js'
+import { descriptionWords, plainText, SharedWeights, similarCompanies } from '../../src/records/similar.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { bumpDataVersionSync, type SqliteVentureDb } from '../../src/store/open.js'
 
@@ -45,6 +45,25 @@ describe('plainText (description_plain_text)', () => {
   })
 })
 
+describe('SharedWeights (the sums of shared tag weight)', () => {
+  it('sums like a Map, in the order first seen, past its expected size and for ids beyond 32 bits', () => {
+    const table = new SharedWeights(4)
+    const reference = new Map<number, number>()
+    let seed = 7
+    for (let i = 0; i < 60_000; i++) {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
+      const id = i % 5 === 0 ? 2 ** 40 + (seed % 3_000) : seed % 20_000
+      const weight = ((seed >>> 8) % 1000) / 997
+      table.add(id, weight)
+      reference.set(id, (reference.get(id) ?? 0) + weight)
+    }
+    expect(reference.size).toBeGreaterThan(15_000)
+    expect(table.size).toBe(reference.size)
+    expect(table.ids()).toEqual([...reference.keys()])
+    expect(Array.from({ length: table.size }, (_, i) => table.sumAt(i))).toEqual([...reference.values()])
+  })
+})
+
 describe('similarCompanies', () => {
   let vdb: SqliteVentureDb
   beforeAll(async () => { vdb = await createFixtureDatabase({ companies: 300 }) })
@@ -58,6 +77,8 @@ describe('similarCompanies', () => {
     { postingsBudget: 1, candidateCap: 3, probeBudget: 0 },
     { postingsBudget: 10, candidateCap: 30, probeBudget: 50 },
     { postingsBudget: 25_000, candidateCap: 500 },
+    // What the benchmark's exhaustive search passes: no bound at all.
+    { postingsBudget: Number.MAX_SAFE_INTEGER, probeBudget: Number.MAX_SAFE_INTEGER, candidateCap: 50_000 },
   ])('with budgets %j: never itself, always a shared tag, best first, probability 1 then lower', async (options) => {
     let nonEmpty = 0
     for (let id = 1; id <= 300; id += 7) {
