@@ -15,26 +15,20 @@
  *   BENCH_CHECKOUT=/tmp/before BENCH_COMPANIES=1000000 npx tsx bench/abandoned-requests.ts
  *   BENCH_COMPANIES=1000000 npx tsx bench/abandoned-requests.ts
  */
-import { readdirSync, readFileSync } from 'node:fs'
-import { createApiKey } from '../src/store/api-keys.js'
-import { benchCompanies, benchDatabaseFile, openBenchDatabase } from './support/dataset.js'
-import { startServeProcess } from './support/serve-process.js'
+import { readdirSync } from 'node:fs'
+import { benchCompanies, benchDatabaseFile } from './support/dataset.js'
+import { benchKeyHeader, processCpuCentiseconds, startServeProcess } from './support/serve-process.js'
 
 const companies = benchCompanies()
 const file = benchDatabaseFile(companies)
 const seconds = Number(process.env.BENCH_HTTP_SECONDS ?? 10)
 const users = Number(process.env.BENCH_USERS ?? 50)
 const keystrokeMs = Number(process.env.BENCH_KEYSTROKE_MS ?? 2)
-const vdb = openBenchDatabase()
-const made = await createApiKey(vdb, { plan: 'full', quota: 2_000_000_000, period: 'day', label: 'bench/abandoned-requests' })
-if (!made.ok) throw new Error('bench: could not create a key')
-await vdb.close()
-const headers = { authorization: `Bearer ${made.value.key}` }
+const headers = await benchKeyHeader('bench/abandoned-requests')
 
 const server = await startServeProcess({ database: file, ...(process.env.BENCH_CHECKOUT ? { cwd: process.env.BENCH_CHECKOUT } : {}) })
 const pid = server.child.pid!
-/** Centiseconds of CPU (user + system) of the whole process. */
-const cpu = () => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' '); return Number(f[11]) + Number(f[12]) }
+const cpu = () => processCpuCentiseconds(pid)
 const threadIds = new Set<string>()
 const sampleThreads = () => { for (const tid of readdirSync(`/proc/${pid}/task`)) threadIds.add(tid) }
 sampleThreads()

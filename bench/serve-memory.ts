@@ -8,19 +8,15 @@
  *   BENCH_COMPANIES=1000000 npx tsx bench/serve-memory.ts        (BENCH_ROUNDS, default 2)
  */
 import autocannon from 'autocannon'
-import { createApiKey } from '../src/store/api-keys.js'
-import { benchCompanies, benchDatabaseFile, openBenchDatabase } from './support/dataset.js'
+import { benchCompanies, benchDatabaseFile } from './support/dataset.js'
 import { loadRequests } from './support/http-requests.js'
-import { startServeProcess } from './support/serve-process.js'
+import { benchKeyHeader, startServeProcess } from './support/serve-process.js'
 
 const companies = benchCompanies()
 const file = benchDatabaseFile(companies)
 const seconds = Number(process.env.BENCH_HTTP_SECONDS ?? 15)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
-const vdb = openBenchDatabase()
-const made = await createApiKey(vdb, { plan: 'full', quota: 2_000_000_000, period: 'day', label: 'bench/serve-memory' })
-if (!made.ok) throw new Error('bench: could not create a key')
-await vdb.close()
+const headers = await benchKeyHeader('bench/serve-memory')
 
 const query = JSON.stringify({ dataset: 'investors', filter: { and: [{ portfolio_size: { gte: 2 } }, { type: { in: ['vc', 'accelerator'] } }, { foreign: { dataset: 'companies', filter: { industries: { in: ['fintech', 'saas'] } } } }] } })
 const load = loadRequests(companies)
@@ -31,7 +27,7 @@ async function run(label: string, nodeArgs: readonly string[]): Promise<string> 
   let peak = 0
   const sampler = setInterval(() => { const m = server.memory(); if (m && m.anonMb > peak) peak = m.anonMb }, 250)
   try {
-    const r = await autocannon({ url: server.url, connections: 100, duration: seconds, requests, headers: { authorization: `Bearer ${made.ok ? made.value.key : ''}` } })
+    const r = await autocannon({ url: server.url, connections: 100, duration: seconds, requests, headers })
     return `${label}: ${Math.round(r.requests.average)} req/s, non-2xx ${r.non2xx}, peak anonymous RSS ${peak.toFixed(0)} MB`
   } finally {
     clearInterval(sampler)

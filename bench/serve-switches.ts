@@ -15,24 +15,18 @@
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
-import { createApiKey } from '../src/store/api-keys.js'
-import { benchCompanies, benchDatabaseFile, openBenchDatabase } from './support/dataset.js'
+import { benchCompanies, benchDatabaseFile } from './support/dataset.js'
 import { loadRequests } from './support/http-requests.js'
-import { startServeProcess } from './support/serve-process.js'
+import { benchKeyHeader, processCpuCentiseconds, startServeProcess } from './support/serve-process.js'
 
 const companies = benchCompanies()
 const file = benchDatabaseFile(companies)
 const seconds = Number(process.env.BENCH_HTTP_SECONDS ?? 5)
-const vdb = openBenchDatabase()
-const made = await createApiKey(vdb, { plan: 'full', quota: 2_000_000_000, period: 'day', label: 'bench/serve-switches' })
-if (!made.ok) throw new Error('bench: could not create a key')
-await vdb.close()
-const headers = { authorization: `Bearer ${made.value.key}` }
+const headers = await benchKeyHeader('bench/serve-switches')
 
 const server = await startServeProcess({ database: file, ...(process.env.BENCH_CHECKOUT ? { cwd: process.env.BENCH_CHECKOUT } : {}) })
 const pid = server.child.pid!
-/** Centiseconds of CPU (user + system) of the whole process. */
-const cpu = () => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' '); return Number(f[11]) + Number(f[12]) }
+const cpu = () => processCpuCentiseconds(pid)
 const switches = () => readdirSync(`/proc/${pid}/task`).reduce((sum, tid) => {
   try {
     const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8')

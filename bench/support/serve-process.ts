@@ -8,6 +8,8 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { createApiKey } from '../../src/store/api-keys.js'
+import { openBenchDatabase } from './dataset.js'
 
 export interface ServeProcess {
   readonly url: string
@@ -67,4 +69,25 @@ function buildOnce(cwd: string): void {
   process.stderr.write(`bench: building ${dir} (tsup) for the server ...\n`)
   execFileSync('npx', ['tsup'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] })
   built.add(dir)
+}
+
+/**
+ * A full-plan key on the bench database with a quota no load reaches, for load benchmarks against
+ * `serve`: the header that presents it. Created before the server opens the file.
+ */
+export async function benchKeyHeader(label: string): Promise<{ authorization: string }> {
+  const vdb = openBenchDatabase()
+  try {
+    const made = await createApiKey(vdb, { plan: 'full', quota: 2_000_000_000, period: 'day', label })
+    if (!made.ok) throw new Error('bench: could not create a key')
+    return { authorization: `Bearer ${made.value.key}` }
+  } finally {
+    await vdb.close()
+  }
+}
+
+/** Centiseconds of CPU (user + system) process `pid` has used, all its threads together (/proc). */
+export function processCpuCentiseconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return Number(fields[11]) + Number(fields[12])
 }
