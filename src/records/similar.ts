@@ -273,10 +273,11 @@ export class SharedWeights {
    * table grows. Sized for at most 2^20 up front: a caller may pass an unbounded budget.
    */
   constructor(expected: number) {
+    const sized = Number.isFinite(expected) ? Math.max(16, Math.min(Math.floor(expected), 1 << 20)) : 1 << 20
     let capacity = 16
-    while (capacity < Math.min(expected, 1 << 20) * 2) capacity *= 2
+    while (capacity < sized * 2) capacity *= 2
     this.#slots = new Int32Array(capacity)
-    this.#ids = new Float64Array(Math.min(expected, 1024) + 1)
+    this.#ids = new Float64Array(Math.min(sized, 1024))
     this.#sums = new Float64Array(this.#ids.length)
   }
 

@@ -119,8 +119,10 @@ function companyHitValues(x: string): string {
  * Migration 013 (SQLite): the company rank table of an existing database again, with the hit fields
  * filled from the companies; ranks, ids and name keys as they were (the FTS rows, keyed by rank,
  * stay valid). SQLite adds a column only without a check for one already there, so the table is
- * copied: on a new database (whose table migration 006 made with these columns) there is nothing
- * to copy. 9.1 s for a million companies (opening a copy of the 1M bench file made before it).
+ * copied (a rank without its company, which no build leaves, is dropped, as the search's join
+ * before dropped it). On a file loaded before migration 006, that migration already builds the table
+ * with these columns and this one copies it once more. 9.1 s for a million companies (opening a copy
+ * of the 1M bench file made before it).
  */
 export function companyHitFieldsStatements(db: Kysely<any>, dialect: DialectName): Compilable[] {
   if (dialect !== 'sqlite') return []
@@ -131,7 +133,7 @@ export function companyHitFieldsStatements(db: Kysely<any>, dialect: DialectName
     `create table "${copy}" (${companyRankColumns()})`,
     `insert into "${copy}" (rank, "${t.idColumn}", name_key, ${COMPANY_HIT_FIELDS.join(', ')})
       select s.rank, s."${t.idColumn}", s.name_key, ${companyHitValues('x')}
-      from "${t.ranks}" s left join "${C.table}" x on x.${columnOf(C, 'id')} = s."${t.idColumn}"`,
+      from "${t.ranks}" s join "${C.table}" x on x.${columnOf(C, 'id')} = s."${t.idColumn}"`,
     `drop table "${t.ranks}"`,
     `alter table "${copy}" rename to "${t.ranks}"`,
     `create index if not exists "${t.nameKeyIndex}" on "${t.ranks}" (name_key, rank)`,

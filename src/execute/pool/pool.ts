@@ -104,6 +104,8 @@ interface PendingCall {
   /** May be pipelined (`BackendCall.short`). */
   readonly short: boolean
   readonly token: number
+  /** Its post number on its worker (`GivenUp`), once posted. */
+  seq?: number
   readonly budgetMs: number
   readonly resolve: (value: unknown) => void
   readonly reject: (error: unknown) => void
@@ -128,8 +130,10 @@ interface PoolWorker {
   readonly next: PendingCall[]
   /** Set when its call was given up on: terminate unless it answers by then. */
   graceTimer?: ReturnType<typeof setTimeout>
-  /** Tokens of its calls given up on, shared with the thread (`protocol.ts`, `GivenUp`): it skips them. */
+  /** Its calls given up on, shared with the thread (`protocol.ts`, `GivenUp`): it skips them. */
   readonly givenUp: GivenUp
+  /** Calls posted to it so far (the next call's post number). */
+  posted: number
 }
 
 const DEFAULT_GRACE_MS = 1_000
@@ -179,9 +183,10 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
 
   function spawn(reserved: boolean): void {
     const script = workerScript()
+    // One entry per call a worker can hold: its running call and the pipelined ones.
     const givenUp = createGivenUp(PIPELINE_DEPTH + 1)
     const thread = new Worker(script.filename, { ...script.options, workerData: { ...script.workerData, setup, givenUp: givenUp.buffer } })
-    const worker: PoolWorker = { thread, reserved, state: 'starting', slot: undefined, call: undefined, next: [], givenUp }
+    const worker: PoolWorker = { thread, reserved, state: 'starting', slot: undefined, call: undefined, next: [], givenUp, posted: 0 }
     workers.add(worker)
     counters.started++
     starting++
@@ -219,8 +224,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
     if (message.type === 'failed') return failedStart(worker, message.error)
     const call = worker.call
     worker.call = worker.next.shift()
-    if (worker.graceTimer) clearTimeout(worker.graceTimer)
-    worker.graceTimer = undefined
+    stopTimers(worker)
     if (worker.state === 'busy' && worker.call === undefined) worker.state = 'idle'
     if (call && !call.settled) {
       settle(call, () => {
@@ -238,7 +242,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
     if (!startupFailed) counters.replaced++
     worker.state = 'gone'
     workers.delete(worker)
-    if (worker.graceTimer) clearTimeout(worker.graceTimer)
+    stopTimers(worker)
     const call = worker.call
     const next = worker.next.splice(0).filter((c) => !c.settled)
     worker.call = undefined
@@ -310,7 +314,8 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
     else worker.next.push(call)
     worker.state = 'busy'
     call.worker = worker
-    const message: ToWorker = { type: 'call', token: call.token, op: call.op, args: call.args }
+    call.seq = worker.posted++
+    const message: ToWorker = { type: 'call', token: call.token, seq: call.seq, op: call.op, args: call.args }
     worker.thread.postMessage(message)
   }
 
@@ -350,17 +355,24 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
       if (at >= 0) queue.splice(at, 1)
       return
     }
-    markGivenUp(worker.givenUp, call.token)
+    markGivenUp(worker.givenUp, call.seq!, call.token)
     // Pipelined: the worker skips it when it comes to it.
     if (worker.call !== call) return
     // Without the extension a running statement cannot be stopped: the thread is ended.
     if (worker.slot === undefined || !interrupter) return retire(worker, undefined)
-    // Interrupted (its statement stops at the next row), or not started (skipped: marked above,
-    // and the thread arms a call before it reads the marks), or between statements or in
-    // JavaScript (similar companies' scoring), which runs on: a worker that stays silent is ended.
+    // Not started: skipped (marked above; the thread reads the mark after arming the call). Running
+    // a statement: it stops at its next row. Armed but between statements or in JavaScript (similar
+    // companies' scoring), or armed and past the mark's check a moment before the pool marked it:
+    // SQLite drops an interrupt that finds no statement running, so the call runs on. A worker that
+    // stays silent for the grace period is ended.
     interrupter.interrupt(worker.slot, call.token)
     worker.graceTimer = setTimeout(() => retire(worker, undefined), graceMs)
     worker.graceTimer.unref()
+  }
+
+  function stopTimers(worker: PoolWorker): void {
+    if (worker.graceTimer) clearTimeout(worker.graceTimer)
+    worker.graceTimer = undefined
   }
 
   refill()

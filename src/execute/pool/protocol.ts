@@ -19,7 +19,8 @@ export interface WorkerSetup {
   readonly operationsModule: string | undefined
 }
 
-export type ToWorker = { readonly type: 'call'; readonly token: number; readonly op: string; readonly args: readonly unknown[] }
+/** `seq`: the worker's post number (its entry in `GivenUp`). */
+export type ToWorker = { readonly type: 'call'; readonly token: number; readonly seq: number; readonly op: string; readonly args: readonly unknown[] }
 
 export interface SerializedError {
   readonly name: string
@@ -43,30 +44,27 @@ export function serializeError(error: unknown): SerializedError {
 }
 
 /**
- * The tokens of a worker's calls that the pool gave up on (deadline or abort), in memory shared
- * with the thread: a ring of the last few, enough for its running call and every pipelined one
- * (while a given-up call is still on its way to the thread, at most that many others can be given
- * up, so its entry is never overwritten before the thread has read it). The thread reads it before
- * it starts a call and skips one found there: a message read after the pool gave up is not run.
+ * The calls of a worker that the pool gave up on (deadline or abort), in memory shared with the
+ * thread: one entry per post number modulo the entries, which hold the given-up call's token. A
+ * worker holds at most `entries` calls at once (its running call and the pipelined ones), posted
+ * with consecutive numbers, so each has an entry of its own, and an entry is reused only by a call
+ * posted after its previous one was answered. The thread reads its call's entry before it starts
+ * the call and skips it when the entry holds the call's token: a message read after the pool gave up
+ * is not run. A stale entry never matches, as tokens are never reused.
  */
 export interface GivenUp {
   readonly buffer: SharedArrayBuffer
-  /** Entry 0 counts the marks written; the ring follows. */
   readonly slots: BigInt64Array
 }
 
-export function createGivenUp(entries: number, buffer = new SharedArrayBuffer(8 * (entries + 1))): GivenUp {
+export function createGivenUp(entries: number, buffer = new SharedArrayBuffer(8 * entries)): GivenUp {
   return { buffer, slots: new BigInt64Array(buffer) }
 }
 
-export function markGivenUp(givenUp: GivenUp, token: number): void {
-  const ring = givenUp.slots.length - 1
-  const written = Atomics.add(givenUp.slots, 0, 1n)
-  Atomics.store(givenUp.slots, 1 + Number(written % BigInt(ring)), BigInt(token))
+export function markGivenUp(givenUp: GivenUp, seq: number, token: number): void {
+  Atomics.store(givenUp.slots, seq % givenUp.slots.length, BigInt(token))
 }
 
-export function isGivenUp(givenUp: GivenUp, token: number): boolean {
-  const wanted = BigInt(token)
-  for (let i = 1; i < givenUp.slots.length; i++) if (Atomics.load(givenUp.slots, i) === wanted) return true
-  return false
+export function isGivenUp(givenUp: GivenUp, seq: number, token: number): boolean {
+  return Atomics.load(givenUp.slots, seq % givenUp.slots.length) === BigInt(token)
 }

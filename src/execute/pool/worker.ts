@@ -44,9 +44,9 @@ function toUrl(module: string): string {
 async function run(ops: OperationTable, message: ToWorker, arm: ((token: number) => void) | undefined): Promise<void> {
   try {
     arm?.(message.token)
-    // Read after arming: the pool marks a call before it interrupts it, so a call given up on is
-    // either stopped by the interrupt or found here (pool.ts, giveUp).
-    if (givenUp && isGivenUp(givenUp, message.token)) {
+    // Read after arming, as the pool marks a call before it interrupts it: a call given up on before
+    // this point is skipped here (pool.ts, giveUp).
+    if (givenUp && isGivenUp(givenUp, message.seq, message.token)) {
       post({ type: 'result', token: message.token, ok: false, error: { name: 'QueryCancelledError', message: 'given up on before it started' } })
       return
     }
