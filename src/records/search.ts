@@ -189,11 +189,15 @@ function typeStatements(sqlite: BetterSqlite3.Database, type: SearchObjectType):
 
 /**
  * The answered companies' fields, from the rank table alone (migration 013 copied them there:
- * schema/search-tables.ts), or, on a file opened read-only before that migration, from the
- * companies and their keywords by id.
+ * schema/search-tables.ts), or else from the companies and their keywords by id: on a file opened
+ * read-only before that migration, and on one whose index an earlier release rebuilt after it
+ * (that build leaves the copies empty: the first rank's keywords, always a JSON array when filled,
+ * are then NULL).
  */
 export function companyDetailsSql(sqlite: BetterSqlite3.Database, t: SearchTableNames, ranksIn: string, form: 'auto' | 'joined' = 'auto'): string {
-  const copied = form === 'auto' && (sqlite.prepare(`select name from pragma_table_info(?)`).pluck().all(t.ranks) as string[]).includes('keywords')
+  const copied = form === 'auto'
+    && (sqlite.prepare(`select name from pragma_table_info(?)`).pluck().all(t.ranks) as string[]).includes('keywords')
+    && sqlite.prepare(`select count(*) from "${t.ranks}" where rank = (select min(rank) from "${t.ranks}") and keywords is null`).pluck().get() === 0
   if (copied) {
     return `select s.rank, s."${t.idColumn}" as id, s.name as name, s.website as slug, s.website as domain, s.total_funding as company_funding,
       s.svc_score as svc_score, null as investor_funding, s.keywords as keywords from "${t.ranks}" s where ${ranksIn}`

@@ -210,6 +210,13 @@ describe('search index', () => {
     expect(count(migrated, `select count(*) from sqlite_master where type = 'index' and name = ?`, t.nameKeyIndex)).toBe(1)
     expect(companyDetailsSql(migrated.sqlite, t, 'true')).not.toMatch(/ join /)
     expect(terms.map((term) => searchRecords(migrated, { term, objectTypes: both, limit: 20 }))).toEqual(hits)
+    // An earlier release's build into this file leaves the copies empty: the companies are read again.
+    migrated.sqlite.exec(`update "${t.ranks}" set name = null, website = null, total_funding = null, svc_score = null, keywords = null`)
+    expect(companyDetailsSql(migrated.sqlite, t, 'true')).toMatch(/ join /)
+    migrated.sqlite.exec(`delete from "${t.ranks}" where rank > 5`)
+    expect(companyDetailsSql(migrated.sqlite, t, 'true')).toMatch(/ join /)
+    refreshSearchIndex(migrated.sqlite)
+    expect(companyDetailsSql(migrated.sqlite, t, 'true')).not.toMatch(/ join /)
     // Every rank's copied fields are what the companies hold.
     const copied = migrated.sqlite.prepare(companyDetailsSql(migrated.sqlite, t, 'true').replace(/where true$/, 'where true order by s.rank'))
     const joined = migrated.sqlite.prepare(companyDetailsSql(migrated.sqlite, t, 'true', 'joined') + ' order by s.rank')
