@@ -87,7 +87,8 @@ export function rawStatement(db: Kysely<any>, text: string): Compilable {
  * instead of one company row and one keywords seek per hit spread over the file: 29-32 against
  * 47-49 µs for the ten hits of "a" on a million companies, and 45-66 against 75-118 µs right after
  * a scan of the companies (`bench/search-hit-fields.ts`, three runs). On a million companies the
- * table grows from 25 to 94 MB (SQLite's dbstat), and migration 013 took 9.1 s.
+ * table grows from 25 to 94 MB (SQLite's dbstat), the index build takes 2-6 s longer
+ * (`bench/search-index-build.ts`), and migration 013 took 9.1 s.
  */
 export const companyRankColumns = (): string => `rank integer primary key, "${SEARCH_TABLES.company.idColumn}" integer not null, name_key text, `
   + 'name text, website text, total_funding integer, svc_score real, keywords text'
