@@ -8,14 +8,14 @@
  *
  *   BENCH_COMPANIES=1000000 npx tsx bench/search-hit-fields.ts
  */
-import { companyDetailsSql } from '../src/records/search.js'
+import { companyDetailsSql, RANKS_IN } from '../src/records/search.js'
 import { SEARCH_TABLES } from '../src/store/schema/search-tables.js'
 import { benchDatabaseFile, openBenchDatabase } from './support/dataset.js'
 
 benchDatabaseFile()
 const vdb = openBenchDatabase()
 const t = SEARCH_TABLES.company
-const ranksIn = 's.rank in (select value from json_each(?))'
+const ranksIn = RANKS_IN
 const forms = {
   copied: vdb.sqlite.prepare(companyDetailsSql(vdb.sqlite, t, ranksIn)),
   joined: vdb.sqlite.prepare(companyDetailsSql(vdb.sqlite, t, ranksIn, 'joined')),

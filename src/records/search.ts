@@ -175,7 +175,7 @@ function typeStatements(sqlite: BetterSqlite3.Database, type: SearchObjectType):
     matchWithNameKey: sqlite.prepare(`select f.rowid, s.name_key from "${t.fts}" f join "${t.ranks}" s on s.rank = f.rowid
       where "${t.fts}" match ? order by f.rowid limit ?`).raw(),
   }
-  const ranksIn = `s.rank in (select value from json_each(?))`
+  const ranksIn = RANKS_IN
   if (type === 'company') return { ...common, details: sqlite.prepare(companyDetailsSql(sqlite, t, ranksIn)) }
   const I = datasets.investors
   const col = (n: string) => `x."${I.fields[n]!.column}"`
@@ -186,6 +186,9 @@ function typeStatements(sqlite: BetterSqlite3.Database, type: SearchObjectType):
       from "${t.ranks}" s join "${I.table}" x on x."${I.fields.investor_id!.column}" = s."${t.idColumn}" where ${ranksIn}`),
   }
 }
+
+/** The answered hits of a type: their ranks, one JSON array bound as the statement's parameter. */
+export const RANKS_IN = 's.rank in (select value from json_each(?))'
 
 /**
  * The answered companies' fields, from the rank table alone (migration 013 copied them there:

@@ -110,10 +110,12 @@ export function searchIndexBuildSql(): string[] {
  */
 function companyHitValues(x: string): string {
   const C = datasets.companies
-  const c = (n: string) => columnOf(C, n)
-  const k = C.fields.keywords!.tags!
-  return `${x}.${c('name')}, ${x}.${c('website')}, ${x}.${c('total_funding')}, ${x}.${c('svc_score')},
-    (select json_group_array(k."${k.valueColumn}" order by k."${k.valueColumn}") from "${k.table}" k where k."${k.ownerColumn}" = ${x}.${c('id')})`
+  return COMPANY_HIT_FIELDS.map((name) => {
+    const tags = C.fields[name]!.tags
+    if (!tags) return `${x}.${columnOf(C, name)}`
+    return `(select json_group_array(k."${tags.valueColumn}" order by k."${tags.valueColumn}") from "${tags.table}" k
+      where k."${tags.ownerColumn}" = ${x}.${columnOf(C, 'id')})`
+  }).join(', ')
 }
 
 /**

@@ -224,7 +224,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
     if (message.type === 'failed') return failedStart(worker, message.error)
     const call = worker.call
     worker.call = worker.next.shift()
-    stopTimers(worker)
+    clearGrace(worker)
     if (worker.state === 'busy' && worker.call === undefined) worker.state = 'idle'
     if (call && !call.settled) {
       settle(call, () => {
@@ -242,7 +242,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
     if (!startupFailed) counters.replaced++
     worker.state = 'gone'
     workers.delete(worker)
-    stopTimers(worker)
+    clearGrace(worker)
     const call = worker.call
     const next = worker.next.splice(0).filter((c) => !c.settled)
     worker.call = undefined
@@ -370,7 +370,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
     worker.graceTimer.unref()
   }
 
-  function stopTimers(worker: PoolWorker): void {
+  function clearGrace(worker: PoolWorker): void {
     if (worker.graceTimer) clearTimeout(worker.graceTimer)
     worker.graceTimer = undefined
   }

@@ -57,7 +57,12 @@ export interface GivenUp {
   readonly slots: BigInt64Array
 }
 
-export function createGivenUp(entries: number, buffer = new SharedArrayBuffer(8 * entries)): GivenUp {
+export function createGivenUp(entries: number): GivenUp {
+  return givenUpOf(new SharedArrayBuffer(8 * entries))
+}
+
+/** The thread's view of the pool's `GivenUp`, from its buffer. */
+export function givenUpOf(buffer: SharedArrayBuffer): GivenUp {
   return { buffer, slots: new BigInt64Array(buffer) }
 }
 

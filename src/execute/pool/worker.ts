@@ -9,13 +9,13 @@ import { pathToFileURL } from 'node:url'
 import type { OperationTable } from '../backend.js'
 import { createOperations } from '../operations.js'
 import { makeInterruptible } from './interrupt.js'
-import { createGivenUp, isGivenUp, serializeError, type FromWorker, type ToWorker, type WorkerSetup } from './protocol.js'
+import { givenUpOf, isGivenUp, serializeError, type FromWorker, type ToWorker, type WorkerSetup } from './protocol.js'
 
 const port = parentPort
 if (!port) throw new Error('execute/pool/worker.ts runs as a worker thread of the pool')
 const { setup, givenUp: givenUpBuffer } = workerData as { setup: WorkerSetup; givenUp?: SharedArrayBuffer }
 // Absent when a test starts this script by hand: nothing is ever given up then.
-const givenUp = givenUpBuffer ? createGivenUp(0, givenUpBuffer) : undefined
+const givenUp = givenUpBuffer ? givenUpOf(givenUpBuffer) : undefined
 const post = (message: FromWorker) => port.postMessage(message)
 
 try {

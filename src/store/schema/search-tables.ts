@@ -25,7 +25,8 @@
  * word's documents as it goes (1.6-5 ms).
  */
 import { sql, type Compilable, type Kysely } from 'kysely'
-import type { DialectName } from './column-types.js'
+import { datasets } from '../../catalog/index.js'
+import { columnType, type DialectName } from './column-types.js'
 
 /** Tokens of names, domains and slugs: Unicode letters and digits, case and diacritics folded. */
 export const SEARCH_TOKENIZER = 'unicode61 remove_diacritics 2'
@@ -90,10 +91,19 @@ export function rawStatement(db: Kysely<any>, text: string): Compilable {
  * table grows from 25 to 94 MB (SQLite's dbstat), the index build takes 2-6 s longer
  * (`bench/search-index-build.ts`), and migration 013 took 9.1 s.
  */
-export const companyRankColumns = (): string => `rank integer primary key, "${SEARCH_TABLES.company.idColumn}" integer not null, name_key text, `
-  + 'name text, website text, total_funding integer, svc_score real, keywords text'
+export function companyRankColumns(): string {
+  // Each hit field as the catalog types it; a tags field (keywords) as its JSON array, text.
+  const hitColumns = COMPANY_HIT_FIELDS.map((name) => {
+    const kind = datasets.companies.fields[name]!.type.kind
+    return `${name} ${kind === 'tags' ? 'text' : columnType('sqlite', kind)}`
+  })
+  return [`rank integer primary key, "${SEARCH_TABLES.company.idColumn}" integer not null, name_key text`, ...hitColumns].join(', ')
+}
 
-/** What a company hit shows, in the rank table (names of the catalog fields; `keywords` is a JSON array in value order). */
+/**
+ * What a company hit shows, in the rank table: catalog fields of the companies, each in a column of
+ * its name; a tags field (`keywords`) holds its values as a JSON array in value order.
+ */
 export const COMPANY_HIT_FIELDS = Object.freeze(['name', 'website', 'total_funding', 'svc_score', 'keywords'] as const)
 
 /** `create` statements of the search tables (empty). */
