@@ -24,9 +24,10 @@ import {
   inlineBackend, QueryCancelledError, QueryTimeoutError,
   type Backend, type CallOptions,
 } from './execute/backend.js'
-import { createOperations, LIGHT_OPERATIONS, SHORT_OPERATIONS, type Authorization, type OperationArgs, type OperationName, type OperationResult, type Operations } from './execute/operations.js'
+import { createOperations, LIGHT_OPERATIONS, SHORT_OPERATIONS, type Authorization, type GuardableOperation, type OperationArgs, type OperationName, type OperationResult, type Operations } from './execute/operations.js'
 import type { ExplainResult, ListPage, PageWithoutTotal, QueryEnvelope, StoreOptions, StoreResult } from './execute/pipeline.js'
 import { createWatchdog, makeInterruptible } from './execute/pool/interrupt.js'
+import { DeferredKeyCheck, KeyRefusedError, type Guarded } from './execute/key-check.js'
 import { createWorkerPool, defaultPoolSize, type WorkerPool } from './execute/pool/pool.js'
 import { newCacheTally, type CacheTally } from './execute/context.js'
 import type { PagingPolicy } from './execute/cursor.js'
@@ -38,6 +39,7 @@ export type { ExplainResult, ListPage, PageMeta, PageWithoutTotal, QueryEnvelope
 export type { CallOptions } from './execute/backend.js'
 export { EngineClosedError, QueryCancelledError, QueryTimeoutError } from './execute/backend.js'
 export type { Authorization } from './execute/operations.js'
+export { DeferredKeyCheck, KeyRefusedError, type KeyCheckRequest } from './execute/key-check.js'
 export type { DatabaseStatus } from './store/status.js'
 
 /** The default time budget of one call: generous for analytics, and still a bound. */
@@ -154,6 +156,11 @@ export interface EngineStats {
   /** Calls stopped at their time budget (answered `query_timeout`). */
   readonly queryTimeouts: number
   /**
+   * Calls made to the backend (a message to a worker thread, or a PostgreSQL operation): a key
+   * check carried by a route's call (`keyCheck`) counts with that call, not apart.
+   */
+  readonly calls: number
+  /**
    * Pages of queries and listings: totals found in the cache or counted; pages after the first
    * that started at a remembered boundary (a plain seek) or not (a skip or a checkpoint pass).
    */
@@ -179,6 +186,13 @@ export interface EngineAccess {
    * same call), for caching validators.
    */
   authorize(key: string, now: Date, count: boolean, options?: CallOptions & { readonly withDataVersion?: boolean }): Promise<Authorization>
+  /**
+   * The same check, not run yet: give it as `keyCheck` in the options of the next engine call and it
+   * runs first in that call, which then runs only if the key passes (else it fails with
+   * `KeyRefusedError`). `outcome()` answers the check's result, running it on its own if no call
+   * carried it. `options` serve that standalone run.
+   */
+  defer(key: string, now: Date, count: boolean, options?: CallOptions & { readonly withDataVersion?: boolean }): DeferredKeyCheck
 }
 
 /** A file path opens SQLite (`Engine<SqliteVentureDb>`); an open database keeps its own type. */
@@ -194,16 +208,30 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
   const vdb = (typeof options.database === 'string' ? openDatabase(options.database) : options.database) as D
   const backend = chooseBackend(vdb, limits, options.paging ?? {}, options.workers, owned, writeWaitMs)
 
-  const counters = { queryTimeouts: 0, ...newCacheTally() }
+  const counters = { queryTimeouts: 0, calls: 0, ...newCacheTally() }
 
   async function run<K extends OperationName>(op: K, args: OperationArgs<K>, call: CallOptions | undefined): Promise<OperationResult<K>> {
+    const backendCall = {
+      timeoutMs: call?.timeoutMs ?? timeoutMs,
+      signal: call?.signal,
+      light: LIGHT_OPERATIONS.has(op),
+      short: SHORT_OPERATIONS.has(op),
+    }
+    const check = op === 'authorize' || op === 'authorized' ? undefined : call?.keyCheck?.claim()
+    counters.calls++
     try {
-      return await (backend.call(op, args, {
-        timeoutMs: call?.timeoutMs ?? timeoutMs,
-        signal: call?.signal,
-        light: LIGHT_OPERATIONS.has(op),
-        short: SHORT_OPERATIONS.has(op),
-      }) as Promise<OperationResult<K>>)
+      if (check === undefined) return await (backend.call(op, args, backendCall) as Promise<OperationResult<K>>)
+      // The key check rides with the operation (key-check.ts): one call instead of two.
+      let guarded: Guarded<unknown>
+      try {
+        guarded = await backend.call('authorized', [check.request, op as GuardableOperation, args], backendCall)
+      } catch (error) {
+        check.fail(error)
+        throw error
+      }
+      check.settle(guarded.authorization)
+      if (!guarded.ran) throw new KeyRefusedError(guarded.authorization)
+      return guarded.value as OperationResult<K>
     } catch (error) {
       if (error instanceof QueryTimeoutError) counters.queryTimeouts++
       throw error
@@ -267,10 +295,15 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
     }),
     access: Object.freeze<EngineAccess>({
       authorize: (key, now, count, o) => run('authorize', [key, now.getTime(), count, o?.withDataVersion === true], o),
+      defer: (key, now, count, o) => new DeferredKeyCheck(
+        { key, nowMs: now.getTime(), count, withDataVersion: o?.withDataVersion === true },
+        (r) => run('authorize', [r.key, r.nowMs, r.count, r.withDataVersion], o),
+      ),
     }),
     status: (o) => run('status', [], o),
     stats: () => Object.freeze({
       queryTimeouts: counters.queryTimeouts,
+      calls: counters.calls,
       cache: Object.freeze({ totalHits: counters.totalHits, totalMisses: counters.totalMisses, boundaryHits: counters.boundaryHits, boundaryMisses: counters.boundaryMisses }),
       pool: poolState(backend, vdb),
     }),

@@ -13,6 +13,7 @@
  * Result-returning methods answer with.
  */
 import { issue, type Issue } from '../errors/issue.js'
+import type { DeferredKeyCheck } from './key-check.js'
 import type { Operations } from './operations.js'
 import type { Interruptible, Watchdog } from './pool/interrupt.js'
 
@@ -24,6 +25,11 @@ export interface CallOptions {
   readonly timeoutMs?: number
   /** Stops the call when aborted (for example when the HTTP client went away). */
   readonly signal?: AbortSignal | undefined
+  /**
+   * A key check to run first, in the same call (`key-check.ts`): the first call made with it
+   * carries it, and runs its operation only if the key passes; else it fails with `KeyRefusedError`.
+   */
+  readonly keyCheck?: DeferredKeyCheck | undefined
 }
 
 /** A call as a backend receives it: the budget resolved against the engine's default. */

@@ -36,6 +36,7 @@ import { consumeQuota, findApiKey, quotaStatus, type ApiKeyRecord, type QuotaSta
 import { dataVersion, type VentureDb } from '../store/open.js'
 import { databaseStatus } from '../store/status.js'
 import type { PagingPolicy } from './cursor.js'
+import { admits, type Guarded, type KeyCheckRequest } from './key-check.js'
 import { createPipeline } from './pipeline.js'
 
 /** The outcome of presenting an API key (`authorize`). */
@@ -45,6 +46,24 @@ export type Authorization =
 
 /** The operations on one connection, SQLite or PostgreSQL. */
 export function createOperations(database: VentureDb, limits: Limits, paging: Partial<PagingPolicy> = {}) {
+  const operations = plainOperations(database, limits, paging)
+  return {
+    ...operations,
+    /**
+     * A key check and the operation it guards in one call (`key-check.ts`): the operation runs only
+     * when the key passes, so a refused key costs one lookup and never reads the data.
+     */
+    authorized: async (check: KeyCheckRequest, op: GuardableOperation, args: readonly unknown[]): Promise<Guarded<unknown>> => {
+      if (!GUARDABLE.has(op)) throw new TypeError(`authorized: ${String(op)} is not an operation a key check can guard`)
+      const authorization = await operations.authorize(check.key, check.nowMs, check.count, check.withDataVersion)
+      if (!admits(authorization, check.count)) return { authorization, ran: false }
+      const value = await (operations[op] as (...a: readonly unknown[]) => unknown)(...args)
+      return { authorization, ran: true, value }
+    },
+  }
+}
+
+function plainOperations(database: VentureDb, limits: Limits, paging: Partial<PagingPolicy>) {
   const pipeline = createPipeline(database, limits, paging)
   // PostgreSQL: only a yes is remembered (an index once built stays).
   let searchReady = false
@@ -102,7 +121,17 @@ export function createOperations(database: VentureDb, limits: Limits, paging: Pa
   }
 }
 
+/** The operations a key check may guard: all but the check itself. */
+export type GuardableOperation = Exclude<keyof ReturnType<typeof plainOperations>, 'authorize'>
+
 export type Operations = ReturnType<typeof createOperations>
+/** Every operation but the key check, listed so that a new operation must be placed here (or the types fail). */
+const GUARDABLE: ReadonlySet<string> = new Set(Object.keys({
+  query: true, list: true, store: true, page: true, pageWithoutTotal: true, explain: true, count: true, companyDetail: true,
+  companyByDomain: true, companyExists: true, companyStories: true, similarCompanies: true, companyPeople: true,
+  companyTechStack: true, contactEmail: true, investorDetail: true, investorPortfolio: true, search: true, fundingExtras: true,
+  status: true,
+} satisfies Record<GuardableOperation, true>))
 export type OperationName = keyof Operations
 export type OperationArgs<K extends OperationName> = Parameters<Operations[K]>
 export type OperationResult<K extends OperationName> = Awaited<ReturnType<Operations[K]>>

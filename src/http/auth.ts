@@ -4,10 +4,13 @@
  * is looked up by its hash and never logged; the error bodies do not echo it either. A host's own
  * authentication and quota replace these through the hooks of access.ts.
  */
-import type { MiddlewareHandler } from 'hono'
-import type { QuotaState } from '../store/api-keys.js'
+import type { Context, MiddlewareHandler } from 'hono'
+import { routePath } from 'hono/route'
+import { KeyRefusedError, type Authorization } from '../engine.js'
+import { admits } from '../execute/key-check.js'
+import type { ApiKeyRecord, QuotaState } from '../store/api-keys.js'
 import type { AuthResult, Identity, QuotaInfo } from './access.js'
-import type { AppDeps, HttpEnv } from './context.js'
+import type { AppDeps, HttpEnv, RouteSpec } from './context.js'
 import { problemResponse } from './problem.js'
 import { quotaExceeded, quotaHeaders, UNCOUNTED_PATHS } from './quota.js'
 
@@ -29,9 +32,16 @@ export function requestKey(request: Request): string | undefined {
  * Authentication and quota before every route but the public ones: the host's hooks when
  * `createApp` was given them (access.ts), else the built-in API keys and quotas. Sets the caller's
  * identity (and quota, if any) on the context, and the X-Quota-* headers on the response.
+ *
+ * With the built-in keys, a route whose spec says `carriesKeyCheck` gets the check deferred: it
+ * rides with the route's first engine call (engine/key-check.ts), one call to a worker instead of
+ * two, and that call runs only if the key passes. The refusal (403, 429) replaces whatever the route
+ * answered, so a bad key is refused exactly as before, and a route that answered without an engine
+ * call (a malformed id) has the check run on its own afterwards, counted as before.
  */
 export function authMiddleware(deps: AppDeps): MiddlewareHandler<HttpEnv> {
   const { auth, quota } = deps.options
+  const carriers = carryingRoutes(deps.routes)
   return async (c, next) => {
     if (PUBLIC_PATHS.has(c.req.path)) return next()
     const now = deps.options.clock()
@@ -41,22 +51,48 @@ export function authMiddleware(deps: AppDeps): MiddlewareHandler<HttpEnv> {
     let identity: Identity
     let state: QuotaInfo | undefined
     if (auth === undefined && quota === undefined) {
-      // The built-in default: the key check and the quota count in one engine call.
-      const checked = await checkApiKey(deps, c.req.raw, now, counted)
-      if (checked instanceof Response) return checked
-      if (!checked.quota.allowed && counted) return quotaExceeded(checked.quota, now)
-      identity = checked.identity
-      state = checked.quota
-      c.set('dataVersion', checked.dataVersion)
+      const key = requestKey(c.req.raw)
+      if (key === undefined) return missingKey()
+      // A GET's ETag is the data version (caching.ts): read in the same engine call as the key.
+      const withDataVersion = c.req.method === 'GET' || c.req.method === 'HEAD'
+      // The engine's own budget, not the routes' (queryTimeoutMs), when the check runs on its own: it is one indexed lookup.
+      const checkOptions = { signal: c.req.raw.signal, withDataVersion }
+      if (carriers.has(`${c.req.method} ${routePath(c, -1)}`)) {
+        const check = deps.engine.access.defer(key, now, counted, checkOptions)
+        c.set('keyCheck', check)
+        c.set('call', { ...c.get('call'), keyCheck: check })
+        await next()
+        let authorization: Authorization
+        try {
+          authorization = await check.outcome()
+        } catch {
+          return // The call that carried the check failed (budget, cancelled, unavailable): its answer stands.
+        }
+        const decided = decide(authorization, counted, now)
+        if (decided instanceof Response) {
+          replaceAnswer(c, decided)
+          return
+        }
+        c.set('identity', decided.identity)
+        for (const [name, value] of Object.entries(quotaHeaders(decided.quota))) c.res.headers.set(name, value)
+        return
+      }
+      const decided = decide(await deps.engine.access.authorize(key, now, counted, checkOptions), counted, now)
+      if (decided instanceof Response) return decided
+      identity = decided.identity
+      state = decided.quota
+      c.set('dataVersion', decided.dataVersion)
     } else {
       if (auth) {
         const result = await auth(c.req.raw)
         if (!result.ok) return authRefusal(result)
         identity = validIdentity(result.identity)
       } else {
-        const checked = await checkApiKey(deps, c.req.raw, now, false)
-        if (checked instanceof Response) return checked
-        identity = checked.identity
+        const key = requestKey(c.req.raw)
+        if (key === undefined) return missingKey()
+        const decided = decide(await deps.engine.access.authorize(key, now, false, { signal: c.req.raw.signal }), false, now)
+        if (decided instanceof Response) return decided
+        identity = decided.identity
       }
       if (quota) {
         const decided = await quota(c.req.raw, { identity, now, count: counted })
@@ -75,22 +111,52 @@ export function authMiddleware(deps: AppDeps): MiddlewareHandler<HttpEnv> {
 }
 
 /**
- * The built-in check (spec section 5): 403 for a missing, unknown or revoked key; else the key's
- * identity and quota state, counted when `count` is true (one atomic statement, store/api-keys.ts).
+ * The caller's identity in a route. With a deferred key check (a `carriesKeyCheck` route) this runs
+ * the check first, on its own: a route that needs the plan before its engine call (a trial cap)
+ * pays the second call only then. Throws `KeyRefusedError` when the key does not pass; the
+ * middleware then answers the refusal.
  */
-async function checkApiKey(deps: AppDeps, request: Request, now: Date, count: boolean): Promise<Response | { identity: Identity; quota: QuotaState; dataVersion: number | undefined }> {
-  const key = requestKey(request)
-  if (key === undefined) {
-    return problemResponse(403, { detail: 'An API key is required: send it as the `key` query parameter or as `Authorization: Bearer <key>`.' })
-  }
-  // The engine's own budget, not the routes' (queryTimeoutMs): a key check is one indexed lookup.
-  // A GET's ETag is the data version (caching.ts): read in the same engine call as the key.
-  const withDataVersion = request.method === 'GET' || request.method === 'HEAD'
-  const checked = await deps.engine.access.authorize(key, now, count, { signal: request.signal, withDataVersion })
+export async function callerIdentity(c: Context<HttpEnv>): Promise<Identity> {
+  const check = c.get('keyCheck')
+  if (check === undefined) return c.get('identity')
+  const authorization = await check.outcome()
+  if (!admits(authorization, check.request.count) || !authorization.ok) throw new KeyRefusedError(authorization)
+  return identityOf(authorization.key)
+}
+
+/** `METHOD /pattern` (Hono's `:param` form) of every route that lets its first engine call carry the key check. */
+function carryingRoutes(routes: readonly RouteSpec[]): ReadonlySet<string> {
+  return new Set(routes.filter((r) => r.carriesKeyCheck).map((r) => `${r.method.toUpperCase()} ${r.path.replace(/\{([^}]+)\}/g, ':$1')}`))
+}
+
+function missingKey(): Response {
+  return problemResponse(403, { detail: 'An API key is required: send it as the `key` query parameter or as `Authorization: Bearer <key>`.' })
+}
+
+const identityOf = (key: ApiKeyRecord): Identity => ({ owner: String(key.keyId), plan: key.plan })
+
+/**
+ * The built-in check's verdict (spec section 5): 403 for an unknown or revoked key, 429 for a
+ * counted request over the quota; else the key's identity and quota state.
+ */
+function decide(checked: Authorization, counted: boolean, now: Date): Response | { identity: Identity; quota: QuotaState; dataVersion: number | undefined } {
   if (!checked.ok) {
     return problemResponse(403, { detail: checked.reason === 'revoked' ? 'The API key has been revoked and is no longer valid.' : 'The API key is not valid.' })
   }
-  return { identity: { owner: String(checked.key.keyId), plan: checked.key.plan }, quota: checked.quota, dataVersion: checked.dataVersion }
+  if (!checked.quota.allowed && counted) return quotaExceeded(checked.quota, now)
+  return { identity: identityOf(checked.key), quota: checked.quota, dataVersion: checked.dataVersion }
+}
+
+/**
+ * Puts a refusal in place of the route's answer. Hono carries the old answer's headers over (CORS
+ * and its Vary among them, which the refusal needs too); those that describe the old body or its
+ * caching go.
+ */
+function replaceAnswer(c: Context<HttpEnv>, refusal: Response): void {
+  c.res = refusal
+  for (const name of ['content-length', 'content-encoding', 'etag', 'cache-control']) {
+    if (!refusal.headers.has(name)) c.res.headers.delete(name)
+  }
 }
 
 function authRefusal(result: Extract<AuthResult, { ok: false }>): Response {

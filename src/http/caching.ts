@@ -10,7 +10,7 @@
  * `Cache-Control: no-store` and no ETag.
  */
 import { createHash } from 'node:crypto'
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import type { AppDeps, HttpEnv } from './context.js'
 import { baseUrlOf } from './context.js'
 
@@ -51,37 +51,66 @@ export function matches(ifNoneMatch: string | undefined, tag: string): boolean {
 /**
  * After auth (which reads the data version with the key check, `authorize(..., withDataVersion)`):
  * 304 for a GET whose validator the client holds, else the route's answer with ETag and
- * Cache-Control on a 200, `no-store` on everything else.
+ * Cache-Control on a 200, `no-store` on everything else. When the key check rides with the route's
+ * call (auth.ts, `carriesKeyCheck`), the version and plan are known only after the route: the route
+ * runs, and a held validator turns its 200 into the 304 (the lookup is done, the body is not sent).
  */
 export function conditionalGet(deps: AppDeps): MiddlewareHandler<HttpEnv> {
   return async (c, next) => {
     const method = c.req.method
-    const version = c.get('dataVersion')
     const path = c.req.path.replace(/\/+$/, '') || '/'
-    const identity = c.get('identity')
-    if ((method !== 'GET' && method !== 'HEAD') || version === undefined || identity === undefined || volatile(path, deps)) {
+    if ((method !== 'GET' && method !== 'HEAD') || volatile(path, deps)) {
       await next()
       c.res.headers.set('Cache-Control', NOT_CACHEABLE)
       return
     }
-    const tag = entityTag(c.req.raw, identity.plan ?? 'full', baseUrlOf(deps, c.req.raw), deps.options.clock().toISOString().slice(0, 10), version)
-    const held = matches(c.req.header('if-none-match'), tag)
-    const notModified = () => c.body(null, 304, { ETag: tag, 'Cache-Control': CACHEABLE, Vary: 'Authorization' })
-    if (held && !runsAnyway(path)) return notModified()
-    await next()
-    if (held && c.res.status === 200) {
-      await c.res.body?.cancel()
-      c.res = notModified()
-      // Hono carries the replaced answer's headers over; a 304 describes no body of its own.
-      for (const name of ['content-type', 'content-length', 'content-encoding']) c.res.headers.delete(name)
+    const tagOf = (plan: string, version: number) => entityTag(c.req.raw, plan, baseUrlOf(deps, c.req.raw), deps.options.clock().toISOString().slice(0, 10), version)
+    const check = c.get('keyCheck')
+    if (check !== undefined) {
+      await next()
+      const authorization = await check.outcome().catch(() => undefined)
+      // Refused or failed: auth answers the refusal, or the failure stands.
+      if (!authorization?.ok || authorization.dataVersion === undefined) {
+        c.res.headers.set('Cache-Control', NOT_CACHEABLE)
+        return
+      }
+      const tag = tagOf(authorization.key.plan, authorization.dataVersion)
+      await finish(c, tag, matches(c.req.header('if-none-match'), tag))
       return
     }
-    if (c.res.status === 200) {
-      c.res.headers.set('ETag', tag)
-      c.res.headers.set('Cache-Control', CACHEABLE)
-      c.res.headers.append('Vary', 'Authorization')
-    } else {
+    const version = c.get('dataVersion')
+    const identity = c.get('identity')
+    if (version === undefined || identity === undefined) {
+      await next()
       c.res.headers.set('Cache-Control', NOT_CACHEABLE)
+      return
     }
+    const tag = tagOf(identity.plan ?? 'full', version)
+    const held = matches(c.req.header('if-none-match'), tag)
+    if (held && !runsAnyway(path)) return notModified(c, tag)
+    await next()
+    await finish(c, tag, held)
+  }
+}
+
+function notModified(c: Context<HttpEnv>, tag: string): Response {
+  return c.body(null, 304, { ETag: tag, 'Cache-Control': CACHEABLE, Vary: 'Authorization' })
+}
+
+/** After the route: its 200 becomes the 304 when the client holds the tag, else carries the tag. */
+async function finish(c: Context<HttpEnv>, tag: string, held: boolean): Promise<void> {
+  if (held && c.res.status === 200) {
+    await c.res.body?.cancel()
+    c.res = notModified(c, tag)
+    // Hono carries the replaced answer's headers over; a 304 describes no body of its own.
+    for (const name of ['content-type', 'content-length', 'content-encoding']) c.res.headers.delete(name)
+    return
+  }
+  if (c.res.status === 200) {
+    c.res.headers.set('ETag', tag)
+    c.res.headers.set('Cache-Control', CACHEABLE)
+    c.res.headers.append('Vary', 'Authorization')
+  } else {
+    c.res.headers.set('Cache-Control', NOT_CACHEABLE)
   }
 }

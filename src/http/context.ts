@@ -7,7 +7,7 @@
 import type { Hono } from 'hono'
 import type { z } from 'zod'
 import type { Context } from 'hono'
-import type { CallOptions, Engine } from '../engine.js'
+import type { CallOptions, DeferredKeyCheck, Engine } from '../engine.js'
 import type { HttpMetrics } from './metrics.js'
 import type { RequestEntry } from './observe.js'
 import type { AuthHook, Identity, QuotaHook, QuotaInfo } from './access.js'
@@ -134,6 +134,12 @@ export interface HttpEnv {
     call: CallOptions
     /** The database's data version, read with the key check of a GET (caching.ts). */
     dataVersion: number | undefined
+    /**
+     * The built-in key check, deferred to ride with the route's first engine call (a route whose
+     * spec says `carriesKeyCheck`; auth.ts). `identity` and `dataVersion` are set only after the
+     * route: in the route, `callerIdentity(c)` answers the identity.
+     */
+    keyCheck: DeferredKeyCheck | undefined
     /** This request's id (observe.ts), also in the X-Request-Id response header. */
     requestId: string
   }
@@ -159,6 +165,12 @@ export interface RouteSpec {
   readonly response: z.ZodType
   /** Whether the endpoint requires an API key (everything but the OpenAPI document). */
   readonly authenticated?: boolean
+  /**
+   * The handler's first database work is one engine call made with `callOptions(c)`, and it reads
+   * the caller's identity only through `callerIdentity(c)`: the built-in key check then runs inside
+   * that call (one call to a worker instead of two; auth.ts).
+   */
+  readonly carriesKeyCheck?: boolean
 }
 
 export interface RouteModule {

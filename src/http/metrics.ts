@@ -56,6 +56,15 @@ export function createMetrics(engine: Engine, options: MetricsOptions = {}): Htt
     },
   })
   new Counter({
+    name: 'ventureql_engine_calls_total',
+    help: 'Calls the engine made to its worker threads (SQLite) or connections (PostgreSQL); a key check carried by a route\'s call counts with it. Per request: 1 for a detail or a search.',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(engine.stats().calls)
+    },
+  })
+  new Counter({
     name: 'ventureql_cache_total',
     help: 'Cache use of query pages: cache="total" (the total count found cached: hit; counted: miss), cache="page_boundary" (a later page started at a remembered boundary: hit; needed a skip or a checkpoint pass: miss).',
     labelNames: ['cache', 'result'] as const, registers: [registry],

@@ -81,6 +81,15 @@ describe('GET /metrics', () => {
     expect(sample(await scrape(), 'ventureql_quota_refusals_total') - before).toBe(2)
   })
 
+  it('counts engine calls: one per company detail (its key check rides along), two per listing', async () => {
+    const id = (h.vdb.sqlite.prepare('select min(id) as id from companies').get() as { id: number }).id
+    const before = sample(await scrape(), 'ventureql_engine_calls_total')
+    expect(before).toBe(h.engine.stats().calls)
+    for (let i = 0; i < 5; i++) expect((await call(`/companies/${id}`)).status).toBe(200)
+    expect((await call('/companies?per_page=1')).status).toBe(200)
+    expect(sample(await scrape(), 'ventureql_engine_calls_total') - before).toBe(7)
+  })
+
   it('counts cache hits and misses of totals and page boundaries', async () => {
     const text = await scrape()
     const base = {

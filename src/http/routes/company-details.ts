@@ -30,30 +30,30 @@ const CONTACT_PARAMETERS = parameterNames(contactQuery)
 
 const specs: readonly RouteSpec[] = Object.freeze([
   {
-    method: 'get', path: '/companies/{id}', specSection: '4.2', authenticated: true,
+    method: 'get', path: '/companies/{id}', specSection: '4.2', authenticated: true, carriesKeyCheck: true,
     summary: 'Company detail by id',
     description: 'Every field of spec 2.3, with the store apps, funding items, acquisitions, the 50 latest stories and the time series. 404 for an unknown or malformed id.',
     pathParams: companyIdParams, response: companyDetailSchema,
   },
   {
-    method: 'get', path: '/domains/{domain}/companies', specSection: '4.3', authenticated: true,
+    method: 'get', path: '/domains/{domain}/companies', specSection: '4.3', authenticated: true, carriesKeyCheck: true,
     summary: 'Company detail by canonical domain',
     description: 'The same shape as GET /companies/{id}. The domain matches in any case, with or without a leading `www.` and a trailing dot; when several companies share it, the lowest id. 404 when none has it.',
     pathParams: domainParams, response: companyDetailSchema,
   },
   {
-    method: 'get', path: '/companies/{id}/stories', specSection: '4.4', authenticated: true,
+    method: 'get', path: '/companies/{id}/stories', specSection: '4.4', authenticated: true, carriesKeyCheck: true,
     summary: 'The 50 latest news stories of a company, newest first',
     pathParams: companyIdParams, response: storiesSchema,
   },
   {
-    method: 'get', path: '/companies/{id}/similar', specSection: '4.5', authenticated: true,
+    method: 'get', path: '/companies/{id}/similar', specSection: '4.5', authenticated: true, carriesKeyCheck: true,
     summary: 'At most 20 similar companies, most similar first',
     description: 'Weighted Jaccard similarity of industries, business models and keywords (rare tags weigh more), blended with the word overlap of the descriptions; `probability` is the score relative to the best match (1.0). Empty when the company has no tags.',
     pathParams: companyIdParams, response: similarCompaniesSchema,
   },
   {
-    method: 'get', path: '/companies/{id}/people', specSection: '4.6', authenticated: true,
+    method: 'get', path: '/companies/{id}/people', specSection: '4.6', authenticated: true, carriesKeyCheck: true,
     summary: 'Key personnel of a company',
     pathParams: companyIdParams, response: peopleSchema,
   },
@@ -64,7 +64,7 @@ const specs: readonly RouteSpec[] = Object.freeze([
     pathParams: companyIdAsCompanyIdParams, query: contactQuery, response: contactSchema,
   },
   {
-    method: 'get', path: '/companies/{company_id}/tech_stack', specSection: '4.8', authenticated: true,
+    method: 'get', path: '/companies/{company_id}/tech_stack', specSection: '4.8', authenticated: true, carriesKeyCheck: true,
     summary: 'The technology stack of a company',
     pathParams: companyIdAsCompanyIdParams, response: techStackSchema,
   },

@@ -73,6 +73,7 @@ export const investorRoutes: RouteModule = {
       pathParams: investorPathParams,
       response: investorDetailSchema,
       authenticated: true,
+      carriesKeyCheck: true,
     },
     {
       method: 'get',

@@ -15,6 +15,7 @@ import { issue, type Issue } from '../../errors/issue.js'
 import {
   MAX_SEARCH_WORDS, SEARCH_OBJECT_TYPES, searchWords, type SearchObjectType,
 } from '../../records/search.js'
+import { callerIdentity } from '../auth.js'
 import { callOptions, type AppDeps, type HttpEnv, type RouteModule } from '../context.js'
 import { misspeltParameterIssues, parameterNames, QueryParams } from '../params.js'
 import { issuesResponse, problemResponse } from '../problem.js'
@@ -130,12 +131,15 @@ function readPerPage(params: QueryParams, cap: number, issues: Issue[]): number 
   return Math.min(n, cap)
 }
 
-function readParams(c: Context<HttpEnv>, deps: AppDeps): { ok: true; value: SearchParams } | { ok: false; response: Response } {
+async function readParams(c: Context<HttpEnv>, deps: AppDeps): Promise<{ ok: true; value: SearchParams } | { ok: false; response: Response }> {
   const params = QueryParams.of(c.req.raw)
   const issues: Issue[] = misspeltParameterIssues(params, SEARCH_PARAMETERS, 'GET /search')
   const term = readTerm(params, issues)
   const objectTypes = readObjectTypes(params, issues)
-  const cap = c.get('identity')?.plan === 'trial' ? Math.min(SEARCH_MAX_RESULTS, deps.options.trialMaxResults) : SEARCH_MAX_RESULTS
+  // The plan matters only when the trial cap is below the search's own: only then is the key
+  // checked before the search (else it rides with the search's call, auth.ts).
+  const trialCap = Math.min(SEARCH_MAX_RESULTS, deps.options.trialMaxResults)
+  const cap = trialCap < SEARCH_MAX_RESULTS && (await callerIdentity(c)).plan === 'trial' ? trialCap : SEARCH_MAX_RESULTS
   const perPage = readPerPage(params, cap, issues)
   if (issues.length > 0 || term === undefined) return { ok: false, response: issuesResponse(issues) }
   return { ok: true, value: { term, objectTypes, perPage } }
@@ -156,10 +160,11 @@ export const searchRoutes: RouteModule = {
     query: searchQueryParams,
     response: searchResponseSchema,
     authenticated: true,
+    carriesKeyCheck: true,
   }],
   register(app, deps) {
     app.get('/search', async (c) => {
-      const read = readParams(c, deps)
+      const read = await readParams(c, deps)
       if (!read.ok) return read.response
       const hits = await deps.engine.records.search({ term: read.value.term, objectTypes: read.value.objectTypes, limit: read.value.perPage }, callOptions(c))
       if (hits === undefined) {

@@ -1,0 +1,163 @@
+/**
+ * The built-in key check carried by a route's engine call (auth.ts, `carriesKeyCheck`; the engine's
+ * src/execute/key-check.ts): detail lookups and search make one engine call per request instead of
+ * two, and answer exactly as when the key was checked first: 403 for a missing, unknown or revoked
+ * key (also when the route itself would have answered 404 or 400), X-Quota-* on every answer, 429
+ * over the quota without the data, exact counts under concurrency, ETag and 304, trial caps, CORS.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createApp } from '../../src/http/app.js'
+import { problemSchema } from '../../src/http/schemas/common.js'
+import { createApiKey, revokeApiKey } from '../../src/store/api-keys.js'
+import { createHarness, HARNESS_NOW, type Harness } from './harness.js'
+
+let h: Harness
+let companyId: number
+let investorId: number
+let domain: string
+const internalErrors: unknown[] = []
+
+beforeAll(async () => {
+  h = await createHarness({ app: { onInternalError: (e) => { internalErrors.push(e) } } })
+  companyId = (h.vdb.sqlite.prepare('select min(id) as id from companies where id in (select company_id from company_industries)').get() as { id: number }).id
+  investorId = (h.vdb.sqlite.prepare('select min(id) as id from investors').get() as { id: number }).id
+  domain = (h.vdb.sqlite.prepare("select website from companies where website is not null and website <> '' order by id limit 1").get() as { website: string }).website
+})
+afterAll(async () => {
+  await h.close()
+  expect(internalErrors).toEqual([])
+})
+
+async function newKey(quota: number, plan: 'full' | 'trial' = 'full'): Promise<{ key: string; keyId: number }> {
+  const made = await createApiKey(h.served, { plan, quota, period: 'day' }, HARNESS_NOW)
+  if (!made.ok) throw new Error('could not create a key')
+  return { key: made.value.key, keyId: made.value.record.keyId }
+}
+
+const used = async (keyId: number) => Number(await h.servedValue('select coalesce(sum(used), 0) from quota_usage where key_id = ?', keyId))
+
+/** Each route that carries the check, with a path it answers 200 on. */
+const carrying = (): Array<[string, string]> => [
+  ['company detail', `/companies/${companyId}`],
+  ['company by domain', `/domains/${encodeURIComponent(domain)}/companies`],
+  ['stories', `/companies/${companyId}/stories`],
+  ['similar companies', `/companies/${companyId}/similar`],
+  ['people', `/companies/${companyId}/people`],
+  ['tech stack', `/companies/${companyId}/tech_stack`],
+  ['investor detail', `/investors/${investorId}`],
+  ['search', '/search?term=a'],
+]
+
+async function calls(path: string, key?: string): Promise<{ status: number; calls: number }> {
+  const before = h.engine.stats().calls
+  const res = await h.get(path, key === undefined ? {} : { key })
+  await res.arrayBuffer()
+  return { status: res.status, calls: h.engine.stats().calls - before }
+}
+
+describe('routes that carry the key check', () => {
+  it('make one engine call per request; a route that does not makes two (the check, then its own)', async () => {
+    for (const [name, path] of carrying()) {
+      expect(await calls(path), name).toEqual({ status: 200, calls: 1 })
+    }
+    expect(await calls('/companies?per_page=3')).toEqual({ status: 200, calls: 2 })
+    // HEAD is answered by the GET route but not carried: the check runs first, as before.
+    expect(h.engine.stats().calls).toBeGreaterThan(0)
+  })
+
+  it('refuse a missing, unknown or revoked key with 403 and no data, also where the route would answer 404 or 400', async () => {
+    const { key, keyId } = await newKey(100)
+    await revokeApiKey(h.served, String(keyId))
+    const paths = [...carrying().map(([, p]) => p), '/companies/999999999', '/companies/not-a-number', '/investors/0', '/search?term=', '/search?term=a&per_page=x']
+    for (const path of paths) {
+      for (const [presented, message] of [[null, /API key is required/], ['vql_secret-wrong-key-AAAAAAAAAAAAAAAAAAA', /not valid/], [key, /revoked/]] as const) {
+        const res = await h.get(path, { key: presented })
+        const text = await res.text()
+        expect(res.status, `${path} ${text}`).toBe(403)
+        expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+        expect(problemSchema.parse(JSON.parse(text)).error).toMatch(message)
+        expect(text).not.toContain('secret')
+        expect(res.headers.get('etag')).toBeNull()
+        expect(res.headers.get('x-quota-limit')).toBeNull()
+      }
+    }
+  })
+
+  it('count every request once and put X-Quota-* on 200, 404 and 400 answers', async () => {
+    const { key, keyId } = await newKey(20)
+    const statuses: number[] = []
+    for (const path of [`/companies/${companyId}`, '/companies/999999999', '/companies/not-a-number', '/search?term=a', '/search?term=', `/investors/${investorId}`]) {
+      const res = await h.get(path, { key })
+      statuses.push(res.status)
+      expect(res.headers.get('x-quota-limit'), path).toBe('20')
+      expect(res.headers.get('x-quota-remaining'), path).toBe(String(20 - statuses.length))
+    }
+    expect(statuses).toEqual([200, 404, 404, 200, 400, 200])
+    expect(await used(keyId)).toBe(6)
+  })
+
+  it('over the quota: 429 with Retry-After and quota headers, and the data is not served', async () => {
+    const { key } = await newKey(1)
+    expect((await h.get(`/companies/${companyId}`, { key })).status).toBe(200)
+    for (const [name, path] of carrying()) {
+      const res = await h.get(path, { key })
+      const text = await res.text()
+      expect(res.status, name).toBe(429)
+      expect(problemSchema.parse(JSON.parse(text)).error).toMatch(/quota of 1 request/)
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
+      expect(res.headers.get('x-quota-remaining')).toBe('0')
+      expect(res.headers.get('etag')).toBeNull()
+      expect(text).not.toContain('"name"')
+    }
+  })
+
+  it('is exact under concurrency: N requests against R remaining give exactly R successes', async () => {
+    const { key, keyId } = await newKey(25)
+    const paths = carrying().map(([, p]) => p)
+    const statuses = await Promise.all(Array.from({ length: 64 }, (_, i) => h.get(paths[i % paths.length]!, { key }).then(async (r) => (await r.arrayBuffer(), r.status))))
+    expect(statuses.filter((s) => s === 200)).toHaveLength(25)
+    expect(statuses.filter((s) => s === 429)).toHaveLength(39)
+    expect(await used(keyId)).toBe(25)
+  })
+
+  it('answer 304 to a held ETag (counted, with quota headers), and the ETag depends on the plan', async () => {
+    const { key, keyId } = await newKey(10)
+    const first = await h.get(`/companies/${companyId}`, { key })
+    expect(first.status).toBe(200)
+    const tag = first.headers.get('etag')
+    expect(tag).toMatch(/^W\/"v\d+-/)
+    expect(first.headers.get('cache-control')).toBe('private, no-cache')
+    const again = await h.get(`/companies/${companyId}`, { key, init: { headers: { 'if-none-match': tag! } } })
+    expect(again.status).toBe(304)
+    expect(again.headers.get('etag')).toBe(tag)
+    expect(again.headers.get('x-quota-remaining')).toBe('8')
+    expect(await again.text()).toBe('')
+    expect(await used(keyId)).toBe(2)
+    const trial = await h.get(`/companies/${companyId}`, { key: h.trialKey, init: { headers: { 'if-none-match': tag! } } })
+    expect(trial.status).toBe(200)
+    expect(trial.headers.get('etag')).not.toBe(tag)
+    // The same tag with the key check run first (HEAD is not carried) matches the carried one.
+    const head = await h.request(`/companies/${companyId}`, { key, init: { method: 'HEAD' } })
+    expect(head.headers.get('etag')).toBe(tag)
+  })
+
+  it('search: a trial cap below the search\'s own is applied (the check then runs before the search)', async () => {
+    const app = createApp(h.engine, { clock: () => HARNESS_NOW, trialMaxResults: 2 })
+    const search = async (key: string) => {
+      const res = await app.fetch(new Request(`https://api.test/search?term=a&per_page=20&key=${key}`))
+      expect(res.status).toBe(200)
+      return (await res.json() as unknown[]).length
+    }
+    expect(await search(h.trialKey)).toBe(2)
+    expect(await search(h.fullKey)).toBeGreaterThan(2)
+    expect((await app.fetch(new Request('https://api.test/search?term=a&key=vql_wrong-key-AAAAAAAAAAAAAAAAAAAAAAAA'))).status).toBe(403)
+  })
+
+  it('a refusal keeps the CORS headers', async () => {
+    const app = createApp(h.engine, { clock: () => HARNESS_NOW, corsOrigins: ['https://app.example.com'] })
+    const res = await app.fetch(new Request(`https://api.test/companies/${companyId}?key=vql_wrong-key-AAAAAAAAAAAAAAAAAAAAAAAA`, { headers: { origin: 'https://app.example.com' } }))
+    expect(res.status).toBe(403)
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+    expect(res.headers.get('vary')).toMatch(/Origin/)
+  })
+})
