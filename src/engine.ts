@@ -27,7 +27,7 @@ import {
 import { createOperations, LIGHT_OPERATIONS, SHORT_OPERATIONS, type Authorization, type GuardableOperation, type OperationArgs, type OperationName, type OperationResult, type Operations } from './execute/operations.js'
 import type { ExplainResult, ListPage, PageWithoutTotal, QueryEnvelope, StoreOptions, StoreResult } from './execute/pipeline.js'
 import { createWatchdog, makeInterruptible } from './execute/pool/interrupt.js'
-import { DeferredKeyCheck, KeyRefusedError, type Guarded } from './execute/key-check.js'
+import { admits, claimKeyCheck, DeferredKeyCheck, KeyRefusedError, type Guarded } from './execute/key-check.js'
 import { createWorkerPool, defaultPoolSize, type WorkerPool } from './execute/pool/pool.js'
 import { newCacheTally, type CacheTally } from './execute/context.js'
 import type { PagingPolicy } from './execute/cursor.js'
@@ -185,15 +185,18 @@ export interface EngineAccess {
    * false). With `withDataVersion`, the answer carries the database's data version too (read in the
    * same call), for caching validators.
    */
-  authorize(key: string, now: Date, count: boolean, options?: CallOptions & { readonly withDataVersion?: boolean }): Promise<Authorization>
+  authorize(key: string, now: Date, count: boolean, options?: KeyCheckOptions): Promise<Authorization>
   /**
    * The same check, not run yet: give it as `keyCheck` in the options of the next engine call and it
    * runs first in that call, which then runs only if the key passes (else it fails with
    * `KeyRefusedError`). `outcome()` answers the check's result, running it on its own if no call
    * carried it. `options` serve that standalone run.
    */
-  defer(key: string, now: Date, count: boolean, options?: CallOptions & { readonly withDataVersion?: boolean }): DeferredKeyCheck
+  defer(key: string, now: Date, count: boolean, options?: KeyCheckOptions): DeferredKeyCheck
 }
+
+/** Options of a key check: a call's budget and signal (it carries no other check), and whether to read the data version too. */
+export type KeyCheckOptions = Omit<CallOptions, 'keyCheck'> & { readonly withDataVersion?: boolean }
 
 /** A file path opens SQLite (`Engine<SqliteVentureDb>`); an open database keeps its own type. */
 export function createEngine(options: EngineOptions<never> & { readonly database: string }): Engine<SqliteVentureDb>
@@ -217,7 +220,13 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
       light: LIGHT_OPERATIONS.has(op),
       short: SHORT_OPERATIONS.has(op),
     }
-    const check = op === 'authorize' || op === 'authorized' ? undefined : call?.keyCheck?.claim()
+    const deferred = op === 'authorize' || op === 'authorized' ? undefined : call?.keyCheck
+    const check = deferred === undefined ? undefined : claimKeyCheck(deferred)
+    if (deferred !== undefined && check === undefined) {
+      // Another call carries (or carried) the check: this one runs only if the key passed.
+      const authorization = await deferred.outcome()
+      if (!admits(authorization, deferred.request.count)) throw new KeyRefusedError(authorization)
+    }
     counters.calls++
     try {
       if (check === undefined) return await (backend.call(op, args, backendCall) as Promise<OperationResult<K>>)

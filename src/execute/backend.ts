@@ -114,7 +114,7 @@ export interface InlineOptions {
   readonly cancellable?: <T>(work: () => Promise<T>) => { readonly result: Promise<T>; cancel(): Promise<void> }
   readonly close?: () => Promise<void>
   /**
-   * At most `slots` operations that are not in `light` run at once; the others wait in order, their
+   * At most `slots` operations that are neither in `light` nor called as light run at once; the others wait in order, their
    * budget counting from the call (PostgreSQL: a pool of connections would otherwise run every
    * request's statements at once, and a database on a few cores thrashes; light lookups never wait).
    */
@@ -169,7 +169,8 @@ export function inlineBackend<Ops extends OperationTable>(ops: Ops, options: Inl
       if (closed) throw new EngineClosedError()
       if (call.signal?.aborted) throw new QueryCancelledError()
       let budget = hasBudget(call.timeoutMs) ? call.timeoutMs : undefined
-      const gated = gate !== undefined && !heavyLimit!.light.has(op)
+      // By the call's own flag too: a light lookup carrying its key check runs as `authorized`.
+      const gated = gate !== undefined && !call.light && !heavyLimit!.light.has(op)
       if (gated) {
         const queuedAt = performance.now()
         const place = gate.enter()

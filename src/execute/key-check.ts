@@ -52,7 +52,16 @@ export interface ClaimedKeyCheck {
   fail(error: unknown): void
 }
 
-/** A key check that runs with the first engine call given it (`CallOptions.keyCheck`), or on its own when asked for first. */
+/**
+ * For the engine only (not exported from the package): the first call made with the check takes it
+ * and must settle or fail it; later calls get undefined and wait for its outcome instead.
+ */
+export let claimKeyCheck: (check: DeferredKeyCheck) => ClaimedKeyCheck | undefined
+
+/**
+ * A key check that runs with the first engine call given it (`CallOptions.keyCheck`), or on its own
+ * when its outcome is asked for first. Made by `engine.access.defer`.
+ */
 export class DeferredKeyCheck {
   readonly request: KeyCheckRequest
   readonly #standalone: (request: KeyCheckRequest) => Promise<Authorization>
@@ -60,6 +69,15 @@ export class DeferredKeyCheck {
   #resolve!: (authorization: Authorization) => void
   #reject!: (error: unknown) => void
   #claimed = false
+  #carried = false
+
+  static {
+    claimKeyCheck = (check) => {
+      const claimed = check.#claim()
+      if (claimed) check.#carried = true
+      return claimed
+    }
+  }
 
   /** `standalone` runs the check as its own call (`engine.access.defer` passes the engine's). */
   constructor(request: KeyCheckRequest, standalone: (request: KeyCheckRequest) => Promise<Authorization>) {
@@ -73,21 +91,24 @@ export class DeferredKeyCheck {
     this.#outcome.catch(() => undefined)
   }
 
-  /** Whether a call has carried the check (or it has run on its own). */
-  get claimed(): boolean {
-    return this.#claimed
+  /** Whether an engine call carried the check (false: not yet, or it ran on its own). */
+  get carried(): boolean {
+    return this.#carried
   }
 
-  /** For the engine: the first call made with the check takes it; later calls get undefined and run plainly. */
-  claim(): ClaimedKeyCheck | undefined {
+  #claim(): ClaimedKeyCheck | undefined {
     if (this.#claimed) return undefined
     this.#claimed = true
     return { request: this.request, settle: (a) => this.#resolve(a), fail: (e) => this.#reject(e) }
   }
 
-  /** The check's outcome: that of the call that carried it, or, when none has, the check run now on its own. */
+  /**
+   * The check's outcome: that of the call that carried it, or, when none has, the check run now on
+   * its own. Rejects when the call that carried it failed (with that call's error), or when the
+   * check run on its own did.
+   */
   outcome(): Promise<Authorization> {
-    const claimed = this.claim()
+    const claimed = this.#claim()
     if (claimed) this.#standalone(this.request).then(claimed.settle, claimed.fail)
     return this.#outcome
   }

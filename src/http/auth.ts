@@ -5,7 +5,7 @@
  * authentication and quota replace these through the hooks of access.ts.
  */
 import type { Context, MiddlewareHandler } from 'hono'
-import { routePath } from 'hono/route'
+import { matchedRoutes, routePath } from 'hono/route'
 import { KeyRefusedError, type Authorization } from '../engine.js'
 import { admits } from '../execute/key-check.js'
 import type { ApiKeyRecord, QuotaState } from '../store/api-keys.js'
@@ -34,10 +34,11 @@ export function requestKey(request: Request): string | undefined {
  * identity (and quota, if any) on the context, and the X-Quota-* headers on the response.
  *
  * With the built-in keys, a route whose spec says `carriesKeyCheck` gets the check deferred: it
- * rides with the route's first engine call (engine/key-check.ts), one call to a worker instead of
+ * rides with the route's first engine call (execute/key-check.ts), one call to a worker instead of
  * two, and that call runs only if the key passes. The refusal (403, 429) replaces whatever the route
- * answered, so a bad key is refused exactly as before, and a route that answered without an engine
- * call (a malformed id) has the check run on its own afterwards, counted as before.
+ * answered, so a bad key is refused as before (403 before 404 or 400), and a route that answered
+ * without an engine call (a malformed id) has the check run on its own afterwards, counted as
+ * before. If the carrying call fails (503), the request was counted only if its check had run.
  */
 export function authMiddleware(deps: AppDeps): MiddlewareHandler<HttpEnv> {
   const { auth, quota } = deps.options
@@ -57,18 +58,29 @@ export function authMiddleware(deps: AppDeps): MiddlewareHandler<HttpEnv> {
       const withDataVersion = c.req.method === 'GET' || c.req.method === 'HEAD'
       // The engine's own budget, not the routes' (queryTimeoutMs), when the check runs on its own: it is one indexed lookup.
       const checkOptions = { signal: c.req.raw.signal, withDataVersion }
-      if (carriers.has(`${c.req.method} ${routePath(c, -1)}`)) {
+      if (carriesKeyCheck(c, carriers)) {
         const check = deps.engine.access.defer(key, now, counted, checkOptions)
         c.set('keyCheck', check)
         c.set('call', { ...c.get('call'), keyCheck: check })
         await next()
         let authorization: Authorization
+        let countedNow = counted
         try {
           authorization = await check.outcome()
-        } catch {
-          return // The call that carried the check failed (budget, cancelled, unavailable): its answer stands.
+        } catch (error) {
+          // Run on its own after the route, the check failed: answered as a failed check always was (onError: 503).
+          if (!check.carried) throw error
+          // The call that carried it failed (over its budget, cancelled, unavailable), and its answer
+          // stands. The key's state, read on its own without counting, decides between that answer
+          // and a refusal and gives the quota headers; if that fails too, the answer goes out as it is.
+          try {
+            authorization = await deps.engine.access.authorize(key, now, false, checkOptions)
+          } catch {
+            return
+          }
+          countedNow = false
         }
-        const decided = decide(authorization, counted, now)
+        const decided = decide(authorization, countedNow, now)
         if (decided instanceof Response) {
           replaceAnswer(c, decided)
           return
@@ -118,7 +130,7 @@ export function authMiddleware(deps: AppDeps): MiddlewareHandler<HttpEnv> {
  */
 export async function callerIdentity(c: Context<HttpEnv>): Promise<Identity> {
   const check = c.get('keyCheck')
-  if (check === undefined) return c.get('identity')
+  if (check === undefined) return checkedIdentity(c)
   const authorization = await check.outcome()
   if (!admits(authorization, check.request.count) || !authorization.ok) throw new KeyRefusedError(authorization)
   return identityOf(authorization.key)
@@ -127,6 +139,26 @@ export async function callerIdentity(c: Context<HttpEnv>): Promise<Identity> {
 /** `METHOD /pattern` (Hono's `:param` form) of every route that lets its first engine call carry the key check. */
 function carryingRoutes(routes: readonly RouteSpec[]): ReadonlySet<string> {
   return new Set(routes.filter((r) => r.carriesKeyCheck).map((r) => `${r.method.toUpperCase()} ${r.path.replace(/\{([^}]+)\}/g, ':$1')}`))
+}
+
+/**
+ * Whether the route that will answer carries the key check: every endpoint matching the request
+ * (not the `app.use` middleware, registered for ALL methods) must, since the first of them answers.
+ */
+function carriesKeyCheck(c: Context<HttpEnv>, carriers: ReadonlySet<string>): boolean {
+  const endpoints = matchedRoutes(c).filter((route) => route.method !== 'ALL')
+  return endpoints.length > 0 && endpoints.every((route) => carriers.has(`${route.method} ${route.path}`))
+}
+
+/**
+ * The caller's identity in a route whose key check ran before it (every route without
+ * `carriesKeyCheck`). A carrying route that reads it here is a bug (it would see no plan, so no
+ * trial caps): it fails loudly instead; such a route reads it with `callerIdentity`.
+ */
+export function checkedIdentity(c: Context<HttpEnv>): Identity {
+  const identity = c.get('identity')
+  if (identity === undefined) throw new Error(`${c.req.method} ${routePath(c, -1)} read the caller's identity before its key check ran: a route with carriesKeyCheck reads it with callerIdentity(c)`)
+  return identity
 }
 
 function missingKey(): Response {

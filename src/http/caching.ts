@@ -4,7 +4,8 @@
  * day (date phrases such as `raised in past 3 months` are relative to it) and the database's data
  * version (bumped by every ingest). The ETag is a hash of exactly these, so a client that sends it
  * back in `If-None-Match` gets `304 Not Modified` before any query runs, until the data (or the day)
- * changes. `Cache-Control: private, no-cache` says so: keep the answer, revalidate it every time,
+ * changes (on routes whose key check rides with their lookup, the lookup runs and only the body is
+ * saved: the version comes with the check). `Cache-Control: private, no-cache` says so: keep the answer, revalidate it every time,
  * and never in a shared cache (answers carry the key's quota headers). Answers that change without
  * the data version (quota usage, contact lookups through a custom resolver) and every error carry
  * `Cache-Control: no-store` and no ETag.

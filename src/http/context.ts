@@ -126,8 +126,11 @@ export interface AppDeps {
 /** Hono's environment: what the auth and quota middleware put on each request's context. */
 export interface HttpEnv {
   Variables: {
-    /** The authenticated caller (access.ts). */
-    identity: Identity
+    /**
+     * The authenticated caller (access.ts). Undefined in a route that carries the key check until
+     * after it: routes read it with `checkedIdentity(c)` or `callerIdentity(c)` (auth.ts).
+     */
+    identity: Identity | undefined
     /** The caller's quota, when the quota in force reports one (absent: no X-Quota-* headers). */
     quota: QuotaInfo | undefined
     /** The per-call options of this request's engine calls (`callOptions`). */
@@ -136,8 +139,9 @@ export interface HttpEnv {
     dataVersion: number | undefined
     /**
      * The built-in key check, deferred to ride with the route's first engine call (a route whose
-     * spec says `carriesKeyCheck`; auth.ts). `identity` and `dataVersion` are set only after the
-     * route: in the route, `callerIdentity(c)` answers the identity.
+     * spec says `carriesKeyCheck`; auth.ts). `identity` is set only after the route, and
+     * `dataVersion` not at all (caching.ts reads it from the check): in the route,
+     * `callerIdentity(c)` answers the identity.
      */
     keyCheck: DeferredKeyCheck | undefined
     /** This request's id (observe.ts), also in the X-Request-Id response header. */

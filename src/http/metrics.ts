@@ -57,7 +57,7 @@ export function createMetrics(engine: Engine, options: MetricsOptions = {}): Htt
   })
   new Counter({
     name: 'ventureql_engine_calls_total',
-    help: 'Calls the engine made to its worker threads (SQLite) or connections (PostgreSQL); a key check carried by a route\'s call counts with it. Per request: 1 for a detail or a search.',
+    help: 'Calls the engine handed to its worker threads (SQLite) or connections (PostgreSQL). A key check that rides with a route\'s call (detail lookups by id or domain, their stories, people and tech stack, and search) counts with it; on other routes it is a call of its own.',
     registers: [registry],
     collect() {
       this.reset()

@@ -27,6 +27,7 @@ describe('inlineBackend heavyLimit', () => {
         return name
       },
       light: async (name: string) => { started.push(name); return name },
+      other: async (name: string) => { started.push(name); return name },
     }
     const backend = inlineBackend(ops, { heavyLimit: { slots: 2, light: new Set(['light']) } })
     const a = backend.call('heavy', ['a'], NO_BUDGET)
@@ -38,6 +39,8 @@ describe('inlineBackend heavyLimit', () => {
     expect(started).toEqual(['a', 'b'])
     // A light call is not behind the heavy ones.
     expect(await backend.call('light', ['x'], { timeoutMs: 0, light: true })).toBe('x')
+    // Nor is one called as light under another name (a lookup carrying its key check runs as `authorized`).
+    expect(await backend.call('other', ['y'], { timeoutMs: 0, light: true })).toBe('y')
     // `late` waits past its budget: refused as queued, and it never starts.
     const refused = await late.then(() => undefined, (e: unknown) => e)
     expect(refused).toBeInstanceOf(QueryTimeoutError)
@@ -46,11 +49,11 @@ describe('inlineBackend heavyLimit', () => {
     release.get('a')!()
     expect(await a).toBe('a')
     await new Promise((r) => setTimeout(r, 5))
-    expect(started).toEqual(['a', 'b', 'x', 'c'])
+    expect(started).toEqual(['a', 'b', 'x', 'y', 'c'])
     release.get('b')!()
     release.get('c')!()
     await new Promise((r) => setTimeout(r, 5))
-    expect(started).toEqual(['a', 'b', 'x', 'c', 'd'])
+    expect(started).toEqual(['a', 'b', 'x', 'y', 'c', 'd'])
     release.get('d')!()
     expect(await Promise.all([b, c, d])).toEqual(['b', 'c', 'd'])
     expect(started).not.toContain('late')

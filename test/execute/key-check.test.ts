@@ -58,7 +58,7 @@ describe.each([
     const record = await engine.records.companyDetail(id, { keyCheck: check })
     expect(record?.company.id).toBe(id)
     expect(engine.stats().calls - before).toBe(1)
-    expect(check.claimed).toBe(true)
+    expect(check.carried).toBe(true)
     const outcome = await check.outcome()
     if (!outcome.ok) throw new Error('expected the key to pass')
     expect(outcome.key.keyId).toBe(keyId)
@@ -70,7 +70,21 @@ describe.each([
     expect(used(keyId)).toBe(1)
   })
 
-  it('is carried by the first call only: a second call with it runs plainly and counts nothing', async () => {
+  it('a second call made with a refused check, even at once, does not run either', async () => {
+    const { key } = await newKey(10)
+    await revokeApiKey(vdb, key)
+    const check = engine.access.defer(key, NOW, true)
+    const stored = storedQueries()
+    const [first, second] = await Promise.all([
+      engine.records.companyExists(firstCompany(), { keyCheck: check }).catch((e: unknown) => e),
+      engine.store({ dataset: 'companies', filter: { country: 'DEU' } }, { keyCheck: check }).catch((e: unknown) => e),
+    ])
+    expect(first).toBeInstanceOf(KeyRefusedError)
+    expect(second).toBeInstanceOf(KeyRefusedError)
+    expect(storedQueries()).toBe(stored)
+  })
+
+  it('is carried by the first call only: a second call with it waits for the outcome, runs, and counts nothing', async () => {
     const { key, keyId } = await newKey(10)
     const check = engine.access.defer(key, NOW, true)
     const before = engine.stats().calls
@@ -126,8 +140,9 @@ describe.each([
     const { key, keyId } = await newKey(10)
     const before = engine.stats().calls
     const check = engine.access.defer(key, NOW, true)
-    expect(check.claimed).toBe(false)
+    expect(check.carried).toBe(false)
     const [a, b] = await Promise.all([check.outcome(), check.outcome()])
+    expect(check.carried).toBe(false)
     expect(a).toBe(b)
     expect(a).toMatchObject({ ok: true, quota: { remaining: 9 } })
     expect(engine.stats().calls - before).toBe(1)

@@ -6,6 +6,7 @@
  * over the quota without the data, exact counts under concurrency, ETag and 304, trial caps, CORS.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { CallOptions } from '../../src/engine.js'
 import { createApp } from '../../src/http/app.js'
 import { problemSchema } from '../../src/http/schemas/common.js'
 import { createApiKey, revokeApiKey } from '../../src/store/api-keys.js'
@@ -41,10 +42,8 @@ const carrying = (): Array<[string, string]> => [
   ['company detail', `/companies/${companyId}`],
   ['company by domain', `/domains/${encodeURIComponent(domain)}/companies`],
   ['stories', `/companies/${companyId}/stories`],
-  ['similar companies', `/companies/${companyId}/similar`],
   ['people', `/companies/${companyId}/people`],
   ['tech stack', `/companies/${companyId}/tech_stack`],
-  ['investor detail', `/investors/${investorId}`],
   ['search', '/search?term=a'],
 ]
 
@@ -60,15 +59,17 @@ describe('routes that carry the key check', () => {
     for (const [name, path] of carrying()) {
       expect(await calls(path), name).toEqual({ status: 200, calls: 1 })
     }
+    // Listings, and the slower lookups (similar companies, an investor's aggregates), whose own
+    // call dwarfs a key check, check the key first in a call of its own.
     expect(await calls('/companies?per_page=3')).toEqual({ status: 200, calls: 2 })
-    // HEAD is answered by the GET route but not carried: the check runs first, as before.
-    expect(h.engine.stats().calls).toBeGreaterThan(0)
+    expect(await calls(`/companies/${companyId}/similar`)).toEqual({ status: 200, calls: 2 })
+    expect(await calls(`/investors/${investorId}`)).toEqual({ status: 200, calls: 2 })
   })
 
   it('refuse a missing, unknown or revoked key with 403 and no data, also where the route would answer 404 or 400', async () => {
     const { key, keyId } = await newKey(100)
     await revokeApiKey(h.served, String(keyId))
-    const paths = [...carrying().map(([, p]) => p), '/companies/999999999', '/companies/not-a-number', '/investors/0', '/search?term=', '/search?term=a&per_page=x']
+    const paths = [...carrying().map(([, p]) => p), '/companies/999999999', '/companies/not-a-number', '/search?term=', '/search?term=a&per_page=x']
     for (const path of paths) {
       for (const [presented, message] of [[null, /API key is required/], ['vql_secret-wrong-key-AAAAAAAAAAAAAAAAAAA', /not valid/], [key, /revoked/]] as const) {
         const res = await h.get(path, { key: presented })
@@ -86,7 +87,7 @@ describe('routes that carry the key check', () => {
   it('count every request once and put X-Quota-* on 200, 404 and 400 answers', async () => {
     const { key, keyId } = await newKey(20)
     const statuses: number[] = []
-    for (const path of [`/companies/${companyId}`, '/companies/999999999', '/companies/not-a-number', '/search?term=a', '/search?term=', `/investors/${investorId}`]) {
+    for (const path of [`/companies/${companyId}`, '/companies/999999999', '/companies/not-a-number', '/search?term=a', '/search?term=', `/companies/${companyId}/people`]) {
       const res = await h.get(path, { key })
       statuses.push(res.status)
       expect(res.headers.get('x-quota-limit'), path).toBe('20')
@@ -136,7 +137,7 @@ describe('routes that carry the key check', () => {
     const trial = await h.get(`/companies/${companyId}`, { key: h.trialKey, init: { headers: { 'if-none-match': tag! } } })
     expect(trial.status).toBe(200)
     expect(trial.headers.get('etag')).not.toBe(tag)
-    // The same tag with the key check run first (HEAD is not carried) matches the carried one.
+    // HEAD gets the same tag.
     const head = await h.request(`/companies/${companyId}`, { key, init: { method: 'HEAD' } })
     expect(head.headers.get('etag')).toBe(tag)
   })
@@ -151,6 +152,42 @@ describe('routes that carry the key check', () => {
     expect(await search(h.trialKey)).toBe(2)
     expect(await search(h.fullKey)).toBeGreaterThan(2)
     expect((await app.fetch(new Request('https://api.test/search?term=a&key=vql_wrong-key-AAAAAAAAAAAAAAAAAAAAAAAA'))).status).toBe(403)
+  })
+
+  it('a carrying call that fails keeps its 503, with the key\'s quota headers read uncounted, or a 403 for a bad key', async () => {
+    const { key, keyId } = await newKey(10)
+    // An engine whose detail lookups are stopped before they run (as a budget spent in the queue
+    // would): the call carrying the check fails, the check with it.
+    const failing = { ...h.engine, records: { ...h.engine.records, companyDetail: (id: number, o?: CallOptions) => h.engine.records.companyDetail(id, { ...o, signal: AbortSignal.abort() }) } }
+    const app = createApp(failing, { clock: () => HARNESS_NOW })
+    const res = await app.fetch(new Request(`https://api.test/companies/${companyId}?key=${key}`))
+    expect(res.status).toBe(503)
+    expect(res.headers.get('x-quota-limit')).toBe('10')
+    expect(res.headers.get('x-quota-remaining')).toBe('10')
+    expect(await used(keyId)).toBe(0)
+    const bad = await app.fetch(new Request(`https://api.test/companies/${companyId}?key=vql_wrong-key-AAAAAAAAAAAAAAAAAAAAAAAA`))
+    expect(bad.status).toBe(403)
+  })
+
+  it('a client gone before its carrying call ran: 503, not counted', async () => {
+    const { key, keyId } = await newKey(10)
+    const res = await h.app.fetch(new Request(`https://api.test/companies/${companyId}?key=${key}`, { signal: AbortSignal.abort() }))
+    expect(res.status).toBe(503)
+    expect(await used(keyId)).toBe(0)
+  })
+
+  it('a check run on its own after the route that fails is a 503, not the route\'s unchecked answer', async () => {
+    const { key } = await newKey(10)
+    const closing = await createHarness({ companies: 20 })
+    try {
+      const app = createApp(closing.engine, { clock: () => HARNESS_NOW })
+      await closing.engine.close()
+      // A malformed id answers 404 without an engine call; the key check after it finds the engine closed.
+      const res = await app.fetch(new Request(`https://api.test/companies/not-a-number?key=${key}`))
+      expect(res.status).toBe(503)
+    } finally {
+      await closing.close().catch(() => undefined)
+    }
   })
 
   it('a refusal keeps the CORS headers', async () => {

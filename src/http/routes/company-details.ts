@@ -47,7 +47,7 @@ const specs: readonly RouteSpec[] = Object.freeze([
     pathParams: companyIdParams, response: storiesSchema,
   },
   {
-    method: 'get', path: '/companies/{id}/similar', specSection: '4.5', authenticated: true, carriesKeyCheck: true,
+    method: 'get', path: '/companies/{id}/similar', specSection: '4.5', authenticated: true,
     summary: 'At most 20 similar companies, most similar first',
     description: 'Weighted Jaccard similarity of industries, business models and keywords (rare tags weigh more), blended with the word overlap of the descriptions; `probability` is the score relative to the best match (1.0). Empty when the company has no tags.',
     pathParams: companyIdParams, response: similarCompaniesSchema,

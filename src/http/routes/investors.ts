@@ -6,6 +6,7 @@
 import type { Context } from 'hono'
 import { previewValue } from '../../errors/format.js'
 import type { Issue } from '../../errors/issue.js'
+import { checkedIdentity } from '../auth.js'
 import { callOptions, type AppDeps, type HttpEnv, type RouteModule } from '../context.js'
 import { readPaging } from '../paging.js'
 import { misspeltParameterIssues, parameterNames, QueryParams } from '../params.js'
@@ -49,7 +50,7 @@ function portfolio(deps: AppDeps) {
       ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues),
     ]
     if (issues.length > 0) return issuesResponse(issues)
-    const paging = readPaging(deps, c.get('identity'), {
+    const paging = readPaging(deps, checkedIdentity(c), {
       page: page.ok ? page.value : undefined,
       per_page: perPage.ok ? perPage.value : undefined,
     }, deps.options.defaultPerPage)
@@ -73,7 +74,6 @@ export const investorRoutes: RouteModule = {
       pathParams: investorPathParams,
       response: investorDetailSchema,
       authenticated: true,
-      carriesKeyCheck: true,
     },
     {
       method: 'get',

@@ -10,6 +10,7 @@ import type { Context } from 'hono'
 import type { PageMeta } from '../../engine.js'
 import type { ResultRecord } from '../../execute/records.js'
 import { issuesInParameterTerms, listRequest, parseListParams, type ListEndpoint } from '../../parse/list-params.js'
+import { checkedIdentity } from '../auth.js'
 import { callOptions, type AppDeps, type HttpEnv } from '../context.js'
 import { readPaging } from '../paging.js'
 import { misspeltParameterIssues, QueryParams } from '../params.js'
@@ -33,7 +34,7 @@ export async function runListing(c: Context<HttpEnv>, deps: AppDeps, route: List
   if (misspelt.length > 0 || !parsed.ok || !page.ok || !perPage.ok) {
     return issuesResponse([...misspelt, ...(parsed.ok ? [] : parsed.issues), ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues)])
   }
-  const paging = readPaging(deps, c.get('identity'), { page: page.value, per_page: perPage.value }, route.defaultPerPage)
+  const paging = readPaging(deps, checkedIdentity(c), { page: page.value, per_page: perPage.value }, route.defaultPerPage)
   if (!paging.ok) return paging.response
 
   const listed = await deps.engine.list(listRequest(parsed.value, paging.page, paging.perPage), callOptions(c))

@@ -29,6 +29,7 @@ import type { CallOptions, QueryEnvelope } from '../../engine.js'
 import type { ResultRecord } from '../../execute/records.js'
 import { previewValue } from '../../errors/format.js'
 import { childPath, issue, type Issue } from '../../errors/issue.js'
+import { checkedIdentity } from '../auth.js'
 import { callOptions, type AppDeps, type HttpEnv, type RouteModule } from '../context.js'
 import { readPaging } from '../paging.js'
 import { misspeltParameterIssues, parameterNames, QueryParams } from '../params.js'
@@ -228,11 +229,11 @@ async function postQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> 
   let request = read.value
   if (request !== null && typeof request === 'object' && !Array.isArray(request)) {
     const { key: _authParameter, ...rest } = request as Record<string, unknown>
-    const paging = readPaging(deps, c.get('identity'), { page: rest['page'], per_page: rest['per_page'] }, deps.engine.limits.defaultPerPage)
+    const paging = readPaging(deps, checkedIdentity(c), { page: rest['page'], per_page: rest['per_page'] }, deps.engine.limits.defaultPerPage)
     if (!paging.ok) return paging.response
     request = { ...rest, page: paging.page, per_page: paging.perPage }
   }
-  const result = await deps.engine.query(request, { ...callOptions(c), owner: c.get('identity').owner })
+  const result = await deps.engine.query(request, { ...callOptions(c), owner: checkedIdentity(c).owner })
   if (!result.ok) return issuesResponse(result.issues)
   return c.json(await withViews(result.value, deps, callOptions(c)))
 }
@@ -250,7 +251,7 @@ async function getQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
     ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues),
   ]
   if (issues.length > 0 || !page.ok || !perPage.ok) return issuesResponse(issues)
-  const paging = readPaging(deps, c.get('identity'), { page: page.value, per_page: perPage.value }, deps.engine.limits.defaultPerPage)
+  const paging = readPaging(deps, checkedIdentity(c), { page: page.value, per_page: perPage.value }, deps.engine.limits.defaultPerPage)
   if (!paging.ok) return paging.response
   const result = await deps.engine.page(c.req.param('query_id'), { page: paging.page, per_page: paging.perPage }, callOptions(c))
   if (!result.ok) return pageFailure(result.issues)
