@@ -1,7 +1,7 @@
 /**
  * @module Timing several variants of one request side by side (engine, HTTP handler, hand-tuned
- * SQL, plain SQLite, mingo), interleaved round by round with the order rotated each round, so a
- * burst of noise on the shared cores hits every variant alike. Fast variants run more rounds than
+ * SQL, plain SQLite, mingo), interleaved round by round in a fresh order each round (`roundOrders`),
+ * so a burst of noise on the shared cores, or a slow variant's cold caches, hits every variant alike. Fast variants run more rounds than
  * slow ones: each variant gets `runs` rounds (default `BENCH_RUNS` or 31) unless its warm-up showed
  * that they would take more than `budgetMs`, then fewer (at least `minRuns`). Medians and p99.
  */
@@ -42,6 +42,41 @@ async function once(v: Variant): Promise<number> {
   return performance.now() - started
 }
 
+/**
+ * The order of the variants in each round: shuffled afresh (seeded, so every run of the suite uses
+ * the same orders). A rotation (round r starts at variant r) keeps every variant behind the same
+ * one in all but one round in n: the engine's search always ran right after plain SQLite's 0.8 s
+ * scan of the companies, which leaves the caches cold, while the hand-written search ran right
+ * after the HTTP handler had done the same search. Shuffled, each variant follows each other one
+ * about equally often (`BENCH_ORDER=rotate` brings the old order back, to compare).
+ */
+export function roundOrders(n: number, seed = 0x9e3779b9): () => number[] {
+  if (process.env.BENCH_ORDER === 'rotate') {
+    let round = 0
+    return () => {
+      const r = round++
+      return Array.from({ length: n }, (_, k) => (k + r) % n)
+    }
+  }
+  let state = seed >>> 0
+  // mulberry32: a small, well-mixed PRNG.
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  return () => {
+    const order = Array.from({ length: n }, (_, k) => k)
+    for (let k = n - 1; k > 0; k--) {
+      const j = Math.floor(next() * (k + 1))
+      ;[order[k], order[j]] = [order[j]!, order[k]!]
+    }
+    return order
+  }
+}
+
 /** Times every variant, interleaved; returns stats by variant name. */
 export async function timeVariants(variants: readonly Variant[], options: { runs?: number; minRuns?: number; budgetMs?: number } = {}): Promise<Record<string, Timed>> {
   const maxRuns = options.runs ?? suiteRuns()
@@ -55,9 +90,9 @@ export async function timeVariants(variants: readonly Variant[], options: { runs
   }
   const times: number[][] = variants.map(() => [])
   const rounds = Math.max(...runs)
+  const order = roundOrders(variants.length)
   for (let round = 0; round < rounds; round++) {
-    for (let k = 0; k < variants.length; k++) {
-      const i = (k + round) % variants.length
+    for (const i of order()) {
       if (times[i]!.length < runs[i]!) times[i]!.push(await once(variants[i]!))
     }
   }
