@@ -156,8 +156,9 @@ export interface EngineStats {
   /** Calls stopped at their time budget (answered `query_timeout`). */
   readonly queryTimeouts: number
   /**
-   * Calls made to the backend (a message to a worker thread, or a PostgreSQL operation): a key
-   * check carried by a route's call (`keyCheck`) counts with that call, not apart.
+   * Calls handed to the backend (a message to a worker thread, or a PostgreSQL operation; also one
+   * it refuses at once, the engine closed or the call already cancelled): a key check carried by a
+   * route's call (`keyCheck`) counts with that call, not apart.
    */
   readonly calls: number
   /**
