@@ -15,9 +15,8 @@
  *   BENCH_CHECKOUT=/tmp/before BENCH_COMPANIES=1000000 npx tsx bench/abandoned-requests.ts
  *   BENCH_COMPANIES=1000000 npx tsx bench/abandoned-requests.ts
  */
-import { readdirSync } from 'node:fs'
 import { benchCompanies, benchDatabaseFile } from './support/dataset.js'
-import { benchKeyHeader, processCpuCentiseconds, startServeProcess } from './support/serve-process.js'
+import { benchKeyHeader, checkoutUnderTest, processCpuCentiseconds, startServeProcess, threadIds } from './support/serve-process.js'
 
 const companies = benchCompanies()
 const file = benchDatabaseFile(companies)
@@ -26,11 +25,12 @@ const users = Number(process.env.BENCH_USERS ?? 50)
 const keystrokeMs = Number(process.env.BENCH_KEYSTROKE_MS ?? 2)
 const headers = await benchKeyHeader('bench/abandoned-requests')
 
-const server = await startServeProcess({ database: file, ...(process.env.BENCH_CHECKOUT ? { cwd: process.env.BENCH_CHECKOUT } : {}) })
+const checkout = checkoutUnderTest()
+const server = await startServeProcess({ database: file, ...(checkout.cwd ? { cwd: checkout.cwd } : {}) })
 const pid = server.child.pid!
 const cpu = () => processCpuCentiseconds(pid)
-const threadIds = new Set<string>()
-const sampleThreads = () => { for (const tid of readdirSync(`/proc/${pid}/task`)) threadIds.add(tid) }
+const seenThreads = new Set<string>()
+const sampleThreads = () => { for (const tid of threadIds(pid)) seenThreads.add(tid) }
 sampleThreads()
 const sampler = setInterval(sampleThreads, 20)
 
@@ -69,7 +69,7 @@ async function user(index: number, until: number): Promise<void> {
 try {
   await Promise.all(Array.from({ length: users }, (_, i) => user(i, performance.now() + 2_000)))
   const warm = { ...counts }
-  const threadsBefore = threadIds.size
+  const threadsBefore = seenThreads.size
   const cpu0 = cpu()
   const started = performance.now()
   await Promise.all(Array.from({ length: users }, (_, i) => user(i, started + seconds * 1000)))
@@ -77,9 +77,9 @@ try {
   const cpuCs = cpu() - cpu0
   sampleThreads()
   const words = counts.words - warm.words
-  console.log(`${process.env.BENCH_CHECKOUT ?? 'this checkout'}: ${users} users, a keystroke every ${keystrokeMs} ms`)
+  console.log(`${checkout.label}: ${users} users, a keystroke every ${keystrokeMs} ms`)
   console.log(`  ${(words / elapsed).toFixed(0)} words/s; ${counts.sent - warm.sent} requests sent, ${counts.abandoned - warm.abandoned} abandoned, ${counts.failed - warm.failed} failed`)
-  console.log(`  server CPU ${((cpuCs * 10_000) / words).toFixed(0)} µs a word; worker threads replaced: ${threadIds.size - threadsBefore} in the run (${threadsBefore} thread ids seen by its start, warm-up included)`)
+  console.log(`  server CPU ${((cpuCs * 10_000) / words).toFixed(0)} µs a word; worker threads replaced: ${seenThreads.size - threadsBefore} in the run (${threadsBefore} thread ids seen by its start, warm-up included)`)
 } finally {
   clearInterval(sampler)
   await server.stop()

@@ -13,21 +13,22 @@
  *
  * BENCH_ONLY=detail or search runs one endpoint.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
 import { benchCompanies, benchDatabaseFile } from './support/dataset.js'
 import { loadRequests } from './support/http-requests.js'
-import { benchKeyHeader, processCpuCentiseconds, startServeProcess } from './support/serve-process.js'
+import { benchKeyHeader, checkoutUnderTest, processCpuCentiseconds, startServeProcess, threadIds } from './support/serve-process.js'
 
 const companies = benchCompanies()
 const file = benchDatabaseFile(companies)
 const seconds = Number(process.env.BENCH_HTTP_SECONDS ?? 5)
 const headers = await benchKeyHeader('bench/serve-switches')
 
-const server = await startServeProcess({ database: file, ...(process.env.BENCH_CHECKOUT ? { cwd: process.env.BENCH_CHECKOUT } : {}) })
+const checkout = checkoutUnderTest()
+const server = await startServeProcess({ database: file, ...(checkout.cwd ? { cwd: checkout.cwd } : {}) })
 const pid = server.child.pid!
 const cpu = () => processCpuCentiseconds(pid)
-const switches = () => readdirSync(`/proc/${pid}/task`).reduce((sum, tid) => {
+const switches = () => threadIds(pid).reduce((sum, tid) => {
   try {
     const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8')
     return sum + Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)![1]) + Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(status)![1])
@@ -49,7 +50,7 @@ try {
     const [cpuCs, switched] = [cpu() - cpu0, switches() - switches0]
     console.log(`${name}: ${Math.round(r.requests.average)} req/s, server CPU ${((cpuCs * 10_000) / r.requests.total).toFixed(0)} µs and ${(switched / r.requests.total).toFixed(2)} thread switches a request, non-2xx ${r.non2xx}`)
   }
-  console.log(`server anonymous RSS peak ${peak.toFixed(0)} MB (${process.env.BENCH_CHECKOUT ?? 'this checkout'})`)
+  console.log(`server anonymous RSS peak ${peak.toFixed(0)} MB (${checkout.label})`)
 } finally {
   clearInterval(sampler)
   await server.stop()

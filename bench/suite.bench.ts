@@ -20,6 +20,7 @@
  * `BENCH_SUITE_SKIP=http,mingo` leaves parts out (also `similar`, `counts`, `pages`).
  */
 import { createEngine } from '../src/engine.js'
+import { EXHAUSTIVE_CAP, exhaustiveSimilar, overlapWith, spreadCompanyIds } from './support/similar.js'
 import { createApp } from '../src/http/app.js'
 import { similarCompanies } from '../src/records/similar.js'
 import { createApiKey } from '../src/store/api-keys.js'
@@ -141,23 +142,18 @@ let pages: PagesResult | undefined
 if (!skip.has('pages')) pages = await measurePages(engine, db, params, forms)
 
 let similar: SimilarQuality | undefined
-const EXHAUSTIVE_CAP = 50_000
 if (!skip.has('similar')) {
   process.stderr.write('  suite: similar companies against an exhaustive search ...\n')
-  const ids = [params.companyId, ...(db.prepare('select id from companies where id % ? = 7 and id <> ? and id in (select company_id from company_industries) limit 3').pluck().all(Math.max(8, Math.floor(companies / 3)), params.companyId) as number[])]
+  const ids = [params.companyId, ...spreadCompanyIds(db, companies, 3, params.companyId)]
   const per: { id: number; overlap: number; scoreRatio: number; exhaustiveMs: number }[] = []
   for (const id of ids) {
     try {
     const fast = await similarCompanies(vdb, id)
     const t = performance.now()
-    // Every posting read and probed; the candidates scored in full capped at 50,000 (ranked by
-    // their shared tag weight first). An uncapped run throws on 1,000,000 companies: RangeError
-    // (call stack) from `picked.push(...group)` in topCandidates (src/records/similar.ts).
-    const full = await similarCompanies(vdb, id, { postingsBudget: Number.MAX_SAFE_INTEGER, probeBudget: Number.MAX_SAFE_INTEGER, candidateCap: EXHAUSTIVE_CAP })
+    const full = await exhaustiveSimilar(vdb, id)
     const fullMs = performance.now() - t
-    const fullIds = new Set(full.map((x) => x.id))
     const mean = (xs: { score: number }[]) => xs.reduce((s, x) => s + x.score, 0) / Math.max(1, xs.length)
-    per.push({ id, overlap: fast.filter((x) => fullIds.has(x.id)).length / Math.max(1, full.length), scoreRatio: mean(fast) / Math.max(1e-12, mean(full)), exhaustiveMs: fullMs })
+    per.push({ id, overlap: overlapWith(fast, full), scoreRatio: mean(fast) / Math.max(1e-12, mean(full)), exhaustiveMs: fullMs })
     } catch (error) {
       errors.push(`similar companies of ${id}, exhaustive search: ${String(error)}`)
     }

@@ -6,6 +6,7 @@
  * that they would take more than `budgetMs`, then fewer (at least `minRuns`). Medians and p99.
  */
 import { performance } from 'node:perf_hooks'
+import { Random } from '../../src/store/generate/prng.js'
 
 export interface Timed {
   readonly median: number
@@ -42,43 +43,43 @@ async function once(v: Variant): Promise<number> {
   return performance.now() - started
 }
 
+/** How the variants of a round are ordered: shuffled afresh each round, or rotated (the order before stop 20). */
+export type RoundOrder = 'shuffle' | 'rotate'
+
+/** The suite's order: shuffled, unless `BENCH_ORDER=rotate` asks for the old one (to compare). */
+export function suiteOrder(): RoundOrder {
+  return process.env.BENCH_ORDER === 'rotate' ? 'rotate' : 'shuffle'
+}
+
 /**
  * The order of the variants in each round: shuffled afresh (seeded, so every run of the suite uses
- * the same orders). A rotation (round r starts at variant r) keeps every variant behind the same
- * one in all but one round in n: the engine's search always ran right after plain SQLite's 0.8 s
- * scan of the companies, which leaves the caches cold, while the hand-written search ran right
- * after the HTTP handler had done the same search. Shuffled, each variant follows each other one
- * about equally often (`BENCH_ORDER=rotate` brings the old order back, to compare).
+ * the same orders), or rotated (round r starts at variant r). A rotation keeps every variant behind
+ * the same one in all but one round in n: the engine's search always ran right after plain
+ * SQLite's 0.8 s scan of the companies, which leaves the caches cold, while the hand-written search
+ * ran right after the HTTP handler had done the same search. Shuffled, each variant follows each
+ * other one about equally often.
  */
-export function roundOrders(n: number, seed = 0x9e3779b9): () => number[] {
-  if (process.env.BENCH_ORDER === 'rotate') {
-    let round = 0
+export function roundOrders(n: number, order: RoundOrder, seed = 0x9e3779b9): () => number[] {
+  let round = 0
+  if (order === 'rotate') {
     return () => {
       const r = round++
       return Array.from({ length: n }, (_, k) => (k + r) % n)
     }
   }
-  let state = seed >>> 0
-  // mulberry32: a small, well-mixed PRNG.
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const random = new Random(seed)
   return () => {
-    const order = Array.from({ length: n }, (_, k) => k)
+    const shuffled = Array.from({ length: n }, (_, k) => k)
     for (let k = n - 1; k > 0; k--) {
-      const j = Math.floor(next() * (k + 1))
-      ;[order[k], order[j]] = [order[j]!, order[k]!]
+      const j = random.int(0, k)
+      ;[shuffled[k], shuffled[j]] = [shuffled[j]!, shuffled[k]!]
     }
-    return order
+    return shuffled
   }
 }
 
 /** Times every variant, interleaved; returns stats by variant name. */
-export async function timeVariants(variants: readonly Variant[], options: { runs?: number; minRuns?: number; budgetMs?: number } = {}): Promise<Record<string, Timed>> {
+export async function timeVariants(variants: readonly Variant[], options: { runs?: number; minRuns?: number; budgetMs?: number; order?: RoundOrder } = {}): Promise<Record<string, Timed>> {
   const maxRuns = options.runs ?? suiteRuns()
   const minRuns = Math.min(maxRuns, options.minRuns ?? 5)
   const budget = options.budgetMs ?? Number(process.env.BENCH_BUDGET_MS ?? 1500)
@@ -90,7 +91,7 @@ export async function timeVariants(variants: readonly Variant[], options: { runs
   }
   const times: number[][] = variants.map(() => [])
   const rounds = Math.max(...runs)
-  const order = roundOrders(variants.length)
+  const order = roundOrders(variants.length, options.order ?? suiteOrder())
   for (let round = 0; round < rounds; round++) {
     for (const i of order()) {
       if (times[i]!.length < runs[i]!) times[i]!.push(await once(variants[i]!))

@@ -1,12 +1,13 @@
 /**
  * @module `ventureql serve` as a separate process for load benchmarks: the load generator must not
- * share the server's event loop or cores' scheduling with it. Runs the TypeScript sources through
- * tsx (what `npm run ventureql` runs), so a benchmark always measures the current code. Also
+ * share the server's event loop or cores' scheduling with it. Builds the checkout's dist/ (tsup)
+ * once per benchmark process and runs `bin/ventureql.mjs serve`, so a benchmark always measures
+ * the current code, as `npm start` runs it. Also
  * samples the server's memory from /proc: anonymous memory (its own heap and buffers) apart from
  * file-backed pages (the database's memory map).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { createApiKey } from '../../src/store/api-keys.js'
 import { openBenchDatabase } from './dataset.js'
@@ -90,4 +91,18 @@ export async function benchKeyHeader(label: string): Promise<{ authorization: st
 export function processCpuCentiseconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
   return Number(fields[11]) + Number(fields[12])
+}
+
+/**
+ * The checkout whose server a before/after bench starts: `BENCH_CHECKOUT` (a worktree of the code
+ * before, its node_modules linked), else this one. `label` names it in the output.
+ */
+export function checkoutUnderTest(): { readonly cwd?: string; readonly label: string } {
+  const other = process.env.BENCH_CHECKOUT
+  return other ? { cwd: other, label: other } : { label: 'this checkout' }
+}
+
+/** The ids of a process's threads now (/proc); a thread that ends meanwhile is simply missing. */
+export function threadIds(pid: number): string[] {
+  return readdirSync(`/proc/${pid}/task`)
 }

@@ -85,7 +85,6 @@ export function authMiddleware(deps: AppDeps): MiddlewareHandler<HttpEnv> {
           replaceAnswer(c, decided)
           return
         }
-        c.set('identity', decided.identity)
         for (const [name, value] of Object.entries(quotaHeaders(decided.quota))) c.res.headers.set(name, value)
         return
       }

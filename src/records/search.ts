@@ -23,7 +23,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { datasets } from '../catalog/index.js'
-import { FIRST_WORD_MARKER, MIN_EXPANDED_PREFIX, SEARCH_TABLES, type SearchTableNames } from '../store/schema/search-tables.js'
+import { FIRST_WORD_MARKER, MIN_EXPANDED_PREFIX, SEARCH_TABLES, type CompanyHitField, type SearchTableNames } from '../store/schema/search-tables.js'
 import type { SqliteVentureDb } from '../store/open.js'
 
 export const SEARCH_OBJECT_TYPES = Object.freeze(['company', 'investor'] as const)
@@ -175,15 +175,14 @@ function typeStatements(sqlite: BetterSqlite3.Database, type: SearchObjectType):
     matchWithNameKey: sqlite.prepare(`select f.rowid, s.name_key from "${t.fts}" f join "${t.ranks}" s on s.rank = f.rowid
       where "${t.fts}" match ? order by f.rowid limit ?`).raw(),
   }
-  const ranksIn = RANKS_IN
-  if (type === 'company') return { ...common, details: sqlite.prepare(companyDetailsSql(sqlite, t, ranksIn)) }
+  if (type === 'company') return { ...common, details: sqlite.prepare(companyDetailsSql(sqlite, t, RANKS_IN)) }
   const I = datasets.investors
   const col = (n: string) => `x."${I.fields[n]!.column}"`
   return {
     ...common,
     details: sqlite.prepare(`select s.rank, ${col('investor_id')} as id, ${col('name')} as name, ${col('svc_slug')} as slug, null as domain,
         null as company_funding, null as svc_score, s.funding as investor_funding
-      from "${t.ranks}" s join "${I.table}" x on x."${I.fields.investor_id!.column}" = s."${t.idColumn}" where ${ranksIn}`),
+      from "${t.ranks}" s join "${I.table}" x on x."${I.fields.investor_id!.column}" = s."${t.idColumn}" where ${RANKS_IN}`),
   }
 }
 
@@ -198,12 +197,15 @@ export const RANKS_IN = 's.rank in (select value from json_each(?))'
  * are then NULL).
  */
 export function companyDetailsSql(sqlite: BetterSqlite3.Database, t: SearchTableNames, ranksIn: string, form: 'auto' | 'joined' = 'auto'): string {
+  // The rank table's copy of a hit field (its column has the field's name).
+  const hit = (field: CompanyHitField) => `s."${field}"`
   const copied = form === 'auto'
     && (sqlite.prepare(`select name from pragma_table_info(?)`).pluck().all(t.ranks) as string[]).includes('keywords')
-    && sqlite.prepare(`select count(*) from "${t.ranks}" where rank = (select min(rank) from "${t.ranks}") and keywords is null`).pluck().get() === 0
+    && sqlite.prepare(`select count(*) from "${t.ranks}" s where s.rank = (select min(rank) from "${t.ranks}") and ${hit('keywords')} is null`).pluck().get() === 0
   if (copied) {
-    return `select s.rank, s."${t.idColumn}" as id, s.name as name, s.website as slug, s.website as domain, s.total_funding as company_funding,
-      s.svc_score as svc_score, null as investor_funding, s.keywords as keywords from "${t.ranks}" s where ${ranksIn}`
+    return `select s.rank, s."${t.idColumn}" as id, ${hit('name')} as name, ${hit('website')} as slug, ${hit('website')} as domain,
+      ${hit('total_funding')} as company_funding, ${hit('svc_score')} as svc_score, null as investor_funding, ${hit('keywords')} as keywords
+      from "${t.ranks}" s where ${ranksIn}`
   }
   const C = datasets.companies
   const col = (n: string) => `x."${C.fields[n]!.column}"`

@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngine, KeyRefusedError, QueryCancelledError, type Engine } from '../../src/engine.js'
 import { createApiKey, revokeApiKey } from '../../src/store/api-keys.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
+import { DEFAULT_LIMITS } from '../../src/check/limits.js'
+import { createOperations } from '../../src/execute/operations.js'
 import type { SqliteVentureDb } from '../../src/store/open.js'
 
 const NOW = new Date('2026-06-15T12:00:00Z')
@@ -39,6 +41,18 @@ async function newKey(quota: number, plan: 'full' | 'trial' = 'full'): Promise<{
 const used = (keyId: number): number => (vdb.sqlite.prepare('select coalesce(sum(used), 0) as n from quota_usage where key_id = ?').get(keyId) as { n: number }).n
 const storedQueries = (): number => (vdb.sqlite.prepare('select count(*) as n from stored_queries').get() as { n: number }).n
 const firstCompany = (): number => (vdb.sqlite.prepare('select min(id) as id from companies').get() as { id: number }).id
+
+describe('the authorized operation', () => {
+  it('guards only the table\'s own operations, never the check itself or an inherited name', async () => {
+    const ops = createOperations(vdb, DEFAULT_LIMITS)
+    const { key } = await newKey(10)
+    const check = { key, nowMs: NOW.getTime(), count: false, withDataVersion: false }
+    for (const op of ['authorize', 'authorized', 'toString', '__proto__', 'constructor']) {
+      await expect(ops.authorized(check, op as never, [])).rejects.toThrow(TypeError)
+    }
+    expect(await ops.authorized(check, 'companyExists', [firstCompany()])).toMatchObject({ ran: true, value: true })
+  })
+})
 
 describe.each([
   ['inline', () => createEngine({ database: vdb, workers: 0 })],

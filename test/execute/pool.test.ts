@@ -210,7 +210,8 @@ describe('cancellation', () => {
     expect(p.stats()).toMatchObject({ busy: 1, pipelined: 2 })
     controller.abort()
     await expect(abandoned).rejects.toBeInstanceOf(QueryCancelledError)
-    expect(await first).toBeGreaterThan(0)
+    // The call ahead of it is answered, not failed with its worker.
+    await expect(first).resolves.toBeTypeOf('number')
     // Run, the abandoned call would hold the worker for 5 s.
     const answered = await timed(after)
     expect(answered.value).toBe(true)

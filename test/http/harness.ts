@@ -17,7 +17,7 @@
 import { createEngine, type Engine } from '../../src/engine.js'
 import { createApp, type VentureApp } from '../../src/http/app.js'
 import type { AppOptions } from '../../src/http/context.js'
-import { createApiKey } from '../../src/store/api-keys.js'
+import { createApiKey, type ApiKeyRecord } from '../../src/store/api-keys.js'
 import { CompiledQuery } from 'kysely'
 import { copyToPostgres } from '../../src/store/copy.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
@@ -57,6 +57,10 @@ export interface Harness {
   readonly app: VentureApp
   readonly fullKey: string
   readonly trialKey: string
+  /** A new key on the served database (default: full, per day). */
+  newKey(quota: number, options?: { readonly plan?: 'full' | 'trial'; readonly period?: string }): Promise<{ key: string; record: ApiKeyRecord }>
+  /** Requests counted against the key so far, every period summed (the served database's quota_usage). */
+  quotaUsed(keyId: number): Promise<number>
   /** A request to `path` (which may carry a query string) with the full key unless told otherwise. */
   request(path: string, options?: CallOptions): Promise<Response>
   get(path: string, options?: CallOptions): Promise<Response>
@@ -106,6 +110,14 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     return app.fetch(new Request(`${BASE}${path}`, { ...call.init, headers }))
   }
 
+  async function servedValue(statement: string, ...parameters: unknown[]): Promise<unknown> {
+    let n = 0
+    const text = served.dialect === 'postgres' ? statement.replace(/\?/g, () => `$${++n}`) : statement
+    const { rows } = await served.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, parameters))
+    const value = rows[0] === undefined ? undefined : Object.values(rows[0])[0]
+    return typeof value === 'string' && /^-?\d+$/.test(value) && served.dialect === 'postgres' ? Number(value) : value
+  }
+
   return {
     vdb, served, backend: TEST_BACKEND, engine, app,
     async mutate(statement, ...parameters) {
@@ -115,15 +127,17 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         await served.db.executeQuery(CompiledQuery.raw(statement.replace(/\?/g, () => `$${++n}`), parameters))
       }
     },
-    async servedValue(statement, ...parameters) {
-      let n = 0
-      const text = served.dialect === 'postgres' ? statement.replace(/\?/g, () => `$${++n}`) : statement
-      const { rows } = await served.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, parameters))
-      const value = rows[0] === undefined ? undefined : Object.values(rows[0])[0]
-      return typeof value === 'string' && /^-?\d+$/.test(value) && served.dialect === 'postgres' ? Number(value) : value
-    },
+    servedValue,
     fullKey,
     trialKey,
+    async newKey(quota, keyOptions = {}) {
+      const made = await createApiKey(served, { plan: keyOptions.plan ?? 'full', quota, period: keyOptions.period ?? 'day' }, HARNESS_NOW)
+      if (!made.ok) throw new Error('harness: could not create a key')
+      return made.value
+    },
+    async quotaUsed(keyId) {
+      return Number(await servedValue('select coalesce(sum(used), 0) from quota_usage where key_id = ?', keyId))
+    },
     request,
     get: (path, call) => request(path, call),
     async json(path, call) {

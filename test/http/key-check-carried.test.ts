@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { CallOptions } from '../../src/engine.js'
 import { createApp } from '../../src/http/app.js'
 import { problemSchema } from '../../src/http/schemas/common.js'
-import { createApiKey, revokeApiKey } from '../../src/store/api-keys.js'
+import { revokeApiKey } from '../../src/store/api-keys.js'
 import { createHarness, HARNESS_NOW, type Harness } from './harness.js'
 
 let h: Harness
@@ -29,23 +29,22 @@ afterAll(async () => {
   expect(internalErrors).toEqual([])
 })
 
-async function newKey(quota: number, plan: 'full' | 'trial' = 'full'): Promise<{ key: string; keyId: number }> {
-  const made = await createApiKey(h.served, { plan, quota, period: 'day' }, HARNESS_NOW)
-  if (!made.ok) throw new Error('could not create a key')
-  return { key: made.value.key, keyId: made.value.record.keyId }
+const newKey = async (quota: number) => {
+  const made = await h.newKey(quota)
+  return { key: made.key, keyId: made.record.keyId }
 }
+const used = (keyId: number) => h.quotaUsed(keyId)
 
-const used = async (keyId: number) => Number(await h.servedValue('select coalesce(sum(used), 0) from quota_usage where key_id = ?', keyId))
-
-/** Each route that carries the check, with a path it answers 200 on. */
-const carrying = (): Array<[string, string]> => [
-  ['company detail', `/companies/${companyId}`],
-  ['company by domain', `/domains/${encodeURIComponent(domain)}/companies`],
-  ['stories', `/companies/${companyId}/stories`],
-  ['people', `/companies/${companyId}/people`],
-  ['tech stack', `/companies/${companyId}/tech_stack`],
-  ['search', '/search?term=a'],
+/** Each route that carries the check (its spec's path), with a path it answers 200 on. */
+const carryingRoutes = (): Array<[string, string]> => [
+  ['/companies/{id}', `/companies/${companyId}`],
+  ['/domains/{domain}/companies', `/domains/${encodeURIComponent(domain)}/companies`],
+  ['/companies/{id}/stories', `/companies/${companyId}/stories`],
+  ['/companies/{id}/people', `/companies/${companyId}/people`],
+  ['/companies/{company_id}/tech_stack', `/companies/${companyId}/tech_stack`],
+  ['/search', '/search?term=a'],
 ]
+const carrying = carryingRoutes
 
 async function calls(path: string, key?: string): Promise<{ status: number; calls: number }> {
   const before = h.engine.stats().calls
@@ -55,6 +54,10 @@ async function calls(path: string, key?: string): Promise<{ status: number; call
 }
 
 describe('routes that carry the key check', () => {
+  it('are exactly the routes whose spec says so (a new one must be added here)', () => {
+    expect(carryingRoutes().map(([spec]) => spec).sort()).toEqual(h.app.routes.filter((r) => r.carriesKeyCheck).map((r) => r.path).sort())
+  })
+
   it('make one engine call per request; a route that does not makes two (the check, then its own)', async () => {
     for (const [name, path] of carrying()) {
       expect(await calls(path), name).toEqual({ status: 200, calls: 1 })
@@ -149,7 +152,10 @@ describe('routes that carry the key check', () => {
       expect(res.status).toBe(200)
       return (await res.json() as unknown[]).length
     }
+    const before = h.engine.stats().calls
     expect(await search(h.trialKey)).toBe(2)
+    // The key is checked on its own first, then the search: two calls.
+    expect(h.engine.stats().calls - before).toBe(2)
     expect(await search(h.fullKey)).toBeGreaterThan(2)
     expect((await app.fetch(new Request('https://api.test/search?term=a&key=vql_wrong-key-AAAAAAAAAAAAAAAAAAAAAAAA'))).status).toBe(403)
   })

@@ -4,7 +4,7 @@
  * quota itself.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createApiKey, type ApiKeyRecord } from '../../src/store/api-keys.js'
+import type { ApiKeyRecord } from '../../src/store/api-keys.js'
 import { usageResponseSchema } from '../../src/http/schemas/usage.js'
 import { createHarness, HARNESS_NOW, type Harness } from './harness.js'
 
@@ -14,16 +14,8 @@ afterAll(async () => { await h.close() })
 
 const NOW_S = Math.floor(HARNESS_NOW.getTime() / 1000)
 
-async function newKey(quota: number, period: string): Promise<{ key: string; record: ApiKeyRecord }> {
-  const made = await createApiKey(h.served, { plan: 'full', quota, period }, HARNESS_NOW)
-  if (!made.ok) throw new Error('could not create a key')
-  return made.value
-}
-
-/** The counter as stored, read from the database the app serves. */
-async function usedInDb(record: ApiKeyRecord): Promise<number> {
-  return Number(await h.servedValue('select coalesce(sum(used), 0) from quota_usage where key_id = ?', record.keyId))
-}
+const newKey = (quota: number, period: string) => h.newKey(quota, { period })
+const usedInDb = (record: ApiKeyRecord) => h.quotaUsed(record.keyId)
 
 async function usage(key: string) {
   const res = await h.get('/ratelimit/usage', { key })

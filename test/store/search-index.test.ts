@@ -218,8 +218,9 @@ describe('search index', () => {
     refreshSearchIndex(migrated.sqlite)
     expect(companyDetailsSql(migrated.sqlite, t, 'true')).not.toMatch(/ join /)
     // Every rank's copied fields are what the companies hold.
-    const copied = migrated.sqlite.prepare(companyDetailsSql(migrated.sqlite, t, 'true').replace(/where true$/, 'where true order by s.rank'))
-    const joined = migrated.sqlite.prepare(companyDetailsSql(migrated.sqlite, t, 'true', 'joined') + ' order by s.rank')
+    // The condition closes both statements: every rank, in rank order.
+    const copied = migrated.sqlite.prepare(companyDetailsSql(migrated.sqlite, t, 'true order by s.rank'))
+    const joined = migrated.sqlite.prepare(companyDetailsSql(migrated.sqlite, t, 'true order by s.rank', 'joined'))
     expect(copied.all()).toEqual(joined.all())
     expect(copied.all()).toHaveLength(150)
   })

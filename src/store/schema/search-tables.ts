@@ -105,6 +105,7 @@ export function companyRankColumns(): string {
  * its name; a tags field (`keywords`) holds its values as a JSON array in value order.
  */
 export const COMPANY_HIT_FIELDS = Object.freeze(['name', 'website', 'total_funding', 'svc_score', 'keywords'] as const)
+export type CompanyHitField = (typeof COMPANY_HIT_FIELDS)[number]
 
 /** `create` statements of the search tables (empty). */
 export function searchTableDdl(): string[] {
