@@ -20,18 +20,18 @@ const ids = spreadCompanyIds(vdb.sqlite, benchCompanies(), 20)
 const exhaustive = new Map<number, { id: number }[]>()
 for (const id of ids) exhaustive.set(id, await exhaustiveSimilar(vdb, id))
 const settings: SimilarityOptions[] = [
-  { postingsBudget: 25_000, candidateCap: 500 },
-  { postingsBudget: 25_000, candidateCap: 200 },
-  { postingsBudget: 25_000, candidateCap: 100 },
-  { postingsBudget: 10_000, candidateCap: 500 },
-  { postingsBudget: 10_000, candidateCap: 200 },
-  { postingsBudget: 50_000, candidateCap: 500 },
-  { postingsBudget: 50_000, candidateCap: 1000 },
+  {},
+  { ranking: 'jaccard', postingsBudget: 25_000, candidateCap: 200 },
+  { ranking: 'jaccard', postingsBudget: 50_000, candidateCap: 100 },
+  { ranking: 'jaccard', postingsBudget: 100_000, candidateCap: 200 },
+  { ranking: 'shared', postingsBudget: 25_000, candidateCap: 500 },
+  { ranking: 'shared', postingsBudget: 25_000, candidateCap: 200 },
+  { ranking: 'shared', postingsBudget: 50_000, candidateCap: 1000 },
 ]
 const mean = (l: readonly number[]) => l.reduce((a, b) => a + b, 0) / l.length
 console.log(`${ids.length} companies`)
-console.log('| postings budget | candidate cap | median ms a call | overlap with the exhaustive search, median / mean |')
-console.log('|---|---|---|---|')
+console.log('| ranking | postings budget | candidate cap | median ms a call | overlap with the exhaustive search, median / mean |')
+console.log('|---|---|---|---|---|')
 for (const s of settings) {
   for (const id of ids) await similarCompanies(vdb, id, s)
   const times: number[] = []
@@ -44,6 +44,6 @@ for (const s of settings) {
       if (round === 0) overlaps.push(overlapWith(got, exhaustive.get(id)!))
     }
   }
-  console.log(`| ${s.postingsBudget} | ${s.candidateCap} | ${stats(times).median.toFixed(2)} | ${stats(overlaps).median.toFixed(2)} / ${mean(overlaps).toFixed(3)} |`)
+  console.log(`| ${s.ranking ?? 'default'} | ${s.postingsBudget ?? 'default'} | ${s.candidateCap ?? 'default'} | ${stats(times).median.toFixed(2)} | ${stats(overlaps).median.toFixed(2)} / ${mean(overlaps).toFixed(3)} |`)
 }
 await vdb.close()

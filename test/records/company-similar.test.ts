@@ -154,3 +154,69 @@ describe('similarCompanies: probing common tags by bitmap', () => {
     expect(differs).toBeGreaterThan(0)
   })
 })
+
+describe('similarCompanies: ranking candidates by their weighted Jaccard (kept tag totals)', () => {
+  let vdb: SqliteVentureDb
+  beforeAll(async () => { vdb = await createFixtureDatabase({ companies: 600 }) })
+  afterAll(async () => { await vdb.close() })
+  const ids = Array.from({ length: 60 }, (_, i) => 3 + 10 * i)
+  /** The exact answer: every posting read, every candidate scored in full. */
+  const exhaustive = { postingsBudget: Number.MAX_SAFE_INTEGER, probeBudget: Number.MAX_SAFE_INTEGER, candidateCap: 50_000 }
+  const overlap = (found: readonly { id: number }[], exact: readonly { id: number }[]) => found.filter((f) => exact.some((e) => e.id === f.id)).length
+
+  it('gives the exact answer with every posting read, as the ranking by shared weight does', async () => {
+    let compared = 0
+    for (const id of ids) {
+      const byJaccard = await similarCompanies(vdb, id, { ...exhaustive, ranking: 'jaccard' })
+      const byShared = await similarCompanies(vdb, id, { ...exhaustive, ranking: 'shared' })
+      // The tag part is summed in another order (W_A + W_B − I against the union's tags): the same
+      // companies in the same order, scores equal to rounding.
+      expect(byJaccard.map((r) => r.id), `company ${id}`).toEqual(byShared.map((r) => r.id))
+      byJaccard.forEach((r, i) => expect(r.score).toBeCloseTo(byShared[i]!.score, 12))
+      compared += byJaccard.length
+    }
+    expect(compared).toBeGreaterThan(500)
+  })
+
+  it('finds more of the exact answer than the ranking by shared weight on the same small budgets', async () => {
+    // As many candidates as answers: what is found then depends on the ranking alone.
+    const small = { postingsBudget: 200, candidateCap: 20 }
+    let jaccardFound = 0
+    let sharedFound = 0
+    for (const id of ids) {
+      const exact = await similarCompanies(vdb, id, exhaustive)
+      jaccardFound += overlap(await similarCompanies(vdb, id, { ...small, ranking: 'jaccard' }), exact)
+      sharedFound += overlap(await similarCompanies(vdb, id, { ...small, ranking: 'shared' }), exact)
+    }
+    // 980 against 719 of 1,200 when written.
+    expect(jaccardFound).toBeGreaterThan(sharedFound * 1.2)
+  })
+
+  it('follows a new data version: a company given many tags is weighed anew', async () => {
+    const target = ids[5]!
+    const before = await similarCompanies(vdb, target)
+    // The best match gets every tag of every field: its total grows, so its Jaccard falls.
+    const best = before[0]!.id
+    for (const table of ['company_industries', 'company_business_models', 'company_keywords']) {
+      vdb.sqlite.prepare(`insert or ignore into ${table} (company_id, value) select ?, value from ${table} group by value`).run(best)
+    }
+    bumpDataVersionSync(vdb.sqlite)
+    const after = await similarCompanies(vdb, target)
+    expect(after).not.toEqual(before)
+    expect(after.findIndex((r) => r.id === best)).not.toBe(0)
+    const exact = await similarCompanies(vdb, target, { ...exhaustive, ranking: 'shared' })
+    expect(after.map((r) => r.id)).toEqual(exact.map((r) => r.id))
+  })
+
+  it('ranks by shared weight where ids do not fit the totals, with the same answers as asking for it', async () => {
+    vdb.sqlite.prepare("insert into companies (id, name) values (40000000, 'Far Id Co')").run()
+    bumpDataVersionSync(vdb.sqlite)
+    let results = 0
+    for (const id of ids.slice(0, 20)) {
+      const automatic = await similarCompanies(vdb, id, { postingsBudget: 60, candidateCap: 25 })
+      expect(automatic).toEqual(await similarCompanies(vdb, id, { postingsBudget: 60, candidateCap: 25, ranking: 'shared' }))
+      results += automatic.length
+    }
+    expect(results).toBeGreaterThan(100)
+  })
+})
