@@ -10,8 +10,8 @@
  *   companies on a million rows). Tags whose postings did not fit are then probed for those
  *   candidates only, so each candidate's shared tag weight is complete.
  * - The candidates are ranked by their exact weighted Jaccard of tags, from every company's total
- *   tag weight kept per connection and data version (`TagTotals`; built on the first call, ~2 s
- *   at 1M companies, 8 bytes a company). Where totals cannot be kept the best by shared weight
+ *   tag weight kept per connection and data version (`TagTotals`; 8 bytes a company, built at most
+ *   250 ms per call, ~2 s in all at 1M companies, ranking by shared weight until they are ready). Where totals cannot be kept the best by shared weight
  *   have their tags read instead (`ranking: 'shared'`), which favours companies with many tags.
  *   On a million companies the default (50,000 postings, 200 candidates) finds 0.81 of an
  *   exhaustive search's 20 in 5.1 ms a call; ranking by shared weight with 25,000 postings and
@@ -61,6 +61,11 @@ export interface SimilarityOptions {
    *   What runs where totals cannot be kept (ids beyond a bitmap, a huge vocabulary).
    */
   readonly ranking?: 'jaccard' | 'shared'
+  /**
+   * How long a call may spend building the kept totals before it answers ranked by shared weight
+   * (default 250 ms; at least one tag's postings are read). Tests and benchmarks set it.
+   */
+  readonly totalsBuildMs?: number
   /**
    * How candidates are probed for the common tags: `bitmap` (the default; kept per connection and
    * data version) or `sql`, one statement per tag, which ids too large for a bitmap use. The same
@@ -203,48 +208,86 @@ interface TagTotals {
 const MAX_TOTALS_TAGS = 200_000
 /** The budgets when ranking by Jaccard (`bench/similar-quality.ts` measures others). */
 const JACCARD_DEFAULTS = Object.freeze({ postingsBudget: 50_000, probeBudget: 1_000_000, candidateCap: 200 })
-/** Per connection: the totals of one data version, being built or built (undefined: they do not fit). */
-const tagTotals = new WeakMap<object, { readonly version: number; readonly totals: Promise<TagTotals | undefined> }>()
+/** What a call may spend building the totals before it answers by shared weight (ms). */
+const TOTALS_BUILD_MS = 250
 
-function keptTagTotals(vdb: VentureDb, s: RecordSession, cache: WeightCache): Promise<TagTotals | undefined> {
-  const known = tagTotals.get(vdb.db)
-  if (known?.version === cache.version) return known.totals
-  // Concurrent calls (PostgreSQL runs them on one pool) share one build; a failed build is not kept.
-  const totals = buildTagTotals(s, cache).catch((error: unknown) => {
-    if (tagTotals.get(vdb.db)?.totals === totals) tagTotals.delete(vdb.db)
-    throw error
-  })
-  tagTotals.set(vdb.db, { version: cache.version, totals })
-  return totals
+/**
+ * The totals of one connection and data version while they are built a slice per call: the tags
+ * in the order their weights are added, and how far the sums have got. Each tag's postings are
+ * added in one synchronous step after they are read, so a call stopped over its budget leaves
+ * `next` at a tag boundary and the next call resumes there.
+ */
+interface TotalsBuild {
+  readonly version: number
+  /** Undefined: the totals do not fit (ids beyond a bitmap, negative ids, too many tags). */
+  readonly totals: TagTotals | undefined
+  readonly order: readonly { readonly field: number; readonly value: string; readonly weight: number }[]
+  next: number
+  /** The slice being built now: concurrent calls (PostgreSQL) wait for it instead of reading the same tag. */
+  advancing: Promise<void> | undefined
+}
+const totalsBuilds = new WeakMap<object, TotalsBuild>()
+
+/**
+ * The totals, when they are built; otherwise the call builds for up to `buildMs` (at least one
+ * tag) and gets them only if that finished them. A million companies take ~2 s in all, so the
+ * first several calls after a start or new data rank by shared weight: no call waits seconds, and
+ * none is stopped over a short time budget while an unfinished build would start over every time.
+ */
+async function keptTagTotals(vdb: VentureDb, s: RecordSession, cache: WeightCache, buildMs: number): Promise<TagTotals | undefined> {
+  let build = totalsBuilds.get(vdb.db)
+  const started = performance.now()
+  if (build?.version !== cache.version) {
+    build = await startTotals(s, cache)
+    // Another call may have started the same version meanwhile: one build is kept.
+    const other = totalsBuilds.get(vdb.db)
+    if (other?.version === cache.version) build = other
+    else totalsBuilds.set(vdb.db, build)
+  }
+  const current = build
+  if (!current.totals || current.next >= current.order.length) return current.totals
+  if (current.advancing) {
+    await current.advancing.catch(() => undefined)
+  } else {
+    current.advancing = advanceTotals(s, current, started + buildMs).finally(() => { current.advancing = undefined })
+    await current.advancing
+  }
+  return current.next >= current.order.length ? current.totals : undefined
 }
 
-async function buildTagTotals(s: RecordSession, cache: WeightCache): Promise<TagTotals | undefined> {
-  if (cache.minId < 0 || cache.maxId > MAX_BITMAP_ID) return undefined
+async function startTotals(s: RecordSession, cache: WeightCache): Promise<TotalsBuild> {
+  const unfit = { version: cache.version, totals: undefined, order: [], next: 0, advancing: undefined }
+  if (cache.minId < 0 || cache.maxId > MAX_BITMAP_ID) return unfit
   const counted = await Promise.all(ALL_TAG_COUNTS.map((shape) => s.rows(shape, {})))
   const df = new Map<TagKey, number>()
-  const byField = counted.map((rows, field) => {
-    const weightOf = new Map<string, number>()
+  const order: { field: number; value: string; weight: number }[] = []
+  counted.forEach((rows, field) => {
+    const values: { field: number; value: string; weight: number }[] = []
     for (const [value, n] of rows as [string, number | string][]) {
       df.set(keyOf(field, value), Number(n))
-      weightOf.set(value, tagWeight(cache.companies, Number(n)))
+      values.push({ field, value, weight: tagWeight(cache.companies, Number(n)) })
     }
-    return weightOf
+    // Per owner, weights are added field by field and value by value in one order on both
+    // backends (JavaScript's, not the database's collation).
+    order.push(...values.sort((a, b) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0)))
   })
-  if (df.size > MAX_TOTALS_TAGS) return undefined
-  // Per owner, weights are added field by field and value by value in one order on both backends
-  // (JavaScript's, not the database's collation). A tag's postings are plain integers: reading them
-  // tag by tag made less garbage than rows of (owner, value) and took ~2.6 s against ~4.5 s on a
-  // million companies.
-  const totals = new Float64Array(cache.maxId + 1)
-  for (const [field, weightOf] of byField.entries()) {
-    for (const value of [...weightOf.keys()].sort()) {
-      const w = weightOf.get(value)!
-      for (const owner of await s.column(POSTINGS[field]!, { value })) {
-        if (owner >= 0 && owner < totals.length) totals[owner] = totals[owner]! + w
-      }
-    }
-  }
-  return { version: cache.version, df, totals }
+  if (df.size > MAX_TOTALS_TAGS) return unfit
+  return { version: cache.version, totals: { version: cache.version, df, totals: new Float64Array(cache.maxId + 1) }, order, next: 0, advancing: undefined }
+}
+
+/**
+ * Adds tags' postings to the totals until `until` (performance.now()), at least one tag. Postings
+ * are plain integers: reading them tag by tag made less garbage than rows of (owner, value) and
+ * took ~2.6 s against ~4.5 s on a million companies.
+ */
+async function advanceTotals(s: RecordSession, build: TotalsBuild, until: number): Promise<void> {
+  const totals = build.totals!.totals
+  do {
+    const { field, value, weight } = build.order[build.next]!
+    const owners = await s.column(POSTINGS[field]!, { value })
+    for (const owner of owners) if (owner >= 0 && owner < totals.length) totals[owner] = totals[owner]! + weight
+    build.next++
+  } while (build.next < build.order.length && performance.now() < until)
 }
 
 /** A tag's weight: ln(1 + N / df). */
@@ -483,7 +526,7 @@ export async function similarCompanies(vdb: VentureDb, companyId: number, option
   const limit = options.limit ?? SIMILAR_LIMIT
   const s = recordSession(vdb)
   const cache = await weightCache(vdb, s)
-  const totals = options.ranking === 'shared' ? undefined : await keptTagTotals(vdb, s, cache)
+  const totals = options.ranking === 'shared' ? undefined : await keptTagTotals(vdb, s, cache, options.totalsBuildMs ?? TOTALS_BUILD_MS)
   const byJaccard = totals !== undefined
   const budget = options.postingsBudget ?? (byJaccard ? JACCARD_DEFAULTS.postingsBudget : 25_000)
   // A bitmap probe is a bit test: ranking by Jaccard needs the whole shared weight of a candidate.

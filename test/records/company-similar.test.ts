@@ -220,3 +220,36 @@ describe('similarCompanies: ranking candidates by their weighted Jaccard (kept t
     expect(results).toBeGreaterThan(100)
   })
 })
+
+describe('similarCompanies: the kept totals are built a slice per call', () => {
+  let vdb: SqliteVentureDb
+  beforeAll(async () => { vdb = await createFixtureDatabase({ companies: 300 }) })
+  afterAll(async () => { await vdb.close() })
+
+  it('ranks by shared weight until the last tag is summed, one tag a call when the slice is empty, then by Jaccard', async () => {
+    const tags = ['company_industries', 'company_business_models', 'company_keywords']
+      .map((table) => vdb.sqlite.prepare(`select count(distinct value) from ${table}`).pluck().get() as number)
+      .reduce((a, b) => a + b, 0)
+    expect(tags).toBeGreaterThan(20)
+    const small = { postingsBudget: 40, candidateCap: 20 }
+    const ids = Array.from({ length: 30 }, (_, i) => 1 + 10 * i)
+    const byShared = new Map<number, unknown>()
+    const byJaccard = new Map<number, unknown>()
+    let differ = 0
+    for (const id of ids) {
+      byShared.set(id, await similarCompanies(vdb, id, { ...small, ranking: 'shared' }))
+      // Built in full on another connection: what the same call answers once the totals are there.
+      const other = await createFixtureDatabase({ companies: 300 })
+      byJaccard.set(id, await similarCompanies(other, id, small))
+      await other.close()
+      if (JSON.stringify(byShared.get(id)) !== JSON.stringify(byJaccard.get(id))) differ++
+    }
+    expect(differ).toBeGreaterThan(5)
+    for (let call = 1; call < tags; call++) {
+      const id = ids[call % ids.length]!
+      expect(await similarCompanies(vdb, id, { ...small, totalsBuildMs: 0 }), `call ${call}`).toEqual(byShared.get(id))
+    }
+    // The call that sums the last tag answers with the totals, and so does every call after it.
+    for (const id of ids) expect(await similarCompanies(vdb, id, { ...small, totalsBuildMs: 0 })).toEqual(byJaccard.get(id))
+  })
+})
