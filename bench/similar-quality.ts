@@ -1,7 +1,7 @@
 /**
  * What the similar-companies budgets buy (src/records/similar.ts, `SimilarityOptions`): for up to
  * 20 companies spread over the ids (those with industries among every 50,000th), the overlap of the 20 answered with an exhaustive search's 20
- * (every posting read and probed, 50,000 candidates scored in full, as the suite's comparison) and
+ * (nothing budgeted or capped, `bench/support/similar.ts`, as the suite's comparison) and
  * the median time of a call, for several candidate caps and postings budgets; the defaults first.
  *
  *   BENCH_COMPANIES=1000000 npx tsx bench/similar-quality.ts

@@ -20,7 +20,7 @@
  * `BENCH_SUITE_SKIP=http,mingo` leaves parts out (also `similar`, `counts`, `pages`).
  */
 import { createEngine } from '../src/engine.js'
-import { EXHAUSTIVE_CAP, exhaustiveSimilar, overlapWith, spreadCompanyIds } from './support/similar.js'
+import { exhaustiveSimilar, overlapWith, spreadCompanyIds } from './support/similar.js'
 import { createApp } from '../src/http/app.js'
 import { similarCompanies } from '../src/records/similar.js'
 import { createApiKey } from '../src/store/api-keys.js'
@@ -158,7 +158,7 @@ if (!skip.has('similar')) {
       errors.push(`similar companies of ${id}, exhaustive search: ${String(error)}`)
     }
   }
-  similar = { exhaustiveCap: EXHAUSTIVE_CAP, companies: per }
+  similar = { companies: per }
 }
 
 let load: HttpLoadResult | undefined

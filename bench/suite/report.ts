@@ -35,7 +35,7 @@ export interface CountRow {
 }
 
 export interface SimilarQuality {
-  /** Candidates scored in full by the exhaustive search (absent: uncapped). */
+  /** Candidates scored in full by the exhaustive search (absent: uncapped, as since stop 21; 50,000 before). */
   readonly exhaustiveCap?: number
   readonly companies: readonly { readonly id: number; readonly overlap: number; readonly scoreRatio: number; readonly exhaustiveMs: number }[]
 }
@@ -211,7 +211,7 @@ function markdown(r: SuiteResult, ts: readonly Target[]): string {
     for (const [name, t] of Object.entries(p.repeated)) L.push(`| ${name} | ${ms(t.median)} | ${ms(t.p99)} | ${x(t.median / p.repeated['no count (hand seek)']!.median)} |`)
   }
   if (r.similar) {
-    L.push('', `## Similar companies against an exhaustive search (every posting read and probed; ${r.similar.exhaustiveCap === undefined ? 'every candidate scored' : `the best ${r.similar.exhaustiveCap.toLocaleString('en-US')} candidates by shared tag weight scored`})`, '', '| company | overlap of the 20 | mean score / exhaustive | exhaustive ms |', '|---|---|---|---|')
+    L.push('', `## Similar companies against an exhaustive search (every posting read and probed; ${r.similar.exhaustiveCap === undefined ? 'no candidate cap: each ranked by its exact tag Jaccard, every one that could reach the 20 scored in full' : `the best ${r.similar.exhaustiveCap.toLocaleString('en-US')} candidates by shared tag weight scored`})`, '', '| company | overlap of the 20 | mean score / exhaustive | exhaustive ms |', '|---|---|---|---|')
     for (const c of r.similar.companies) L.push(`| ${c.id} | ${(c.overlap * 100).toFixed(0)}% | ${c.scoreRatio.toFixed(3)} | ${c.exhaustiveMs.toFixed(0)} |`)
   }
   if (r.load) {

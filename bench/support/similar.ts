@@ -1,21 +1,26 @@
 /**
  * @module The yardstick of similar companies' quality (issue 9: "with the same quality"): the same
- * similarity with every posting read and probed and up to 50,000 candidates scored in full, and the
- * share of its 20 that a call found. Used by the suite and by `similar-quality.ts`.
+ * similarity with nothing budgeted (every posting read, every candidate ranked and none capped), and
+ * the share of its 20 that a call found. Used by the suite and by `similar-quality.ts`.
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { similarCompanies, type SimilarCompanyRow } from '../../src/records/similar.js'
 import type { VentureDb } from '../../src/store/open.js'
 
 /**
- * Candidates the exhaustive search scores in full (ranked by their shared tag weight first). An
- * uncapped run throws on 1,000,000 companies: RangeError (call stack) from `picked.push(...group)`
- * in topCandidates (src/records/similar.ts).
+ * The exact answer: no budget and no candidate cap. Every company sharing a tag is a candidate; with
+ * the kept tag totals (built in full by the first call: `totalsBuildMs`) each is ranked by its exact
+ * tag Jaccard, and the description bound of `similarCompanies` reads the description of every
+ * candidate that could still reach the 20 (the others cannot: their tag part plus the description's
+ * largest part falls short). Without totals every candidate's tags are read and scored; the same
+ * answer, slower (test/records/company-similar.test.ts compares the two).
+ *
+ * Until stop 21 (commit 5efdf5e and before) the suite scored the best 50,000 candidates by shared
+ * tag weight instead, an approximation of this; `bench/similar-quality.ts` measures the old and new
+ * defaults against this one.
  */
-export const EXHAUSTIVE_CAP = 50_000
-
 export function exhaustiveSimilar(vdb: VentureDb, companyId: number): Promise<SimilarCompanyRow[]> {
-  return similarCompanies(vdb, companyId, { postingsBudget: Number.MAX_SAFE_INTEGER, probeBudget: Number.MAX_SAFE_INTEGER, candidateCap: EXHAUSTIVE_CAP })
+  return similarCompanies(vdb, companyId, { postingsBudget: Number.MAX_SAFE_INTEGER, probeBudget: Number.MAX_SAFE_INTEGER, candidateCap: Number.MAX_SAFE_INTEGER, totalsBuildMs: Number.POSITIVE_INFINITY })
 }
 
 /** The share of the exhaustive search's companies among those found. */
