@@ -13,9 +13,9 @@
  *   tag weight kept per connection and data version (`TagTotals`; 8 bytes a company, built at most
  *   250 ms per call, ~2 s in all at 1M companies, ranking by shared weight until they are ready). Where totals cannot be kept the best by shared weight
  *   have their tags read instead (`ranking: 'shared'`), which favours companies with many tags.
- *   On a million companies the default (50,000 postings, 200 candidates) finds 0.81 of an
- *   exhaustive search's 20 in 5.1 ms a call; ranking by shared weight with 25,000 postings and
- *   500 candidates found 0.32 in 10.2 ms (18 companies, `bench/similar-quality.ts`).
+ *   On a million companies the default (50,000 postings, 200 candidates) finds 0.81 of the
+ *   exact answer's 20 in 7.2 ms a call; ranking by shared weight with 25,000 postings and
+ *   500 candidates found 0.32 in 14.5 ms (18 companies, `bench/similar-quality.ts`, stop 21).
  * - The best-ranked candidates (capped) are scored in full: descriptions are read only for those that can still reach the best
  *   `limit` with the description's part at its most, and the other fields for the answer only.
  *   The same answers; at 1M companies with a description every candidate can still reach them,
@@ -193,7 +193,8 @@ async function weightCache(vdb: VentureDb, s: RecordSession): Promise<WeightCach
  * It also spares reading the candidates' tags.
  *
  * Built once per connection and data version by reading every tag row (5.4 million at 1M
- * companies: ~4 s, in slices of owners so an inline caller's event loop is not held for long);
+ * companies: 1.5-2.2 s in all, a slice of tags per call, at most `totalsBuildMs`, so neither a worker
+ * nor an inline caller's event loop is held for long);
  * 8 bytes per company id. The weights are those of `TagWeights`; per owner they are added field by
  * field, values in binary order, so both backends sum them alike. Not kept (undefined) for ids a
  * bitmap cannot hold, negative ids, or more than `MAX_TOTALS_TAGS` distinct tags.
