@@ -10,7 +10,7 @@
  *   companies on a million rows). Tags whose postings did not fit are then probed for those
  *   candidates only, so each candidate's shared tag weight is complete.
  * - The candidates are ranked by their exact weighted Jaccard of tags, from every company's total
- *   tag weight kept per connection and data version (`TagTotals`; 8 bytes a company, built at most
+ *   tag weight kept per connection and data version (`TagTotals`; 8 bytes a company, built about
  *   250 ms per call, ~2 s in all at 1M companies, ranking by shared weight until they are ready). Where totals cannot be kept the best by shared weight
  *   have their tags read instead (`ranking: 'shared'`), which favours companies with many tags.
  *   On a million companies the default (50,000 postings, 200 candidates) finds 0.81 of the
@@ -47,9 +47,13 @@ export const SIMILAR_LIMIT = 20
 export interface SimilarityOptions {
   /** Results (default 20). */
   readonly limit?: number
-  /** Tag postings read to find candidates (default 25,000). */
+  /** Tag postings read to find candidates (default 50,000 when ranked by Jaccard, 25,000 by shared weight). */
   readonly postingsBudget?: number
-  /** Candidate × unread-tag lookups to rank candidates by the common tags too (default 100,000; ~13 ms per 25,000 on a million companies). */
+  /**
+   * Candidate × unread-tag lookups to complete each candidate's shared weight with the common tags
+   * (default 1,000,000 when ranked by Jaccard with bitmap probes, each a bit test; 100,000 otherwise,
+   * ~13 ms per 25,000 SQL lookups on a million companies). Past it the candidates rank by shared weight.
+   */
   readonly probeBudget?: number
   /** Candidates scored in full (default 200 when ranked by Jaccard, 500 by shared weight). */
   readonly candidateCap?: number
@@ -58,18 +62,23 @@ export interface SimilarityOptions {
    * - `jaccard` (the default): by their exact weighted Jaccard of tags, from each company's total
    *   tag weight, kept per connection and data version (`TagTotals`);
    * - `shared`: by the tag weight they share with the company, then their tags read to score them.
-   *   What runs where totals cannot be kept (ids beyond a bitmap, a huge vocabulary).
+   *   What runs where totals cannot be kept (ids beyond a bitmap, sparse ids, a huge vocabulary),
+   *   while they are being built (`totalsBuildMs`), and when the probes do not fit `probeBudget`;
+   *   the budgets stay those of the Jaccard ranking in the last two cases.
    */
   readonly ranking?: 'jaccard' | 'shared'
   /**
    * How long a call may spend building the kept totals before it answers ranked by shared weight
-   * (default 250 ms; at least one tag's postings are read). Tests and benchmarks set it.
+   * (default 250 ms): a target, not a limit. The first call also counts every tag in one statement,
+   * each call reads at least one whole tag's postings, and a call finding another's slice under way
+   * waits for it. Tests and benchmarks set it.
    */
   readonly totalsBuildMs?: number
   /**
    * How candidates are probed for the common tags: `bitmap` (the default; kept per connection and
    * data version) or `sql`, one statement per tag, which ids too large for a bitmap use. The same
-   * results either way; `sql` is here so tests and benchmarks can compare the two.
+   * results either way under the same ranking and budgets (the default probe budget is smaller with
+   * `sql`); `sql` is here so tests and benchmarks can compare the two.
    */
   readonly probe?: 'bitmap' | 'sql'
 }
@@ -132,8 +141,9 @@ const POSTINGS_BEFORE = perField<{ value: string; pivot: number; limit: number }
     .orderBy(t.ownerColumn).limit(p.limit))
 
 /** df of every tag of a field, for the totals (`TagTotals`). */
+/** Every tag of a field with its count; one row past `MAX_TOTALS_TAGS` at most, so a huge vocabulary is not read in full. */
 const ALL_TAG_COUNTS = perField<object, { value: string; n: number | string }>('every tag count', (t) => (db) =>
-  db.selectFrom(t.table).select((eb) => [`${t.valueColumn} as value`, eb.fn.countAll().as('n')]).groupBy(t.valueColumn))
+  db.selectFrom(t.table).select((eb) => [`${t.valueColumn} as value`, eb.fn.countAll().as('n')]).groupBy(t.valueColumn).limit(MAX_TOTALS_TAGS + 1))
 
 /** N of the weights: exact, so both backends weigh alike (ANALYZE's estimates differ between them). */
 const COMPANY_COUNT = queryShape<object, { n: number | string }>('similar: companies', (db) =>
@@ -188,16 +198,17 @@ async function weightCache(vdb: VentureDb, s: RecordSession): Promise<WeightCach
  * The weighted Jaccard of two tag sets is I / (W_A + W_B − I), with I the weight they share and W
  * a company's total tag weight. With every W at hand, the candidates found are ranked by their
  * exact Jaccard instead of by I: I favours companies with many tags, and ranking by it then
- * scoring the best 500 in full found 0.32 of the exhaustive search's 20 on a million companies,
- * against 0.62 for the same postings ranked by Jaccard (18 companies, `bench/similar-quality.ts`).
+ * scoring the best 500 in full found 0.32 of the exact answer's 20 on a million companies, where
+ * the same 25,000 postings ranked by Jaccard found 0.62 with the best 200 scored (18 companies,
+ * `bench/similar-quality.ts`).
  * It also spares reading the candidates' tags.
  *
  * Built once per connection and data version by reading every tag row (5.4 million at 1M
- * companies: 1.5-2.2 s in all, a slice of tags per call, at most `totalsBuildMs`, so neither a worker
- * nor an inline caller's event loop is held for long);
- * 8 bytes per company id. The weights are those of `TagWeights`; per owner they are added field by
+ * companies: about 1.5-2.5 s in all, `bench/similar-floor.ts`), a slice of tags per call of about
+ * `totalsBuildMs`, so neither a worker nor an inline caller's event loop is held for long; 8 bytes
+ * per company id (ids must be dense: up to 4 per company, or 2^20). The weights are those of `TagWeights`; per owner they are added field by
  * field, values in binary order, so both backends sum them alike. Not kept (undefined) for ids a
- * bitmap cannot hold, negative ids, or more than `MAX_TOTALS_TAGS` distinct tags.
+ * bitmap cannot hold, negative ids, sparse ids, or more than `MAX_TOTALS_TAGS` distinct tags.
  */
 interface TagTotals {
   readonly version: number
@@ -240,10 +251,12 @@ async function keptTagTotals(vdb: VentureDb, s: RecordSession, cache: WeightCach
   const started = performance.now()
   if (build?.version !== cache.version) {
     build = await startTotals(s, cache)
-    // Another call may have started the same version meanwhile: one build is kept.
+    // Another call may have started the same version meanwhile: one build is kept, and never an
+    // older version's over a newer one.
     const other = totalsBuilds.get(vdb.db)
-    if (other?.version === cache.version) build = other
-    else totalsBuilds.set(vdb.db, build)
+    if (other !== undefined && other.version >= cache.version) {
+      if (other.version === cache.version) build = other
+    } else totalsBuilds.set(vdb.db, build)
   }
   const current = build
   if (!current.totals || current.next >= current.order.length) return current.totals
@@ -258,8 +271,11 @@ async function keptTagTotals(vdb: VentureDb, s: RecordSession, cache: WeightCach
 
 async function startTotals(s: RecordSession, cache: WeightCache): Promise<TotalsBuild> {
   const unfit = { version: cache.version, totals: undefined, order: [], next: 0, advancing: undefined }
-  if (cache.minId < 0 || cache.maxId > MAX_BITMAP_ID) return unfit
+  // The array is indexed by id: sparse ids (a few companies with ids in the millions) would cost far
+  // more than 8 bytes a company on every connection.
+  if (cache.minId < 0 || cache.maxId > MAX_BITMAP_ID || cache.maxId + 1 > Math.max(4 * cache.companies, 1 << 20)) return unfit
   const counted = await Promise.all(ALL_TAG_COUNTS.map((shape) => s.rows(shape, {})))
+  if (counted.reduce((n, rows) => n + rows.length, 0) > MAX_TOTALS_TAGS) return unfit
   const df = new Map<TagKey, number>()
   const order: { field: number; value: string; weight: number }[] = []
   counted.forEach((rows, field) => {
@@ -270,16 +286,16 @@ async function startTotals(s: RecordSession, cache: WeightCache): Promise<Totals
     }
     // Per owner, weights are added field by field and value by value in one order on both
     // backends (JavaScript's, not the database's collation).
-    order.push(...values.sort((a, b) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0)))
+    // (A loop, not push(...values): a spread of 100,000s of arguments overflows the call stack.)
+    for (const v of values.sort((a, b) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))) order.push(v)
   })
-  if (df.size > MAX_TOTALS_TAGS) return unfit
   return { version: cache.version, totals: { version: cache.version, df, totals: new Float64Array(cache.maxId + 1) }, order, next: 0, advancing: undefined }
 }
 
 /**
  * Adds tags' postings to the totals until `until` (performance.now()), at least one tag. Postings
  * are plain integers: reading them tag by tag made less garbage than rows of (owner, value) and
- * took ~2.6 s against ~4.5 s on a million companies.
+ * took ~2.6 s against ~4.5 s on a million companies (when written, in one call).
  */
 async function advanceTotals(s: RecordSession, build: TotalsBuild, until: number): Promise<void> {
   const totals = build.totals!.totals
@@ -596,7 +612,8 @@ export async function similarCompanies(vdb: VentureDb, companyId: number, option
   }
   const [selfRows, found] = await Promise.all([
     s.all(COMPANY_FIELDS, { ids: JSON.stringify([companyId]) }),
-    totals && probed ? Promise.resolve(rankByJaccard(shared, totals.totals, cap, companyId)) : rankByShared(s, weights, shared, target, cap, companyId),
+    // (A company beyond the totals' ids cannot be: they are of this data version. Guarded all the same.)
+    totals && probed && companyId < totals.totals.length ? Promise.resolve(rankByJaccard(shared, totals.totals, cap, companyId)) : rankByShared(s, weights, shared, target, cap, companyId),
   ])
   const self = selfRows[0]
   if (!self) return []
@@ -661,14 +678,15 @@ interface Ranked {
  * fail the comparison with its root.
  */
 function rankByJaccard(shared: SharedWeights, totals: Float64Array, cap: number, companyId: number): Ranked {
-  const mine = totals[companyId]!
+  const mine = totals[companyId] ?? 0
   const size = Math.max(0, Math.min(cap, shared.size))
   const heapIds = new Float64Array(size)
   const heapScores = new Float64Array(size)
   const heapKeys = new Uint32Array(size)
   let count = 0
-  // Entry i is worse than entry j: a lower score, or the same score and a higher key.
-  const worse = (i: number, j: number) => heapScores[i]! < heapScores[j]! || (heapScores[i] === heapScores[j] && heapKeys[i]! > heapKeys[j]!)
+  // Entry i is worse than entry j: a lower score, or the same score and a higher key (then a higher id).
+  const worse = (i: number, j: number) => heapScores[i]! < heapScores[j]! ||
+    (heapScores[i] === heapScores[j] && (heapKeys[i]! > heapKeys[j]! || (heapKeys[i] === heapKeys[j] && heapIds[i]! > heapIds[j]!)))
   const place = (i: number, id: number, score: number, key: number) => {
     heapIds[i] = id
     heapScores[i] = score
@@ -689,7 +707,8 @@ function rankByJaccard(shared: SharedWeights, totals: Float64Array, cap: number,
     const both = sums[entry]!
     // An integer index (`| 0`, exact below 2^31): indexing by the double read from `ids` was slower.
     const union = mine + totals[id | 0]! - both
-    const score = union > 0 ? both / union : 0
+    // At most 1: I and W are summed in other orders, so the same tags can come out 1 + 1 ulp.
+    const score = union > 0 ? Math.min(1, both / union) : 0
     if (count < size) {
       place(count, id, score, mix(companyId, id))
       for (let i = count++; i > 0;) {
@@ -702,7 +721,7 @@ function rankByJaccard(shared: SharedWeights, totals: Float64Array, cap: number,
     }
     if (size === 0 || score < heapScores[0]!) continue
     const key = mix(companyId, id)
-    if (score === heapScores[0] && key >= heapKeys[0]!) continue
+    if (score === heapScores[0] && (key > heapKeys[0]! || (key === heapKeys[0] && id > heapIds[0]!))) continue
     place(0, id, score, key)
     for (let i = 0; ;) {
       const l = 2 * i + 1

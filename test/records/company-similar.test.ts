@@ -118,7 +118,10 @@ describe('similarCompanies: probing common tags by bitmap', () => {
     for (const id of ids) {
       const byBitmap = await similarCompanies(vdb, id, probing)
       expect(byBitmap).toEqual(await similarCompanies(vdb, id, { ...probing, probe: 'sql' }))
-      if (JSON.stringify(byBitmap) !== JSON.stringify(await similarCompanies(vdb, id, { ...probing, probeBudget: 0 }))) changedByProbing++
+      // Without probes the ranking falls back to shared weight too: both sides rank by it here, so
+      // what differs is the probes alone.
+      const shared = { ...probing, ranking: 'shared' as const }
+      if (JSON.stringify(await similarCompanies(vdb, id, shared)) !== JSON.stringify(await similarCompanies(vdb, id, { ...shared, probeBudget: 0 }))) changedByProbing++
     }
     expect(changedByProbing).toBeGreaterThan(5)
   })
@@ -161,7 +164,7 @@ describe('similarCompanies: ranking candidates by their weighted Jaccard (kept t
   afterAll(async () => { await vdb.close() })
   const ids = Array.from({ length: 60 }, (_, i) => 3 + 10 * i)
   /** The exact answer: every posting read, every candidate scored in full. */
-  const exhaustive = { postingsBudget: Number.MAX_SAFE_INTEGER, probeBudget: Number.MAX_SAFE_INTEGER, candidateCap: 50_000 }
+  const exhaustive = { postingsBudget: Number.MAX_SAFE_INTEGER, probeBudget: Number.MAX_SAFE_INTEGER, candidateCap: 50_000, totalsBuildMs: Number.POSITIVE_INFINITY }
   const overlap = (found: readonly { id: number }[], exact: readonly { id: number }[]) => found.filter((f) => exact.some((e) => e.id === f.id)).length
 
   it('gives the exact answer with every posting read, as the ranking by shared weight does', async () => {
@@ -192,6 +195,21 @@ describe('similarCompanies: ranking candidates by their weighted Jaccard (kept t
     expect(jaccardFound).toBeGreaterThan(sharedFound * 1.2)
   })
 
+  it('keeps the best candidates when the cap is the limit: the same scores as the exact answer for companies without a description', async () => {
+    // Without a description the score is the tag Jaccard alone, so the capped heap must hold the
+    // exact 20 best (equal scores may be other companies: the heap takes ties by a hash).
+    const bare = vdb.sqlite.prepare("select id from companies where (description is null or description = '') and id in (select company_id from company_industries) order by id limit 20").pluck().all() as number[]
+    expect(bare.length).toBeGreaterThan(5)
+    let compared = 0
+    for (const id of bare) {
+      const capped = await similarCompanies(vdb, id, { postingsBudget: Number.MAX_SAFE_INTEGER, candidateCap: 20, ranking: 'jaccard', totalsBuildMs: Number.POSITIVE_INFINITY })
+      const exact = await similarCompanies(vdb, id, exhaustive)
+      expect(capped.map((r) => r.score), `company ${id}`).toEqual(exact.map((r) => r.score))
+      compared += capped.length
+    }
+    expect(compared).toBeGreaterThan(100)
+  })
+
   it('follows a new data version: a company given many tags is weighed anew', async () => {
     const target = ids[5]!
     const before = await similarCompanies(vdb, target)
@@ -201,11 +219,34 @@ describe('similarCompanies: ranking candidates by their weighted Jaccard (kept t
       vdb.sqlite.prepare(`insert or ignore into ${table} (company_id, value) select ?, value from ${table} group by value`).run(best)
     }
     bumpDataVersionSync(vdb.sqlite)
-    const after = await similarCompanies(vdb, target)
+    // Built in full at once: the answer is by the new totals, not by shared weight while they build.
+    const after = await similarCompanies(vdb, target, { totalsBuildMs: Number.POSITIVE_INFINITY })
     expect(after).not.toEqual(before)
     expect(after.findIndex((r) => r.id === best)).not.toBe(0)
     const exact = await similarCompanies(vdb, target, { ...exhaustive, ranking: 'shared' })
     expect(after.map((r) => r.id)).toEqual(exact.map((r) => r.id))
+  })
+
+  it('ranks by shared weight where ids are sparse (the totals are indexed by id), with the same answers as asking for it', async () => {
+    // Within a bitmap's reach, but 8 bytes per id up to 5,000,000 for 601 companies.
+    vdb.sqlite.prepare("insert into companies (id, name) values (5000000, 'Sparse Id Co')").run()
+    bumpDataVersionSync(vdb.sqlite)
+    let results = 0
+    let differsFromShared = 0
+    for (const id of ids.slice(0, 20)) {
+      const automatic = await similarCompanies(vdb, id, { postingsBudget: 60, candidateCap: 25, totalsBuildMs: Number.POSITIVE_INFINITY })
+      expect(automatic).toEqual(await similarCompanies(vdb, id, { postingsBudget: 60, candidateCap: 25, ranking: 'shared' }))
+      results += automatic.length
+    }
+    expect(results).toBeGreaterThan(100)
+    vdb.sqlite.prepare('delete from companies where id = 5000000').run()
+    bumpDataVersionSync(vdb.sqlite)
+    // Dense again: the same calls rank by Jaccard, which differs for some of them.
+    for (const id of ids.slice(0, 20)) {
+      const automatic = await similarCompanies(vdb, id, { postingsBudget: 60, candidateCap: 25, totalsBuildMs: Number.POSITIVE_INFINITY })
+      if (JSON.stringify(automatic) !== JSON.stringify(await similarCompanies(vdb, id, { postingsBudget: 60, candidateCap: 25, ranking: 'shared' }))) differsFromShared++
+    }
+    expect(differsFromShared).toBeGreaterThan(0)
   })
 
   it('ranks by shared weight where ids do not fit the totals, with the same answers as asking for it', async () => {
