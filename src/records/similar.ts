@@ -578,7 +578,8 @@ export async function similarCompanies(vdb: VentureDb, companyId: number, option
     else {
       const pivot = mix(companyId, df) % (cache.maxId + 1)
       const part = await s.column(POSTINGS_FROM[field]!, { value, pivot, limit: remaining })
-      if (part.length < remaining) part.push(...await s.column(POSTINGS_BEFORE[field]!, { value, pivot, limit: remaining - part.length }))
+      // (A loop, not push(...rest): a budget past ~120,000 would overflow the call stack.)
+      if (part.length < remaining) for (const owner of await s.column(POSTINGS_BEFORE[field]!, { value, pivot, limit: remaining - part.length })) part.push(owner)
       owners = part
     }
     read += owners.length
