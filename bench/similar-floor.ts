@@ -13,12 +13,11 @@
  * one process. It is a lower bound for any exhaustive search by postings, kept in memory or not.
  */
 import { createEngine } from '../src/engine.js'
-import { similarCompanies } from '../src/records/similar.js'
+import { similarCompanies, TAG_TABLES, tagWeight } from '../src/records/similar.js'
 import { benchCompanies, benchDatabaseFile, openBenchDatabase } from './support/dataset.js'
 import { stats } from './support/measure.js'
 import { spreadCompanyIds } from './support/similar.js'
 
-const TAG_TABLES = ['company_industries', 'company_business_models', 'company_keywords'] as const
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15)
 
 benchDatabaseFile()
@@ -34,13 +33,13 @@ const tagsOf = new Map<number, { postings: Int32Array; weight: number }[]>()
 const postingsOf = new Map<string, { postings: Int32Array; weight: number }>()
 for (const id of ids) {
   const tags: { postings: Int32Array; weight: number }[] = []
-  for (const table of TAG_TABLES) {
-    for (const value of db.prepare(`select value from ${table} where company_id = ?`).pluck().all(id) as string[]) {
+  for (const { table, ownerColumn, valueColumn } of TAG_TABLES) {
+    for (const value of db.prepare(`select ${valueColumn} from ${table} where ${ownerColumn} = ?`).pluck().all(id) as string[]) {
       const key = `${table}\u0000${value}`
       let tag = postingsOf.get(key)
       if (!tag) {
-        const owners = db.prepare(`select company_id from ${table} where value = ? order by company_id`).pluck().all(value) as number[]
-        tag = { postings: Int32Array.from(owners), weight: Math.log(1 + companies / owners.length) }
+        const owners = db.prepare(`select ${ownerColumn} from ${table} where ${valueColumn} = ? order by ${ownerColumn}`).pluck().all(value) as number[]
+        tag = { postings: Int32Array.from(owners), weight: tagWeight(companies, owners.length) }
         postingsOf.set(key, tag)
       }
       tags.push(tag)

@@ -99,7 +99,8 @@ export interface SimilarCompanyRow {
 
 /** The multi-valued fields compared, by catalog name. */
 const TAG_FIELDS = Object.freeze(['industries', 'business_models', 'keywords'] as const)
-const TAG_TABLES = TAG_FIELDS.map((name) => tagTableOf(COMPANIES, name))
+/** The tag tables of the fields similarity reads (from the catalog); exported for the benchmarks. */
+export const TAG_TABLES = TAG_FIELDS.map((name) => tagTableOf(COMPANIES, name))
 const TAG_WEIGHT = 0.8
 const DESCRIPTION_WEIGHT = 0.2
 /** Tag weights computed on demand per request at most; later unknown tags take the mean weight. */
@@ -140,8 +141,7 @@ const POSTINGS_BEFORE = perField<{ value: string; pivot: number; limit: number }
   db.selectFrom(t.table).select(`${t.ownerColumn} as owner`).where(t.valueColumn, '=', p.value).where(t.ownerColumn, '<', p.pivot)
     .orderBy(t.ownerColumn).limit(p.limit))
 
-/** df of every tag of a field, for the totals (`TagTotals`). */
-/** Every tag of a field with its count; one row past `MAX_TOTALS_TAGS` at most, so a huge vocabulary is not read in full. */
+/** df of every tag of a field, for the totals (`TagTotals`): every tag with its count; one row past `MAX_TOTALS_TAGS` at most, so a huge vocabulary is not read in full. */
 const ALL_TAG_COUNTS = perField<object, { value: string; n: number | string }>('every tag count', (t) => (db) =>
   db.selectFrom(t.table).select((eb) => [`${t.valueColumn} as value`, eb.fn.countAll().as('n')]).groupBy(t.valueColumn).limit(MAX_TOTALS_TAGS + 1))
 
@@ -308,7 +308,7 @@ async function advanceTotals(s: RecordSession, build: TotalsBuild, until: number
 }
 
 /** A tag's weight: ln(1 + N / df). */
-function tagWeight(companies: number, df: number): number {
+export function tagWeight(companies: number, df: number): number {
   return Math.log(1 + companies / Math.max(1, df))
 }
 
@@ -679,7 +679,8 @@ interface Ranked {
  * fail the comparison with its root.
  */
 function rankByJaccard(shared: SharedWeights, totals: Float64Array, cap: number, companyId: number): Ranked {
-  const mine = totals[companyId] ?? 0
+  // In range: the caller ranks by Jaccard only for a company the totals hold.
+  const mine = totals[companyId]!
   const size = Math.max(0, Math.min(cap, shared.size))
   const heapIds = new Float64Array(size)
   const heapScores = new Float64Array(size)
