@@ -95,7 +95,7 @@ export function ownerCountOf(checkedFilter: FilterNode, dataset: DatasetDef, dia
   const probe = (db: Kysely<any>) => {
     let matching = db.selectFrom(`${keys.target.table} as ${ROOT_ALIAS}`).select(sql<number>`1`.as('one'))
     if (targetWhere) matching = matching.where(targetWhere)
-    return db.selectFrom(matching.limit(2).as('m')).select(sql<number>`count(*)`.as('count'))
+    return db.selectFrom(matching.limit(sql.lit(2)).as('m')).select(sql<number>`count(*)`.as('count'))
   }
   const single = (db: Kysely<any>) => db.selectFrom(keys.keys.as('o')).select(sql<number>`count(*)`.as('count'))
   return {

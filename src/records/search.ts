@@ -25,6 +25,7 @@ import type BetterSqlite3 from 'better-sqlite3'
 import { datasets } from '../catalog/index.js'
 import { FIRST_WORD_MARKER, MIN_EXPANDED_PREFIX, SEARCH_TABLES, type CompanyHitField, type SearchTableNames } from '../store/schema/search-tables.js'
 import type { SqliteVentureDb } from '../store/open.js'
+import { statementPerLimit } from '../execute/statements.js'
 
 export const SEARCH_OBJECT_TYPES = Object.freeze(['company', 'investor'] as const)
 export type SearchObjectType = (typeof SEARCH_OBJECT_TYPES)[number]
@@ -137,9 +138,10 @@ export function namePrefixQuery(words: readonly string[], nameColumn: string, ex
 
 interface TypeStatements {
   readonly count: BetterSqlite3.Statement
-  readonly exact: BetterSqlite3.Statement
-  readonly match: BetterSqlite3.Statement
-  readonly matchWithNameKey: BetterSqlite3.Statement
+  /** By limit: SQLite prepares a statement again on every run where its LIMIT is bound (`withLiteralLimit`). */
+  readonly exact: (limit: number) => BetterSqlite3.Statement
+  readonly match: (limit: number) => BetterSqlite3.Statement
+  readonly matchWithNameKey: (limit: number) => BetterSqlite3.Statement
   readonly details: BetterSqlite3.Statement
   readonly expand: ExpandPrefix
 }
@@ -157,23 +159,23 @@ export interface DetailRow {
 
 function typeStatements(sqlite: BetterSqlite3.Database, type: SearchObjectType): TypeStatements {
   const t: SearchTableNames = SEARCH_TABLES[type]
-  const termsInRange = sqlite.prepare(`select term from "${t.terms}" where term >= ? and term < ? order by term limit ?`).pluck()
+  const termsInRange = sqlite.prepare(`select term from "${t.terms}" where term >= ? and term < ? order by term limit ${MAX_EXPANDED_WORDS + 1}`).pluck()
   const common = {
     expand: (prefix: string): readonly string[] | undefined => {
       const word = prefix.startsWith(FIRST_WORD_MARKER) ? prefix.slice(FIRST_WORD_MARKER.length) : prefix
       if ([...prefix].length < MIN_EXPANDED_PREFIX || !STORED_AS_TYPED.test(word)) return undefined
       // Every word that starts with `prefix` sorts before the prefix with its last character moved up by one.
       const upper = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)
-      const found = termsInRange.all(prefix, upper, MAX_EXPANDED_WORDS + 1) as string[]
+      const found = termsInRange.all(prefix, upper) as string[]
       return found.length > MAX_EXPANDED_WORDS ? undefined : found
     },
     count: sqlite.prepare(`select coalesce(max(rank), 0) from "${t.ranks}"`).pluck(),
-    exact: sqlite.prepare(`select rank from "${t.ranks}" where name_key = ? order by rank limit ?`).pluck(),
-    match: sqlite.prepare(`select rowid from "${t.fts}" where "${t.fts}" match ? order by rowid limit ?`).pluck(),
+    exact: statementPerLimit((limit) => sqlite.prepare(`select rank from "${t.ranks}" where name_key = ? order by rank limit ${limit}`).pluck()),
+    match: statementPerLimit((limit) => sqlite.prepare(`select rowid from "${t.fts}" where "${t.fts}" match ? order by rowid limit ${limit}`).pluck()),
     // The name-start tier with each match's name key, for the promotion to tier 0 (searchRecords):
     // one primary-key step per row, cheaper than a second statement over the ranks.
-    matchWithNameKey: sqlite.prepare(`select f.rowid, s.name_key from "${t.fts}" f join "${t.ranks}" s on s.rank = f.rowid
-      where "${t.fts}" match ? order by f.rowid limit ?`).raw(),
+    matchWithNameKey: statementPerLimit((limit) => sqlite.prepare(`select f.rowid, s.name_key from "${t.fts}" f join "${t.ranks}" s on s.rank = f.rowid
+      where "${t.fts}" match ? order by f.rowid limit ${limit}`).raw()),
   }
   if (type === 'company') return { ...common, details: sqlite.prepare(companyDetailsSql(sqlite, t, RANKS_IN)) }
   const I = datasets.investors
@@ -238,10 +240,10 @@ function statementsFor(sqlite: BetterSqlite3.Database): Record<SearchObjectType,
  */
 function nameCandidates(s: TypeStatements, words: readonly string[], termKey: string, termFolded: string, nameColumn: string, limit: number): Map<number, 0 | 1 | 2> {
   const tierOf = new Map<number, 0 | 1 | 2>()
-  for (const rank of s.exact.all(termKey, limit) as number[]) tierOf.set(rank, 0)
+  for (const rank of s.exact(limit).all(termKey) as number[]) tierOf.set(rank, 0)
   const namePrefix = namePrefixQuery(words, nameColumn, s.expand)
   if (namePrefix === undefined) return tierOf
-  for (const [rank, nameKey] of s.matchWithNameKey.all(namePrefix, limit) as [number, string | null][]) {
+  for (const [rank, nameKey] of s.matchWithNameKey(limit).all(namePrefix) as [number, string | null][]) {
     if (!tierOf.has(rank)) tierOf.set(rank, nameKey !== null && fold(nameKey) === termFolded ? 0 : 1)
   }
   return tierOf
@@ -251,7 +253,7 @@ function nameCandidates(s: TypeStatements, words: readonly string[], termKey: st
 function addOtherMatches(s: TypeStatements, words: readonly string[], tierOf: Map<number, 0 | 1 | 2>, limit: number): void {
   const anyWords = anyWordsQuery(words, s.expand)
   if (anyWords === undefined) return
-  for (const rank of s.match.all(anyWords, limit + tierOf.size) as number[]) if (!tierOf.has(rank)) tierOf.set(rank, 2)
+  for (const rank of s.match(limit + tierOf.size).all(anyWords) as number[]) if (!tierOf.has(rank)) tierOf.set(rank, 2)
 }
 
 /**

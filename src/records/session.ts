@@ -18,6 +18,7 @@ import type { SqlDialect } from '../compile/dialect.js'
 import { DIALECTS } from '../compile/index.js'
 import type { PostgresVentureDb, SqliteVentureDb, VentureDb } from '../store/open.js'
 import { prepared } from '../store/sql-names.js'
+import { withLiteralLimit } from '../execute/statements.js'
 import type { QueryShape } from './query-shape.js'
 
 /**
@@ -76,19 +77,19 @@ function sqliteSession(vdb: SqliteVentureDb): RecordSession {
   const session: RecordSession = {
     dialect,
     async all(shape, params) {
-      const { sql, parameters } = shape.bind('sqlite', params)
+      const { sql, parameters } = withLiteralLimit(sqlite, shape.bind('sqlite', params))
       return prepared(sqlite, sql).all(...parameters) as never
     },
     async column(shape, params) {
-      const { sql, parameters } = shape.bind('sqlite', params)
+      const { sql, parameters } = withLiteralLimit(sqlite, shape.bind('sqlite', params))
       return modeStatement(plucking, 'pluck', sqlite, sql).all(...parameters) as never
     },
     async rows(shape, params) {
-      const { sql, parameters } = shape.bind('sqlite', params)
+      const { sql, parameters } = withLiteralLimit(sqlite, shape.bind('sqlite', params))
       return modeStatement(arrays, 'raw', sqlite, sql).all(...parameters) as unknown[][]
     },
     async first(shape, params) {
-      const { sql, parameters } = shape.bind('sqlite', params)
+      const { sql, parameters } = withLiteralLimit(sqlite, shape.bind('sqlite', params))
       return prepared(sqlite, sql).get(...parameters) as never
     },
     snapshot(read) {
