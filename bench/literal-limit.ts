@@ -1,0 +1,55 @@
+/**
+ * @module What a bound LIMIT costs on SQLite: the same statement run with `limit ?` bound and with
+ * the number written into its text (`execute/statements.ts`, `withLiteralLimit`), interleaved
+ * (`suite/timing.ts`), medians in µs. SQLite (3.47 on) reads a bound LIMIT when it plans, so every
+ * bind of that parameter expires the statement and its next run prepares it again. Statements: the
+ * owner count's probe (one investor by slug, at most 2), and the first-page keys statement of the
+ * suite's listings that take under 20 ms (the others are dominated by their scan).
+ *
+ *   BENCH_COMPANIES=1000000 npx tsx bench/literal-limit.ts
+ */
+import { DEFAULT_LIMITS } from '../src/check/limits.js'
+import { planQuery, sqliteDialect } from '../src/compile/index.js'
+import { createEngine } from '../src/engine.js'
+import { parseAndCheck } from '../src/execute/pipeline.js'
+import { keysFromStart } from '../src/execute/run.js'
+import { benchCompanies, benchDatabaseFile, openBenchDatabase } from './support/dataset.js'
+import { buildMix, mixParams, PER_PAGE } from './suite/mix.js'
+import { timeVariants } from './suite/timing.js'
+
+const companies = benchCompanies()
+benchDatabaseFile(companies)
+const vdb = openBenchDatabase()
+const engine = createEngine({ database: vdb, workers: 0 })
+const params = await mixParams(engine, companies)
+
+interface Pair { readonly name: string; readonly bound: () => unknown; readonly literal: () => unknown }
+const pairs: Pair[] = []
+const probe = 'select count(*) as "count" from (select 1 as "one" from "investors" as "t0" where "t0"."svc_slug" = ? limit LIMIT) as "m"'
+const probeBound = vdb.sqlite.prepare(probe.replace('LIMIT', '?')).raw()
+const probeLiteral = vdb.sqlite.prepare(probe.replace('LIMIT', '2')).raw()
+pairs.push({ name: 'owner count probe', bound: () => probeBound.all(params.investorSlug, 2), literal: () => probeLiteral.all(params.investorSlug) })
+
+for (const r of buildMix(engine, params)) {
+  if (!r.request) continue
+  const checked = parseAndCheck(r.request, DEFAULT_LIMITS)
+  if (!checked.ok) throw new Error(`bench: ${r.id} does not check: ${JSON.stringify(checked.issues)}`)
+  const keys = keysFromStart(vdb.db, planQuery(checked.value, sqliteDialect), false, PER_PAGE + 1)
+  if (!keys.sql.endsWith(' limit ?')) continue
+  const bound = vdb.sqlite.prepare(keys.sql).raw()
+  const literal = vdb.sqlite.prepare(`${keys.sql.slice(0, -1)}${PER_PAGE + 1}`).raw()
+  const args = [...keys.parameters]
+  const started = performance.now()
+  const rows = bound.all(...args)
+  if (performance.now() - started > 20) continue
+  if (JSON.stringify(literal.all(...args.slice(0, -1))) !== JSON.stringify(rows)) throw new Error(`bench: ${r.id}: the literal limit gave other rows`)
+  pairs.push({ name: `${r.id} keys, page 1`, bound: () => bound.all(...args), literal: () => literal.all(...args.slice(0, -1)) })
+}
+
+console.log('| statement | limit ? (µs) | literal limit (µs) | bound / literal |')
+console.log('|---|---|---|---|')
+for (const p of pairs) {
+  const t = await timeVariants([{ name: 'bound', run: p.bound }, { name: 'literal', run: p.literal }])
+  console.log(`| ${p.name} | ${(t.bound!.median * 1000).toFixed(1)} | ${(t.literal!.median * 1000).toFixed(1)} | ${(t.bound!.median / t.literal!.median).toFixed(2)} |`)
+}
+await engine.close()
