@@ -34,21 +34,31 @@ interface RawStatement {
 
 const rawStatements = new WeakMap<object, Map<string, RawStatement>>()
 
+/**
+ * The entry of `key` in a cache kept in least-recently-used order, made if missing; past `max`
+ * entries the least recently used goes. A Map iterates in insertion order, so a used entry is
+ * re-inserted and the first key is the least recently used.
+ */
+function recentlyUsed<V>(cache: Map<string, V>, key: string, max: number, make: () => V): V {
+  const known = cache.get(key)
+  if (known !== undefined) {
+    cache.delete(key)
+    cache.set(key, known)
+    return known
+  }
+  const made = make()
+  cache.set(key, made)
+  if (cache.size > max) cache.delete(cache.keys().next().value as string)
+  return made
+}
+
 function rawStatement(sqlite: NonNullable<ExecContext['sqlite']>, sql: string): RawStatement {
   let cache = rawStatements.get(sqlite)
   if (!cache) rawStatements.set(sqlite, (cache = new Map()))
-  const known = cache.get(sql)
-  if (known) {
-    // Re-inserted: a Map iterates in insertion order, so the first key is the least recently used.
-    cache.delete(sql)
-    cache.set(sql, known)
-    return known
-  }
-  const statement = sqlite.prepare(sql).raw(true)
-  const prepared = { statement, columns: Object.freeze(statement.columns().map((c) => c.name)) }
-  cache.set(sql, prepared)
-  if (cache.size > RAW_STATEMENTS_PER_HANDLE) cache.delete(cache.keys().next().value as string)
-  return prepared
+  return recentlyUsed(cache, sql, RAW_STATEMENTS_PER_HANDLE, () => {
+    const statement = sqlite.prepare(sql).raw(true)
+    return { statement, columns: Object.freeze(statement.columns().map((c) => c.name)) }
+  })
 }
 
 /**
@@ -99,14 +109,7 @@ export function withLiteralLimit<Q extends { readonly sql: string; readonly para
   if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 0) return query
   let byStatement = literalLimits.get(handle)
   if (!byStatement) literalLimits.set(handle, (byStatement = new Map()))
-  let limits = byStatement.get(sql)
-  if (limits) {
-    byStatement.delete(sql)
-    byStatement.set(sql, limits)
-  } else {
-    byStatement.set(sql, (limits = new Set()))
-    if (byStatement.size > STATEMENTS_WITH_LIMITS) byStatement.delete(byStatement.keys().next().value as string)
-  }
+  const limits = recentlyUsed(byStatement, sql, STATEMENTS_WITH_LIMITS, () => new Set<number>())
   if (!limits.has(limit)) {
     if (limits.size >= LIMITS_PER_STATEMENT) return query
     limits.add(limit)
