@@ -92,10 +92,13 @@ const STATEMENTS_WITH_LIMITS = 256
 const literalLimits = new WeakMap<object, Map<string, Set<number>>>()
 
 /**
- * On SQLite, a statement's trailing `limit ?` written as the number itself. SQLite (3.47 on) reads
- * a bound LIMIT when it plans the statement, so binding that parameter expires the statement and
- * every run prepares it again: the owner count's probe took 28 µs with `limit ?` against 9 µs with
- * `limit 2`, and a company listing's keys statement 3.11 against 2.91 ms (`bench/literal-limit.ts`).
+ * On SQLite, a statement's trailing `limit ?` written as the number itself. With the SQLite that
+ * better-sqlite3 bundles (3.51.2), a statement whose LIMIT is bound costs about what preparing it
+ * costs, on every run, even with the same value: the owner count's probe took 28-32 µs with
+ * `limit ?` against 8-11 µs with `limit 2`, and the suite's first-page keys statements 1.02-1.47x
+ * their literal form (`bench/literal-limit.ts`). (SQLite's planner reads a bound LIMIT's value,
+ * so binding it again expires the statement; that is our reading of the source, the timings are
+ * what was measured.)
  * A limit is a whole number the engine chose (page size plus one, a search's hits), so it is safe
  * as text. Each distinct limit is a statement of its own in the caller's statement cache, so only
  * the first `LIMITS_PER_STATEMENT` limits of a statement are written out per handle; a statement

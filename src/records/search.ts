@@ -138,7 +138,7 @@ export function namePrefixQuery(words: readonly string[], nameColumn: string, ex
 
 interface TypeStatements {
   readonly count: BetterSqlite3.Statement
-  /** By limit: SQLite prepares a statement again on every run where its LIMIT is bound (`withLiteralLimit`). */
+  /** By limit, written into the text: a bound LIMIT costs a prepare on every run (`withLiteralLimit`). */
   readonly exact: (limit: number) => BetterSqlite3.Statement
   readonly match: (limit: number) => BetterSqlite3.Statement
   readonly matchWithNameKey: (limit: number) => BetterSqlite3.Statement
