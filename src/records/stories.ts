@@ -21,8 +21,8 @@ export interface StoryRow {
 }
 
 // Served on SQLite by the (company_id, published_at) index, walked backwards; undated stories come
-// last, and equal dates by the newer id first so the order is total.
-const LATEST = queryShape<{ companyId: number; limit: number }, StoryRow>('latest stories', (db, d, p) =>
+// last, and equal dates by the newer id first so the order is total. Exported for bench/literal-limit.ts.
+export const LATEST_STORIES = queryShape<{ companyId: number; limit: number }, StoryRow>('latest stories', (db, d, p) =>
   db.selectFrom(DETAIL_TABLES.stories).select(['id', 'title', 'url', 'published_at', 'source_title'])
     .where('company_id', '=', p.companyId)
     .orderBy(d.binaryText(sql.ref('published_at')), nullsLast(d, 'desc')).orderBy('id', 'desc')
@@ -34,5 +34,5 @@ export async function latestStories(vdb: VentureDb, companyId: number, limit = S
 }
 
 export function storiesOf(session: RecordSession, companyId: number, limit: number): Promise<StoryRow[]> {
-  return session.all(LATEST, { companyId, limit })
+  return session.all(LATEST_STORIES, { companyId, limit })
 }
