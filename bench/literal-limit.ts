@@ -3,8 +3,9 @@
  * the number written into its text (`execute/statements.ts`, `withLiteralLimit`), interleaved
  * (`suite/timing.ts`), medians in µs. A bound LIMIT costs about a prepare on every run with the
  * SQLite better-sqlite3 bundles (3.51.2), which this measures. Statements: the
- * owner count's probe (one investor by slug, at most 2), the company detail's latest stories, and the first-page keys statement of the
- * suite's listings that take under 20 ms (the others are dominated by their scan).
+ * owner count's probe (one investor by slug, at most 2), the company detail's latest stories,
+ * and the first-page keys statement of the suite's listings that take under 20 ms (the others are
+ * dominated by their scan).
  *
  *   BENCH_COMPANIES=1000000 npx tsx bench/literal-limit.ts
  */
@@ -13,7 +14,7 @@ import { planQuery, sqliteDialect } from '../src/compile/index.js'
 import { createEngine } from '../src/engine.js'
 import { parseAndCheck } from '../src/execute/pipeline.js'
 import { keysFromStart } from '../src/execute/run.js'
-import { withLiteralLimit } from '../src/execute/statements.js'
+import { LiteralLimits, withLiteralLimit } from '../src/execute/statements.js'
 import { LATEST_STORIES, STORY_LIMIT } from '../src/records/stories.js'
 import { benchCompanies, benchDatabaseFile, openBenchDatabase } from './support/dataset.js'
 import { buildMix, mixParams, PER_PAGE } from './suite/mix.js'
@@ -35,7 +36,7 @@ pairs.push({ name: 'owner count probe', bound: () => probeBound.all(params.inves
 // The company detail's latest stories (a query shape with its limit as a parameter, STORY_LIMIT).
 const stories = LATEST_STORIES.bind('sqlite', { companyId: params.companyId, limit: STORY_LIMIT })
 const storiesBound = vdb.sqlite.prepare(stories.sql).raw()
-const storiesLiteral = vdb.sqlite.prepare(withLiteralLimit({}, stories).sql).raw()
+const storiesLiteral = vdb.sqlite.prepare(withLiteralLimit(new LiteralLimits(), stories).sql).raw()
 if (!stories.sql.endsWith(' limit ?')) throw new Error('bench: the stories statement no longer ends with its limit')
 pairs.push({ name: 'company detail: latest stories', bound: () => storiesBound.all(...stories.parameters), literal: () => storiesLiteral.all(...stories.parameters.slice(0, -1)) })
 
@@ -46,7 +47,7 @@ for (const r of buildMix(engine, params)) {
   const keys = keysFromStart(vdb.db, planQuery(checked.value, sqliteDialect), false, PER_PAGE + 1)
   if (!keys.sql.endsWith(' limit ?')) continue
   const bound = vdb.sqlite.prepare(keys.sql).raw()
-  const literal = vdb.sqlite.prepare(`${keys.sql.slice(0, -1)}${PER_PAGE + 1}`).raw()
+  const literal = vdb.sqlite.prepare(withLiteralLimit(new LiteralLimits(), keys).sql).raw()
   const args = [...keys.parameters]
   const started = performance.now()
   const rows = bound.all(...args)

@@ -73,7 +73,9 @@ function rawStatement(sqlite: NonNullable<ExecContext['sqlite']>, sql: string): 
 export async function readRows(ctx: Pick<ExecContext, 'db' | 'sqlite'>, query: CompiledQuery): Promise<RowArrays> {
   const sqlite = ctx.sqlite
   if (sqlite) {
-    const { sql, parameters } = withLiteralLimit(sqlite, query)
+    let limits = readRowsLimits.get(sqlite)
+    if (!limits) readRowsLimits.set(sqlite, (limits = new LiteralLimits(RAW_STATEMENTS_PER_HANDLE)))
+    const { sql, parameters } = withLiteralLimit(limits, query)
     const { statement, columns } = rawStatement(sqlite, sql)
     return { columns, rows: statement.all(...parameters) as unknown[][] }
   }
@@ -84,39 +86,60 @@ export async function readRows(ctx: Pick<ExecContext, 'db' | 'sqlite'>, query: C
 
 const TRAILING_LIMIT = ' limit ?'
 
-/** Most limits written as numbers per statement (see `withLiteralLimit`); other limits stay bound. */
-const LIMITS_PER_STATEMENT = 32
-/** Most statements whose limits are tracked per handle, least recently used out. */
-const STATEMENTS_WITH_LIMITS = 256
+/** Most limits of one statement written as numbers (see `withLiteralLimit`); its other limits stay bound. */
+export const LIMITS_PER_STATEMENT = 8
 
-const literalLimits = new WeakMap<object, Map<string, Set<number>>>()
+/**
+ * Which limits of which statements are written as numbers, for one statement cache: each such
+ * limit is a statement text of its own in that cache, so this bounds what one statement can take
+ * of it (`LIMITS_PER_STATEMENT` texts and the bound form). It follows at most `maxStatements`
+ * statements, least recently used out; a statement dropped and seen again starts counting afresh,
+ * so `maxStatements` must be at least what its cache keeps, or unbounded for a cache whose
+ * statements are a fixed set (the record session's query shapes).
+ */
+export class LiteralLimits {
+  readonly #byStatement = new Map<string, Set<number>>()
+
+  constructor(private readonly maxStatements = Number.POSITIVE_INFINITY) {}
+
+  /** Whether `limit` is written out for `sql`: already so, or one of its first limits. */
+  admit(sql: string, limit: number): boolean {
+    const limits = recentlyUsed(this.#byStatement, sql, this.maxStatements, () => new Set<number>())
+    if (limits.has(limit)) return true
+    if (limits.size >= LIMITS_PER_STATEMENT) return false
+    limits.add(limit)
+    return true
+  }
+}
+
+/** readRows' limits per SQLite handle, following as many statements as its raw statement cache keeps. */
+const readRowsLimits = new WeakMap<object, LiteralLimits>()
 
 /**
  * On SQLite, a statement's trailing `limit ?` written as the number itself. With the SQLite that
  * better-sqlite3 bundles (3.51.2), a statement whose LIMIT is bound costs about what preparing it
- * costs, on every run, even with the same value: the owner count's probe took 28-32 µs with
- * `limit ?` against 8-11 µs with `limit 2`, and the suite's first-page keys statements 1.02-1.47x
- * their literal form (`bench/literal-limit.ts`). (SQLite's planner reads a bound LIMIT's value,
- * so binding it again expires the statement; that is our reading of the source, the timings are
- * what was measured.)
- * A limit is a whole number the engine chose (page size plus one, a search's hits), so it is safe
- * as text. Each distinct limit is a statement of its own in the caller's statement cache, so only
- * the first `LIMITS_PER_STATEMENT` limits of a statement are written out per handle; a statement
- * whose limit keeps changing (similar companies' postings budget) keeps binding the rest. Only the
- * outermost, trailing limit, which is the statement's last parameter; an offset stays bound.
+ * costs, on every run, even with the same value: the owner count's probe took 43 µs with `limit ?`
+ * against 13 µs with `limit 2`, the company detail's latest stories 36 against 10 µs, and the
+ * suite's first-page keys statements 1.03-1.51x their literal form (one run of
+ * `bench/literal-limit.ts`, bench/README.md stop 22). (SQLite's planner reads a bound LIMIT's
+ * value, so binding it again expires the statement; that is our reading of SQLite, the timings
+ * are what was measured.)
+ *
+ * Only a number that passes `Number.isSafeInteger` and is not negative is written into the SQL;
+ * anything else (a string, a bigint, a fraction) stays bound. The page size comes from the client,
+ * so that check is what makes the text safe. The rewritten `?` is the text's last one, which is the
+ * last parameter; a text ending in ` limit ?` is a statement whose own LIMIT comes last (an offset
+ * after it, or a limit inside a subquery, ends the text otherwise and is left alone). Which limits
+ * are written out is up to `limits` (`LiteralLimits`): the first `LIMITS_PER_STATEMENT` of each
+ * statement, so a statement whose limit keeps changing (similar companies' postings budget, a deep
+ * page's offset plus its size) binds the rest, as before.
  */
-export function withLiteralLimit<Q extends { readonly sql: string; readonly parameters: readonly unknown[] }>(handle: object, query: Q): Q | { readonly sql: string; readonly parameters: readonly unknown[] } {
+export function withLiteralLimit<Q extends { readonly sql: string; readonly parameters: readonly unknown[] }>(limits: LiteralLimits, query: Q): Q | { readonly sql: string; readonly parameters: readonly unknown[] } {
   const { sql, parameters } = query
   if (!sql.endsWith(TRAILING_LIMIT) || parameters.length === 0) return query
   const limit = parameters[parameters.length - 1]
   if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 0) return query
-  let byStatement = literalLimits.get(handle)
-  if (!byStatement) literalLimits.set(handle, (byStatement = new Map()))
-  const limits = recentlyUsed(byStatement, sql, STATEMENTS_WITH_LIMITS, () => new Set<number>())
-  if (!limits.has(limit)) {
-    if (limits.size >= LIMITS_PER_STATEMENT) return query
-    limits.add(limit)
-  }
+  if (!limits.admit(sql, limit)) return query
   return { sql: `${sql.slice(0, -1)}${limit}`, parameters: parameters.slice(0, -1) }
 }
 

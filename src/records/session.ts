@@ -18,7 +18,7 @@ import type { SqlDialect } from '../compile/dialect.js'
 import { DIALECTS } from '../compile/index.js'
 import type { PostgresVentureDb, SqliteVentureDb, VentureDb } from '../store/open.js'
 import { prepared } from '../store/sql-names.js'
-import { withLiteralLimit } from '../execute/statements.js'
+import { LiteralLimits, withLiteralLimit } from '../execute/statements.js'
 import type { QueryShape } from './query-shape.js'
 
 /**
@@ -74,22 +74,27 @@ export function recordSession(vdb: VentureDb): RecordSession {
 function sqliteSession(vdb: SqliteVentureDb): RecordSession {
   const { sqlite } = vdb
   const dialect = DIALECTS.sqlite
+  // Trailing limits written as numbers (execute/statements.ts). The session runs query shapes only,
+  // a fixed set, so the limits of every one are followed for good: its statement caches (`prepared`,
+  // `modeStatement`) keep every text, and a statement forgotten and seen again must not get
+  // another `LIMITS_PER_STATEMENT` texts.
+  const limits = new LiteralLimits()
   const session: RecordSession = {
     dialect,
     async all(shape, params) {
-      const { sql, parameters } = withLiteralLimit(sqlite, shape.bind('sqlite', params))
+      const { sql, parameters } = withLiteralLimit(limits, shape.bind('sqlite', params))
       return prepared(sqlite, sql).all(...parameters) as never
     },
     async column(shape, params) {
-      const { sql, parameters } = withLiteralLimit(sqlite, shape.bind('sqlite', params))
+      const { sql, parameters } = withLiteralLimit(limits, shape.bind('sqlite', params))
       return modeStatement(plucking, 'pluck', sqlite, sql).all(...parameters) as never
     },
     async rows(shape, params) {
-      const { sql, parameters } = withLiteralLimit(sqlite, shape.bind('sqlite', params))
+      const { sql, parameters } = withLiteralLimit(limits, shape.bind('sqlite', params))
       return modeStatement(arrays, 'raw', sqlite, sql).all(...parameters) as unknown[][]
     },
     async first(shape, params) {
-      const { sql, parameters } = withLiteralLimit(sqlite, shape.bind('sqlite', params))
+      const { sql, parameters } = withLiteralLimit(limits, shape.bind('sqlite', params))
       return prepared(sqlite, sql).get(...parameters) as never
     },
     snapshot(read) {
