@@ -9,6 +9,8 @@
  *
  *   BENCH_COMPANIES=1000000 npx tsx bench/literal-limit.ts
  */
+import { and, condition, foreign } from '../src/ast/factory.js'
+import { datasets } from '../src/catalog/index.js'
 import { DEFAULT_LIMITS } from '../src/check/limits.js'
 import { planQuery, sqliteDialect } from '../src/compile/index.js'
 import { createEngine } from '../src/engine.js'
@@ -28,10 +30,14 @@ const params = await mixParams(engine, companies)
 
 interface Pair { readonly name: string; readonly bound: () => unknown; readonly literal: () => unknown }
 const pairs: Pair[] = []
-const probe = 'select count(*) as "count" from (select 1 as "one" from "investors" as "t0" where "t0"."svc_slug" = ? limit LIMIT) as "m"'
-const probeBound = vdb.sqlite.prepare(probe.replace('LIMIT', '?')).raw()
-const probeLiteral = vdb.sqlite.prepare(probe.replace('LIMIT', '2')).raw()
-pairs.push({ name: 'owner count probe', bound: () => probeBound.all(params.investorSlug, 2), literal: () => probeLiteral.all(params.investorSlug) })
+// The owner count's probe as the engine compiles it for GET /fundings?investor_slugs= (its limit
+// written as 2, compile/owner-count.ts), and the same with that limit bound.
+const probe = planQuery({ dataset: datasets.fundings, filter: and([foreign('investors', condition('svc_slug', 'in', [params.investorSlug], '/filter'), 'any', '/filter')], '/filter'), sort: [] }, sqliteDialect)
+  .ownerCount!.byProbe!.probe(vdb.db).compile()
+if (!probe.sql.includes(' limit 2)')) throw new Error('bench: the probe no longer writes its limit as 2')
+const probeBound = vdb.sqlite.prepare(probe.sql.replace(' limit 2)', ' limit ?)')).raw()
+const probeLiteral = vdb.sqlite.prepare(probe.sql).raw()
+pairs.push({ name: 'owner count probe', bound: () => probeBound.all(...probe.parameters, 2), literal: () => probeLiteral.all(...probe.parameters) })
 
 // The company detail's latest stories (a query shape with its limit as a parameter, STORY_LIMIT).
 const stories = LATEST_STORIES.bind('sqlite', { companyId: params.companyId, limit: STORY_LIMIT })

@@ -98,17 +98,17 @@ export const LIMITS_PER_STATEMENT = 8
  * statements are a fixed set (the record session's query shapes).
  */
 export class LiteralLimits {
-  readonly #byStatement = new Map<string, Set<number>>()
+  /** Per statement text, its limits written out and the text for each (made once: no string built per call). */
+  readonly #byStatement = new Map<string, Map<number, string>>()
 
   constructor(private readonly maxStatements = Number.POSITIVE_INFINITY) {}
 
-  /** Whether `limit` is written out for `sql`: already so, or one of its first limits. */
-  admit(sql: string, limit: number): boolean {
-    const limits = recentlyUsed(this.#byStatement, sql, this.maxStatements, () => new Set<number>())
-    if (limits.has(limit)) return true
-    if (limits.size >= LIMITS_PER_STATEMENT) return false
-    limits.add(limit)
-    return true
+  /** The text of `sql` (ending in ` limit ?`) with `limit` written out, or undefined when that limit stays bound. */
+  literalText(sql: string, limit: number): string | undefined {
+    const texts = recentlyUsed(this.#byStatement, sql, this.maxStatements, () => new Map<number, string>())
+    let text = texts.get(limit)
+    if (text === undefined && texts.size < LIMITS_PER_STATEMENT) texts.set(limit, (text = `${sql.slice(0, -1)}${limit}`))
+    return text
   }
 }
 
@@ -139,26 +139,34 @@ export function withLiteralLimit<Q extends { readonly sql: string; readonly para
   if (!sql.endsWith(TRAILING_LIMIT) || parameters.length === 0) return query
   const limit = parameters[parameters.length - 1]
   if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 0) return query
-  if (!limits.admit(sql, limit)) return query
-  return { sql: `${sql.slice(0, -1)}${limit}`, parameters: parameters.slice(0, -1) }
+  const text = limits.literalText(sql, limit)
+  return text === undefined ? query : { sql: text, parameters: parameters.slice(0, -1) }
+}
+
+/** A hand-prepared statement whose trailing LIMIT is written as a number where it can be (`limitedStatement`). */
+export interface LimitedStatement {
+  /** Every row for `params`, at most `limit` of them. */
+  all(limit: number, ...params: unknown[]): unknown[]
 }
 
 /**
- * A statement prepared once per limit, its LIMIT written as a number (see `withLiteralLimit`), for
- * statements prepared by hand. `prepare` receives the limit as a whole number.
+ * For statements prepared by hand (search): `prepare` gets the LIMIT's text, a number or `?`. The
+ * first `LIMITS_PER_STATEMENT` limits each get a statement with the number written out (see
+ * `withLiteralLimit`); any other limit runs on one statement with the limit bound, as before.
  */
-export function statementPerLimit<S>(prepare: (limit: number) => S): (limit: number) => S {
-  const byLimit = new Map<number, S>()
-  return (limit) => {
-    if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`execute: a limit is a whole number, got ${String(limit)}`)
-    let statement = byLimit.get(limit)
-    if (statement === undefined) {
-      // Beyond the kept limits, prepared for this call alone (what a bound limit costs anyway).
-      statement = prepare(limit)
-      if (byLimit.size < LIMITS_PER_STATEMENT) byLimit.set(limit, statement)
-    }
-    return statement
-  }
+export function limitedStatement(prepare: (limit: string) => { all(...params: unknown[]): unknown[] }): LimitedStatement {
+  const byLimit = new Map<number, { all(...params: unknown[]): unknown[] }>()
+  let bound: { all(...params: unknown[]): unknown[] } | undefined
+  return Object.freeze({
+    all(limit: number, ...params: unknown[]): unknown[] {
+      if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`execute: a limit is a whole number, got ${String(limit)}`)
+      let statement = byLimit.get(limit)
+      if (statement === undefined && byLimit.size < LIMITS_PER_STATEMENT) byLimit.set(limit, (statement = prepare(String(limit))))
+      if (statement !== undefined) return statement.all(...params)
+      bound ??= prepare('?')
+      return bound.all(...params, limit)
+    },
+  })
 }
 
 /** `query` with other values for its parameters (same SQL text, same number of parameters). */

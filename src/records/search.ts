@@ -25,7 +25,7 @@ import type BetterSqlite3 from 'better-sqlite3'
 import { datasets } from '../catalog/index.js'
 import { FIRST_WORD_MARKER, MIN_EXPANDED_PREFIX, SEARCH_TABLES, type CompanyHitField, type SearchTableNames } from '../store/schema/search-tables.js'
 import type { SqliteVentureDb } from '../store/open.js'
-import { statementPerLimit } from '../execute/statements.js'
+import { limitedStatement, type LimitedStatement } from '../execute/statements.js'
 
 export const SEARCH_OBJECT_TYPES = Object.freeze(['company', 'investor'] as const)
 export type SearchObjectType = (typeof SEARCH_OBJECT_TYPES)[number]
@@ -138,10 +138,10 @@ export function namePrefixQuery(words: readonly string[], nameColumn: string, ex
 
 interface TypeStatements {
   readonly count: BetterSqlite3.Statement
-  /** By limit, written into the text: a bound LIMIT costs a prepare on every run (`withLiteralLimit`). */
-  readonly exact: (limit: number) => BetterSqlite3.Statement
-  readonly match: (limit: number) => BetterSqlite3.Statement
-  readonly matchWithNameKey: (limit: number) => BetterSqlite3.Statement
+  /** Their LIMIT written as a number where it can be: a bound LIMIT costs a prepare on every run (`withLiteralLimit`). */
+  readonly exact: LimitedStatement
+  readonly match: LimitedStatement
+  readonly matchWithNameKey: LimitedStatement
   readonly details: BetterSqlite3.Statement
   readonly expand: ExpandPrefix
 }
@@ -170,11 +170,11 @@ function typeStatements(sqlite: BetterSqlite3.Database, type: SearchObjectType):
       return found.length > MAX_EXPANDED_WORDS ? undefined : found
     },
     count: sqlite.prepare(`select coalesce(max(rank), 0) from "${t.ranks}"`).pluck(),
-    exact: statementPerLimit((limit) => sqlite.prepare(`select rank from "${t.ranks}" where name_key = ? order by rank limit ${limit}`).pluck()),
-    match: statementPerLimit((limit) => sqlite.prepare(`select rowid from "${t.fts}" where "${t.fts}" match ? order by rowid limit ${limit}`).pluck()),
+    exact: limitedStatement((limit) => sqlite.prepare(`select rank from "${t.ranks}" where name_key = ? order by rank limit ${limit}`).pluck()),
+    match: limitedStatement((limit) => sqlite.prepare(`select rowid from "${t.fts}" where "${t.fts}" match ? order by rowid limit ${limit}`).pluck()),
     // The name-start tier with each match's name key, for the promotion to tier 0 (searchRecords):
     // one primary-key step per row, cheaper than a second statement over the ranks.
-    matchWithNameKey: statementPerLimit((limit) => sqlite.prepare(`select f.rowid, s.name_key from "${t.fts}" f join "${t.ranks}" s on s.rank = f.rowid
+    matchWithNameKey: limitedStatement((limit) => sqlite.prepare(`select f.rowid, s.name_key from "${t.fts}" f join "${t.ranks}" s on s.rank = f.rowid
       where "${t.fts}" match ? order by f.rowid limit ${limit}`).raw()),
   }
   if (type === 'company') return { ...common, details: sqlite.prepare(companyDetailsSql(sqlite, t, RANKS_IN)) }
@@ -240,10 +240,10 @@ function statementsFor(sqlite: BetterSqlite3.Database): Record<SearchObjectType,
  */
 function nameCandidates(s: TypeStatements, words: readonly string[], termKey: string, termFolded: string, nameColumn: string, limit: number): Map<number, 0 | 1 | 2> {
   const tierOf = new Map<number, 0 | 1 | 2>()
-  for (const rank of s.exact(limit).all(termKey) as number[]) tierOf.set(rank, 0)
+  for (const rank of s.exact.all(limit, termKey) as number[]) tierOf.set(rank, 0)
   const namePrefix = namePrefixQuery(words, nameColumn, s.expand)
   if (namePrefix === undefined) return tierOf
-  for (const [rank, nameKey] of s.matchWithNameKey(limit).all(namePrefix) as [number, string | null][]) {
+  for (const [rank, nameKey] of s.matchWithNameKey.all(limit, namePrefix) as [number, string | null][]) {
     if (!tierOf.has(rank)) tierOf.set(rank, nameKey !== null && fold(nameKey) === termFolded ? 0 : 1)
   }
   return tierOf
@@ -253,7 +253,7 @@ function nameCandidates(s: TypeStatements, words: readonly string[], termKey: st
 function addOtherMatches(s: TypeStatements, words: readonly string[], tierOf: Map<number, 0 | 1 | 2>, limit: number): void {
   const anyWords = anyWordsQuery(words, s.expand)
   if (anyWords === undefined) return
-  for (const rank of s.match(limit + tierOf.size).all(anyWords) as number[]) if (!tierOf.has(rank)) tierOf.set(rank, 2)
+  for (const rank of s.match.all(limit + tierOf.size, anyWords) as number[]) if (!tierOf.has(rank)) tierOf.set(rank, 2)
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Trailing LIMITs written as numbers on SQLite (src/execute/statements.ts, `withLiteralLimit`,
- * `LiteralLimits`, `statementPerLimit`): a bound LIMIT costs about a prepare on every run, so the
+ * `LiteralLimits`, `limitedStatement`): a bound LIMIT costs about a prepare on every run, so the
  * engine writes a trailing limit into the SQL text instead. The rewrite must give the same rows,
  * touch only a trailing `limit ?` holding a safe whole number, reach the statements that
  * `readRows` and the record session prepare, and keep the number of statement texts bounded when
@@ -9,7 +9,7 @@
 import Database from 'better-sqlite3'
 import { CompiledQuery } from 'kysely'
 import { afterAll, describe, expect, it } from 'vitest'
-import { LIMITS_PER_STATEMENT, LiteralLimits, readRows, statementPerLimit, withLiteralLimit } from '../../src/execute/statements.js'
+import { LIMITS_PER_STATEMENT, LiteralLimits, limitedStatement, readRows, withLiteralLimit } from '../../src/execute/statements.js'
 import { recordSession } from '../../src/records/session.js'
 import { storiesOf } from '../../src/records/stories.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
@@ -120,29 +120,27 @@ describe('withLiteralLimit', () => {
   })
 })
 
-describe('statementPerLimit', () => {
-  it(`prepares a statement once per limit, with the limit in its text, keeping ${LIMITS_PER_STATEMENT} limits`, () => {
-    const prepared: number[] = []
-    const byLimit = statementPerLimit((limit) => {
+describe('limitedStatement', () => {
+  it(`writes the first ${LIMITS_PER_STATEMENT} limits into a statement each, and binds any other on one statement`, () => {
+    const prepared: string[] = []
+    const statement = limitedStatement((limit) => {
       prepared.push(limit)
-      return sqlite.prepare(`select id from t order by id limit ${limit}`).pluck()
+      return sqlite.prepare(`select id from t where v = ? order by id limit ${limit}`).pluck()
     })
-    expect(byLimit(3).all()).toEqual([1, 2, 3])
-    expect(byLimit(3)).toBe(byLimit(3))
-    expect(prepared).toEqual([3])
-    for (let limit = 1; limit <= 40; limit++) byLimit(limit)
-    // The first limits are kept (3 among them); limits past those are prepared on every call.
-    const before = prepared.length
-    byLimit(40)
-    byLimit(40)
-    expect(prepared.length).toBe(before + 2)
-    byLimit(1)
-    expect(prepared.length).toBe(before + 2)
+    expect(statement.all(3, 'v1')).toEqual([1, 8, 15])
+    expect(statement.all(3, 'v1')).toEqual([1, 8, 15])
+    expect(prepared).toEqual(['3'])
+    for (let limit = 1; limit <= 40; limit++) expect(statement.all(limit, 'v2')).toEqual(sqlite.prepare(SQL).pluck().all('v2', limit))
+    // The first LIMITS_PER_STATEMENT limits as numbers, every later one on the one bound statement.
+    expect(prepared).toEqual([...['3', '1', '2'], ...Array.from({ length: LIMITS_PER_STATEMENT - 3 }, (_, i) => String(i + 4)), '?'])
+    statement.all(40, 'v2')
+    statement.all(1, 'v2')
+    expect(prepared).toHaveLength(LIMITS_PER_STATEMENT + 1)
   })
 
   it('refuses a limit that is not a whole number', () => {
-    const byLimit = statementPerLimit((limit) => limit)
-    expect(() => byLimit(1.5)).toThrow(/whole number/)
-    expect(() => byLimit(-1)).toThrow(/whole number/)
+    const statement = limitedStatement(() => ({ all: () => [] }))
+    expect(() => statement.all(1.5)).toThrow(/whole number/)
+    expect(() => statement.all(-1)).toThrow(/whole number/)
   })
 })
