@@ -342,7 +342,7 @@ function chooseBackend(vdb: VentureDb, limits: Limits, paging: Partial<PagingPol
     // Inline on SQLite: the caller's thread runs each statement; the watchdog interrupts it at the deadline.
     if (owned) vdb.sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(writeWaitMs))}`)
     const interruptible = makeInterruptible(vdb.sqlite)
-    return inlineBackend(createOperations(vdb, limits, paging), { interruptible, watchdog: interruptible ? createWatchdog() : undefined })
+    return inlineBackend(createOperations(vdb, limits, paging), { interruptible, watchdog: interruptible ? createWatchdog() : undefined, synchronous: true })
   }
   return inlineBackend(createOperations(vdb, limits, paging), {
     cancellable: (work) => vdb.cancellable(work),
