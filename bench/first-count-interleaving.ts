@@ -7,29 +7,11 @@
  * count, which reads more pages and runs JavaScript around its statement, pays more for that than
  * the hand-written statement does.
  */
-import { createEngine } from '../src/engine.js'
-import { benchDatabaseFile, forgetTotals, freshCaches, openBenchDatabase } from './support/dataset.js'
-import { keyBefore, sqlForms } from './suite/hand-sql.js'
-import { buildMix, mixParams } from './suite/mix.js'
+import { firstCountVariants } from './suite/first-count-variants.js'
 import { timeVariants, type Variant } from './suite/timing.js'
 
-benchDatabaseFile()
-const vdb = openBenchDatabase()
-freshCaches(vdb)
-const engine = createEngine({ database: vdb })
-const params = await mixParams(engine, Number(process.env.BENCH_COMPANIES ?? 100000))
-const request = buildMix(engine, params).find((m) => m.id === 'fundings-investor')!.request
-const forms = sqlForms(vdb.sqlite, params, keyBefore(vdb.sqlite, params.deepPage), keyBefore(vdb.sqlite, 2))['fundings-investor']!
-const engineCount: Variant = {
-  name: 'engine',
-  setup: () => forgetTotals(vdb),
-  run: async () => {
-    const c = await engine.count(request)
-    if (!c.ok) throw new Error(JSON.stringify(c.issues))
-  },
-}
-const hand: Variant = { name: 'hand', run: forms.hand.count! }
-const plain: Variant = { name: 'plain', run: forms.plain!.count! }
+const { engine, engineCount, hand, plain: plainCount } = await firstCountVariants('fundings-investor')
+const plain: Variant = plainCount!
 
 console.log('| variants, in rotation order | engine ms | hand ms | engine / hand |')
 console.log('|---|---|---|---|')

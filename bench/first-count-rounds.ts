@@ -11,31 +11,12 @@
  * code (bench/README.md, stop 23). Comparing two versions of the engine takes several processes of
  * each, alternating, and rounds after the first (which warms up).
  */
-import { createEngine } from '../src/engine.js'
-import { benchDatabaseFile, forgetTotals, freshCaches, openBenchDatabase } from './support/dataset.js'
-import { keyBefore, sqlForms } from './suite/hand-sql.js'
-import { buildMix, mixParams } from './suite/mix.js'
-import { timeVariants, type Variant } from './suite/timing.js'
+import { firstCountVariants } from './suite/first-count-variants.js'
+import { timeVariants } from './suite/timing.js'
 
-benchDatabaseFile()
-const vdb = openBenchDatabase()
-freshCaches(vdb)
-const engine = createEngine({ database: vdb })
-const params = await mixParams(engine, Number(process.env.BENCH_COMPANIES ?? 100000))
 const id = process.env.BENCH_ONLY ?? 'fundings-investor'
-const request = buildMix(engine, params).find((m) => m.id === id)?.request
-const forms = sqlForms(vdb.sqlite, params, keyBefore(vdb.sqlite, params.deepPage), keyBefore(vdb.sqlite, 2))[id]
-if (!request || !forms?.hand.count) throw new Error(`${id}: not a request of the mix with a hand-tuned count`)
-const engineCount: Variant = {
-  name: 'engine',
-  setup: () => forgetTotals(vdb),
-  run: async () => {
-    const c = await engine.count(request)
-    if (!c.ok) throw new Error(JSON.stringify(c.issues))
-  },
-}
-const variants: Variant[] = [engineCount, { name: 'hand', run: forms.hand.count }]
-if (forms.plain?.count) variants.push({ name: 'plain', run: forms.plain.count })
+const { engine, engineCount, hand, plain } = await firstCountVariants(id)
+const variants = plain ? [engineCount, hand, plain] : [engineCount, hand]
 
 console.log(`| ${id}, round | engine ms | hand ms | plain ms | engine / hand |`)
 console.log('|---|---|---|---|---|')

@@ -1,7 +1,8 @@
 /**
  * The inline backend on a SQLite handle (`synchronous`): its operations never wait on the event
- * loop, so it sets no deadline timer per call; the watchdog's interrupt alone keeps the budget.
- * An asynchronous inline backend (PostgreSQL's kind) still races its calls against a timer.
+ * loop, so it sets no deadline timer per call; the watchdog's interrupt alone keeps the budget, and
+ * an abort while a call runs still answers `query_cancelled`. A backend without the flag still
+ * races its calls against a timer of their budget.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -33,14 +34,16 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** Every `setTimeout` made while `work` runs, by the delay it asked for. */
-async function timersDuring<T>(work: () => Promise<T>): Promise<{ value: T; delays: number[] }> {
-  const spy = vi.spyOn(globalThis, 'setTimeout')
+/** Every `setTimeout` made while `work` runs, by the delay it asked for, and how many `setImmediate`. */
+async function timersDuring<T>(work: () => Promise<T>): Promise<{ value: T; delays: number[]; immediates: number }> {
+  const timeouts = vi.spyOn(globalThis, 'setTimeout')
+  const immediates = vi.spyOn(globalThis, 'setImmediate')
   try {
     const value = await work()
-    return { value, delays: spy.mock.calls.map((c) => Number(c[1])) }
+    return { value, delays: timeouts.mock.calls.map((c) => Number(c[1])), immediates: immediates.mock.calls.length }
   } finally {
-    spy.mockRestore()
+    timeouts.mockRestore()
+    immediates.mockRestore()
   }
 }
 
@@ -53,10 +56,30 @@ describe('the inline SQLite engine', () => {
       const request = { dataset: 'companies', filter: { country: 'USA' } }
       const expected = Number(vdb.sqlite.prepare("select count(*) from companies where country = 'USA'").pluck().get())
       expect(expected).toBeGreaterThan(0)
-      const { value, delays } = await timersDuring(() => engine.count(request))
+      const { value, delays, immediates } = await timersDuring(() => engine.count(request))
       expect(value).toEqual({ ok: true, value: expected })
-      // The budget's timer would be a 30,000 ms one.
-      expect(delays).not.toContain(30_000)
+      // Nothing waits on the event loop: no timer (the budget's would be a 30,000 ms one), no immediate.
+      expect(delays).toEqual([])
+      expect(immediates).toBe(0)
+    } finally {
+      await engine.close()
+      await vdb.close()
+    }
+  })
+
+  it('answers query_cancelled when the signal is aborted while the call runs, and the next call normally', async () => {
+    const vdb = openDatabase(file) as SqliteVentureDb
+    const engine = createEngine({ database: vdb, timeoutMs: 30_000 })
+    try {
+      const request = { dataset: 'companies', filter: { country: 'USA' } }
+      const controller = new AbortController()
+      const answer = engine.count(request, { signal: controller.signal })
+      // The call has started (its first statement ran); the abort comes from the caller before it settles.
+      controller.abort()
+      const cancelled = await answer
+      expect(cancelled.ok).toBe(false)
+      expect(!cancelled.ok && cancelled.issues[0]).toMatchObject({ code: 'query_cancelled' })
+      expect((await engine.count(request, { signal: new AbortController().signal })).ok).toBe(true)
     } finally {
       await engine.close()
       await vdb.close()
@@ -84,8 +107,10 @@ describe.runIf(interruptExtension() !== undefined)('a synchronous inline backend
       await vdb.close()
     }
   })
+})
 
-  it('an asynchronous one (the default) sets a timer of the budget for the same call', async () => {
+describe('an inline backend without the flag', () => {
+  it('sets a timer of the budget for each call', async () => {
     const vdb = openDatabase(file) as SqliteVentureDb
     const backend = inlineBackend(createOperations(vdb, DEFAULT_LIMITS))
     try {

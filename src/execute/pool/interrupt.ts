@@ -161,8 +161,11 @@ export function createWatchdog(extension = interruptExtension()): Watchdog | und
           break
         }
       }
-      // More calls at once than entries: this one runs without a deadline of its own (its budget
-      // still answers the caller at the deadline, backend.ts); it is not interrupted.
+      // More calls at once than entries: this one runs without a deadline of its own; it is not
+      // interrupted, and the inline SQLite backend sets no timer either (backend.ts, `synchronous`).
+      // The extension interrupts a connection only for its most recently armed token, so of calls
+      // interleaved on one connection (each awaiting between statements) only the latest is
+      // guarded; the worker pool runs one call at a time per connection.
       if (entry < 0) return
       searchFrom = (entry + 1) % WATCHDOG_ENTRIES
       Atomics.store(entries, 3 * entry + 1, BigInt(slot))
