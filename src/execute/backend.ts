@@ -240,7 +240,8 @@ export function inlineBackend<Ops extends OperationTable>(ops: Ops, options: Inl
 
 /**
  * A synchronous backend's call (`InlineOptions.synchronous`): its answer, or `QueryCancelledError`
- * when the signal was aborted while it ran (it cannot be stopped mid-call: nothing else runs then).
+ * when the signal was aborted while it ran. Such an abort comes from the caller's own promise jobs
+ * between two of the call's statements; it cannot stop the call, so it is answered when the call settles.
  */
 async function settledUnlessAborted<T>(running: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   let value: T

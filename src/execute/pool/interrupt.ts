@@ -165,7 +165,8 @@ export function createWatchdog(extension = interruptExtension()): Watchdog | und
       // interrupted, and the inline SQLite backend sets no timer either (backend.ts, `synchronous`).
       // The extension interrupts a connection only for its most recently armed token, so of calls
       // interleaved on one connection (each awaiting between statements) only the latest is
-      // guarded; the worker pool runs one call at a time per connection.
+      // guarded. A pool worker's calls never interleave: each arrives as a message, read only after
+      // the call before has settled (its operations never wait on the event loop, backend.ts).
       if (entry < 0) return
       searchFrom = (entry + 1) % WATCHDOG_ENTRIES
       Atomics.store(entries, 3 * entry + 1, BigInt(slot))
