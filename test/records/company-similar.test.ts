@@ -46,21 +46,45 @@ describe('plainText (description_plain_text)', () => {
 })
 
 describe('SharedWeights (the sums of shared tag weight)', () => {
-  it('sums like a Map, in the order first seen, past its expected size and for ids beyond 32 bits', () => {
+  /** Ascending distinct ids from a seeded generator, some beyond 32 bits. */
+  const postings = (seed: number, count: number, spread: number) => {
+    const ids = new Set<number>()
+    while (ids.size < count) {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
+      ids.add(seed % 7 === 0 ? 2 ** 40 + (seed % 3_000) : seed % spread)
+    }
+    return [...ids].sort((a, b) => a - b)
+  }
+
+  it('sums like a Map, tag after tag, with ids ascending, past its expected size and for ids beyond 32 bits', () => {
     const table = new SharedWeights(4)
     const reference = new Map<number, number>()
-    let seed = 7
-    for (let i = 0; i < 60_000; i++) {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
-      const id = i % 5 === 0 ? 2 ** 40 + (seed % 3_000) : seed % 20_000
-      const weight = ((seed >>> 8) % 1000) / 997
-      table.add(id, weight)
-      reference.set(id, (reference.get(id) ?? 0) + weight)
-    }
-    expect(reference.size).toBeGreaterThan(15_000)
+    // Overlapping tags (ids below 20,000), one spread wide, and ids beyond 32 bits in each; 42 is the company itself.
+    const tags = [postings(7, 9_000, 20_000), postings(11, 15_000, 20_000), postings(13, 400, 1_000_000), postings(17, 12_000, 20_000)]
+    expect(tags.some((owners) => owners.includes(42))).toBe(true)
+    tags.forEach((owners, i) => {
+      const weight = 0.7 + i / 3
+      // As read: an Int32Array where every id fits one, else plain numbers.
+      table.addPostings(owners.every((id) => id < 2 ** 31) ? Int32Array.from(owners) : owners, weight, 42)
+      for (const id of owners) if (id !== 42) reference.set(id, (reference.get(id) ?? 0) + weight)
+    })
+    expect(reference.size).toBeGreaterThan(20_000)
+    const ascending = [...reference.keys()].sort((a, b) => a - b)
     expect(table.size).toBe(reference.size)
-    expect(table.ids()).toEqual([...reference.keys()])
-    expect(Array.from({ length: table.size }, (_, i) => table.sumAt(i))).toEqual([...reference.values()])
+    expect(table.ids()).toEqual(ascending)
+    // The same additions in the same order: equal to the last bit.
+    expect(Array.from({ length: table.size }, (_, i) => table.sumAt(i))).toEqual(ascending.map((id) => reference.get(id)))
+    const { ids, sums } = table.entries()
+    expect(Array.from(ids)).toEqual(ascending)
+    expect(sums[0]).toBe(reference.get(ascending[0]!))
+  })
+
+  it('sorts postings given out of order and adds an id given twice twice, as separate additions would', () => {
+    const table = new SharedWeights(16)
+    table.addPostings([5, 3, 9], 1.25, -1)
+    table.addPostings([9, 1, 9, 3], 0.5, 3)
+    expect(table.ids()).toEqual([1, 3, 5, 9])
+    expect(Array.from(table.entries().sums)).toEqual([0.5, 1.25, 1.25, 1.25 + 0.5 + 0.5])
   })
 })
 
