@@ -10,12 +10,14 @@
  *   companies on a million rows). Tags whose postings did not fit are then probed for those
  *   candidates only, so each candidate's shared tag weight is complete.
  * - The candidates are ranked by their exact weighted Jaccard of tags, from every company's total
- *   tag weight kept per connection and data version (`TagTotals`; 8 bytes a company, built about
+ *   tag weight kept per connection and data version (`TagTotals`; 9 bytes a company, built about
  *   250 ms per call, ~2 s in all at 1M companies, ranking by shared weight until they are ready). Where totals cannot be kept the best by shared weight
  *   have their tags read instead (`ranking: 'shared'`), which favours companies with many tags.
  *   On a million companies the default (50,000 postings, 200 candidates) finds 0.81 of the
- *   exact answer's 20 in 7.2 ms a call; ranking by shared weight with 25,000 postings and
- *   500 candidates found 0.32 in 14.5 ms (18 companies, `bench/similar-quality.ts`, stop 21).
+ *   exact answer's 20 in 2.8 ms a call (6.2 ms before the shared weights were merged in id order
+ *   and the ranking bounded, stop 24); 100,000 postings find 0.97 in 4.2 ms; ranking by shared
+ *   weight with 25,000 postings and 500 candidates found 0.32 in 9.5 ms (18 companies,
+ *   `bench/similar-quality.ts`).
  * - The best-ranked candidates (capped) are scored in full: descriptions are read only for those that can still reach the best
  *   `limit` with the description's part at its most, and the other fields for the answer only.
  *   The same answers; at 1M companies with a description every candidate can still reach them,
@@ -205,8 +207,8 @@ async function weightCache(vdb: VentureDb, s: RecordSession): Promise<WeightCach
  *
  * Built once per connection and data version by reading every tag row (5.4 million at 1M
  * companies: about 1.5-2.5 s in all, `bench/similar-floor.ts`), a slice of tags per call of about
- * `totalsBuildMs`, so neither a worker nor an inline caller's event loop is held for long; 8 bytes
- * per company id (ids must be dense: up to 4 per company, or 2^20). The weights are those of `TagWeights`; per owner they are added field by
+ * `totalsBuildMs`, so neither a worker nor an inline caller's event loop is held for long; 9 bytes
+ * per company id, the total and its floor (ids must be dense: up to 4 per company, or 2^20). The weights are those of `TagWeights`; per owner they are added field by
  * field, values in binary order, so both backends sum them alike. Not kept (undefined) for ids a
  * bitmap cannot hold, negative ids, sparse ids, or more than `MAX_TOTALS_TAGS` distinct tags.
  */
@@ -423,8 +425,9 @@ function hasMember(bits: Uint32Array, id: number): boolean {
 /**
  * Adds `weight` to the sum of each id that `bits` holds, without a branch on the bit: w · 0 adds
  * +0, which leaves a positive sum as it is, so the sums are those of adding where the bit is set.
- * Whether a candidate has a common tag is a coin toss to the processor: the branch cost 7-8 ns a
- * test, most of the probes' time (80,000 tests a call at 1M companies).
+ * Whether a candidate has a common tag is a coin toss to the processor's branch predictor: in a
+ * scratch loop of 96,000 tests over ascending ids (3 bitmaps), 4.6-5.7 ns a test with the branch
+ * and 3.6 without. A call at 1M companies makes 80,000 to 220,000.
  */
 function addMembers(bits: Uint32Array, weight: number, ids: Float64Array, sums: Float64Array): void {
   const words = bits.length
@@ -442,8 +445,9 @@ function addMembers(bits: Uint32Array, weight: number, ids: Float64Array, sums: 
  * The tag weight each candidate shares with the company, summed as postings are read: the ids so
  * far and their sums in two typed arrays in ascending id order, each tag's postings (ascending, as
  * read) merged in. An open-addressing table did this before, and a Map before that: a hashed slot
- * per posting is a read at a random place, 22-34 ns a posting on this machine against 7-8 ns for a
- * merge of two ascending lists (scratch loop, 52,000 postings). The candidates then come in id
+ * per posting is a read at a random place (22-34 ns a posting in a scratch loop over 52,000 real
+ * postings). Summing the postings took 1.7 ms a call with the table and 0.65 ms merged (8 companies
+ * at 1M, the phases of a call timed in a scratch copy). The candidates then come in id
  * order, so the probes of their bitmaps and the reads of their totals walk those arrays in order.
  * Each id's weights are added in the order the tags are merged (the first is the sum; 0 + w is w),
  * as with the table and the Map, so the sums are the same to the last bit.
@@ -747,9 +751,11 @@ function rankByJaccard(shared: SharedWeights, kept: TagTotals, cap: number, comp
     place(j, id, score, key)
   }
   // Once the heap is full, a candidate whose score cannot beat its root is passed over without
-  // reading its total: W_B >= I, so I / (W_A + W_B - I) <= I / W_A. Most candidates share one rare
-  // tag and fail this, and the total is a read at a random place in an array of 8 MB (at 1M
-  // companies), which was most of the ranking's time. The margin covers rounding: I and W_B are
+  // reading its total: W_B >= I, so I / (W_A + W_B - I) <= I / W_A. About 3 candidates in 4 fail
+  // this, and the floor of W_B (below) passes over most of the rest: of ~32,000 candidates a call
+  // at 1M companies, ~8,900 pass the first bound and ~1,200 read their total (8 companies, counted
+  // in a scratch copy). A total is a read at a random place in an array of 8 MB; the ranking was
+  // 44% of a call before (a CPU profile of 800 calls). The margin covers rounding: I and W_B are
   // sums of the same weights in other orders, so W_B may come out an ulp below I.
   const bound = mine > 0 ? 1 / (mine * (1 - 1e-9)) : Number.POSITIVE_INFINITY
   const { ids, sums } = shared.entries()
