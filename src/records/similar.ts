@@ -212,7 +212,7 @@ async function weightCache(vdb: VentureDb, s: RecordSession): Promise<WeightCach
  * field, values in binary order, so both backends sum them alike. Not kept (undefined) for ids a
  * bitmap cannot hold, negative ids, sparse ids, or more than `MAX_TOTALS_TAGS` distinct tags.
  */
-interface TagTotals {
+export interface TagTotals {
   readonly version: number
   /** df of every tag. */
   readonly df: ReadonlyMap<TagKey, number>
@@ -417,11 +417,6 @@ function remember(cache: TagCache, key: string, value: Uint32Array | Int32Array)
   cache.bytes += value.byteLength
 }
 
-function hasMember(bits: Uint32Array, id: number): boolean {
-  const word = id >>> 5
-  return id >= 0 && word < bits.length && (bits[word]! & (1 << (id & 31))) !== 0
-}
-
 /**
  * Adds `weight` to the sum of each id that `bits` holds, without a branch on the bit: w · 0 adds
  * +0, which leaves a positive sum as it is, so the sums are those of adding where the bit is set.
@@ -451,21 +446,29 @@ function addMembers(bits: Uint32Array, weight: number, ids: Float64Array, sums: 
  * order, so the probes of their bitmaps and the reads of their totals walk those arrays in order.
  * Each id's weights are added in the order the tags are merged (the first is the sum; 0 + w is w),
  * as with the table and the Map, so the sums are the same to the last bit.
+ *
+ * Where the answer could depend on the candidates' order, it now follows the ids, not the order the
+ * table first saw them: ranked by shared weight past the request's budget of tag counts
+ * (`MAX_NEW_WEIGHTS_PER_REQUEST`, a vocabulary of more than 300 uncounted tags among the candidates),
+ * the tags counted are those met first among the candidates taken by score, then id.
  */
 export class SharedWeights {
   /** Entries (distinct ids) so far. */
   size = 0
   #ids: Float64Array
   #sums: Float64Array
-  /** The other pair, merged into and then swapped, so a call allocates only while it grows. */
+  /** The other pair: each merge writes into it, and the two pairs are then swapped. */
   #nextIds: Float64Array
   #nextSums: Float64Array
 
-  /** `expected`: about how many distinct ids will be added (the postings budget); more are fine. */
+  /**
+   * `expected`: about how many distinct ids will be added (the postings budget); more are fine.
+   * Both pairs are sized for it, so merges allocate only past it.
+   */
   constructor(expected: number) {
     const sized = Number.isFinite(expected) ? Math.max(16, Math.min(Math.floor(expected), 1 << 20)) : 1024
-    this.#ids = new Float64Array(0)
-    this.#sums = new Float64Array(0)
+    this.#ids = new Float64Array(sized)
+    this.#sums = new Float64Array(sized)
     this.#nextIds = new Float64Array(sized)
     this.#nextSums = new Float64Array(sized)
   }
@@ -714,7 +717,7 @@ export async function similarCompanies(vdb: VentureDb, companyId: number, option
 }
 
 /** The candidates to score in full, and the tag part of their score (weighted Jaccard). */
-interface Ranked {
+export interface Ranked {
   readonly candidates: readonly number[]
   readonly tagScores: ReadonlyMap<number, number>
 }
@@ -726,7 +729,7 @@ interface Ranked {
  * ids would always favour the oldest companies. A min-heap of the best so far: most candidates
  * fail the comparison with its root.
  */
-function rankByJaccard(shared: SharedWeights, kept: TagTotals, cap: number, companyId: number): Ranked {
+export function rankByJaccard(shared: SharedWeights, kept: TagTotals, cap: number, companyId: number): Ranked {
   const { totals, floors } = kept
   // In range: the caller ranks by Jaccard only for a company the totals hold.
   const mine = totals[companyId]!
@@ -934,7 +937,8 @@ function splitKey(key: TagKey): [number, string] {
 }
 
 /** A 32-bit mix of two ids (deterministic; only used to order equal candidates fairly). */
-function mix(a: number, b: number): number {
+/** (Exported for the tests of `rankByJaccard`'s ties.) */
+export function mix(a: number, b: number): number {
   let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(b, 0xc2b2ae35)
   h ^= h >>> 16
   h = Math.imul(h, 0x7feb352d)

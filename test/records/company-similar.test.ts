@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { descriptionWords, plainText, SharedWeights, similarCompanies } from '../../src/records/similar.js'
+import { descriptionWords, mix, plainText, rankByJaccard, SharedWeights, similarCompanies } from '../../src/records/similar.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { bumpDataVersionSync, type SqliteVentureDb } from '../../src/store/open.js'
 
@@ -46,12 +46,12 @@ describe('plainText (description_plain_text)', () => {
 })
 
 describe('SharedWeights (the sums of shared tag weight)', () => {
-  /** Ascending distinct ids from a seeded generator, some beyond 32 bits. */
-  const postings = (seed: number, count: number, spread: number) => {
+  /** Ascending distinct ids from a seeded generator, one in 7 beyond 32 bits unless `small`. */
+  const postings = (seed: number, count: number, spread: number, small = false) => {
     const ids = new Set<number>()
     while (ids.size < count) {
       seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
-      ids.add(seed % 7 === 0 ? 2 ** 40 + (seed % 3_000) : seed % spread)
+      ids.add(!small && seed % 7 === 0 ? 2 ** 40 + (seed % 3_000) : seed % spread)
     }
     return [...ids].sort((a, b) => a - b)
   }
@@ -60,8 +60,10 @@ describe('SharedWeights (the sums of shared tag weight)', () => {
     const table = new SharedWeights(4)
     const reference = new Map<number, number>()
     // Overlapping tags (ids below 20,000), one spread wide, and ids beyond 32 bits in each; 42 is the company itself.
-    const tags = [postings(7, 9_000, 20_000), postings(11, 15_000, 20_000), postings(13, 400, 1_000_000), postings(17, 12_000, 20_000)]
+    // The second tag's ids all fit 32 bits, so it is given as an Int32Array.
+    const tags = [postings(7, 9_000, 20_000), postings(11, 15_000, 20_000, true), postings(13, 400, 1_000_000), postings(17, 12_000, 20_000)]
     expect(tags.some((owners) => owners.includes(42))).toBe(true)
+    expect(tags.filter((owners) => owners.every((id) => id < 2 ** 31)).length).toBe(1)
     tags.forEach((owners, i) => {
       const weight = 0.7 + i / 3
       // As read: an Int32Array where every id fits one, else plain numbers.
@@ -85,6 +87,49 @@ describe('SharedWeights (the sums of shared tag weight)', () => {
     table.addPostings([9, 1, 9, 3], 0.5, 3)
     expect(table.ids()).toEqual([1, 3, 5, 9])
     expect(Array.from(table.entries().sums)).toEqual([0.5, 1.25, 1.25, 1.25 + 0.5 + 0.5])
+  })
+})
+
+describe('rankByJaccard (the best candidates by tag Jaccard, a bounded heap)', () => {
+  /**
+   * Candidates with few distinct scores, so that many tie at the heap's root: the heap must keep
+   * what sorting every candidate by (score, hash key, id) keeps, whatever it passes over unread.
+   */
+  it('keeps exactly the best by score, then hash key, then id, with many ties at the root', () => {
+    const ids = 3_000
+    const totals = new Float64Array(ids)
+    const floors = new Uint8Array(ids)
+    // Totals from a few tag sets: ids with the same residue share their tags, so their scores tie.
+    // Weights in quarters: every total is its own floor, so the floor's bound is the score itself
+    // and a tie at the root must still be decided by the hash key, not passed over.
+    const weightOf = [1.25, 2.5, 0.75, 3.5, 2]
+    for (let id = 0; id < ids; id++) {
+      for (let t = 0; t < weightOf.length; t++) if ((id >> t) % 2 === 1 || id % (t + 2) === 0) totals[id] = totals[id]! + weightOf[t]!
+      floors[id] = Math.min(255, Math.floor(totals[id]! * 4))
+    }
+    const companyId = 7
+    const shared = new SharedWeights(ids)
+    const tagsOfCompany = [0, 1, 3]
+    for (const t of tagsOfCompany) {
+      const owners = Array.from({ length: ids }, (_, id) => id).filter((id) => (id >> t) % 2 === 1 || id % (t + 2) === 0)
+      shared.addPostings(Int32Array.from(owners), weightOf[t]!, companyId)
+    }
+    const kept = { version: 1, df: new Map<string, number>(), totals, floors }
+    const { ids: entries, sums } = shared.entries()
+    const reference = Array.from(entries, (id, i) => {
+      const union = totals[companyId]! + totals[id]! - sums[i]!
+      return { id, score: union > 0 ? Math.min(1, sums[i]! / union) : 0, key: mix(companyId, id) }
+    }).sort((a, b) => b.score - a.score || a.key - b.key || a.id - b.id)
+    let tiedAtTheRoot = 0
+    for (const cap of [1, 5, 20, 200]) {
+      const { candidates, tagScores } = rankByJaccard(shared, kept, cap, companyId)
+      const best = reference.slice(0, cap)
+      expect([...candidates].sort((a, b) => a - b), `cap ${cap}`).toEqual(best.map((r) => r.id).sort((a, b) => a - b))
+      for (const r of best) expect(tagScores.get(r.id)).toBe(r.score)
+      tiedAtTheRoot += reference.filter((r) => r.score === best.at(-1)!.score).length - best.filter((r) => r.score === best.at(-1)!.score).length
+    }
+    // The cases are not trivial: companies left out with the root's very score, by their hash key.
+    expect(tiedAtTheRoot).toBeGreaterThan(100)
   })
 })
 
