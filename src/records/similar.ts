@@ -463,10 +463,11 @@ export class SharedWeights {
 
   /**
    * `expected`: about how many distinct ids will be added (the postings budget); more are fine.
-   * Both pairs are sized for it, so merges allocate only past it.
+   * Both pairs are sized for it (up to 2^17 ids, 4 MB in all: a caller may pass an unbounded
+   * budget), so merges allocate only past it.
    */
   constructor(expected: number) {
-    const sized = Number.isFinite(expected) ? Math.max(16, Math.min(Math.floor(expected), 1 << 20)) : 1024
+    const sized = Number.isFinite(expected) ? Math.max(16, Math.min(Math.floor(expected), 1 << 17)) : 1 << 17
     this.#ids = new Float64Array(sized)
     this.#sums = new Float64Array(sized)
     this.#nextIds = new Float64Array(sized)
