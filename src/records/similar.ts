@@ -225,7 +225,7 @@ export interface TagTotals {
    */
   readonly floors: Uint8Array
 }
-/** Steps of a total's floor per unit of weight: a weight is ln(1 + N / df), 0.7 to 14 at 1M companies. */
+/** Steps of a total's floor per unit of weight: a weight is ln(1 + N / df), from ln 2 (every company's tag) to ln(1 + N). */
 const FLOOR_STEPS = 4
 const MAX_TOTALS_TAGS = 200_000
 /** The budgets when ranking by Jaccard (`bench/similar-quality.ts` measures others). */
@@ -373,13 +373,14 @@ async function tagMembers(vdb: VentureDb, s: RecordSession, version: number, key
  * postings are read for every company that has it, and reading them was most of what remained of a
  * call once probing was by bitmap (~12 of 20 ms). Ids beyond 32 bits are read every time.
  */
-async function tagPostings(vdb: VentureDb, s: RecordSession, version: number, key: TagKey): Promise<readonly number[] | Int32Array> {
+async function tagPostings(vdb: VentureDb, s: RecordSession, version: number, key: TagKey): Promise<ArrayLike<number>> {
   const cache = tagCache(vdb, version)
   const known = recall(cache, `p${key}`)
   if (known) return known as Int32Array
   const [field, value] = splitKey(key)
-  const owners = await s.column(POSTINGS[field]!, { value })
-  if (!owners.every((owner) => owner >= 0 && owner <= 0x7fffffff)) return owners
+  // In order once, when kept, rather than on every call that merges them (`SharedWeights`).
+  const owners = inAscendingOrder(await s.column(POSTINGS[field]!, { value }))
+  for (let i = 0; i < owners.length; i++) if (!(owners[i]! >= 0 && owners[i]! <= 0x7fffffff)) return owners
   const postings = Int32Array.from(owners)
   remember(cache, `p${key}`, postings)
   return postings
@@ -418,11 +419,21 @@ function remember(cache: TagCache, key: string, value: Uint32Array | Int32Array)
 }
 
 /**
+ * `ids` in ascending order, as `SharedWeights.addPostings` takes them: `ids` itself when it is
+ * (postings are read ordered by owner), else a sorted copy.
+ */
+export function inAscendingOrder(ids: ArrayLike<number>): ArrayLike<number> {
+  for (let i = 1; i < ids.length; i++) if (ids[i]! < ids[i - 1]!) return Float64Array.from(ids).sort()
+  return ids
+}
+
+/**
  * Adds `weight` to the sum of each id that `bits` holds, without a branch on the bit: w · 0 adds
  * +0, which leaves a positive sum as it is, so the sums are those of adding where the bit is set.
  * Whether a candidate has a common tag is a coin toss to the processor's branch predictor: in a
  * scratch loop of 96,000 tests over ascending ids (3 bitmaps), 4.6-5.7 ns a test with the branch
- * and 3.6 without. A call at 1M companies makes 80,000 to 220,000.
+ * and 3.6 without. A call for the 1M bench database's company with the most industries makes
+ * 222,000 (44,000 candidates, 5 common tags; counted in a scratch copy).
  */
 function addMembers(bits: Uint32Array, weight: number, ids: Float64Array, sums: Float64Array): void {
   const words = bits.length
@@ -440,9 +451,9 @@ function addMembers(bits: Uint32Array, weight: number, ids: Float64Array, sums: 
  * The tag weight each candidate shares with the company, summed as postings are read: the ids so
  * far and their sums in two typed arrays in ascending id order, each tag's postings (ascending, as
  * read) merged in. An open-addressing table did this before, and a Map before that: a hashed slot
- * per posting is a read at a random place (22-34 ns a posting in a scratch loop over 52,000 real
- * postings). Summing the postings took 1.7 ms a call with the table and 0.65 ms merged (8 companies
- * at 1M, the phases of a call timed in a scratch copy). The candidates then come in id
+ * per posting is a read at a random place (22-41 ns a posting in a scratch loop over 52,000 real
+ * postings). Summing the postings took 1.99 ms a call with the table and 0.79 ms merged (8 companies
+ * at 1M, the phases of a call timed in scratch copies of both, called alternately). The candidates then come in id
  * order, so the probes of their bitmaps and the reads of their totals walk those arrays in order.
  * Each id's weights are added in the order the tags are merged (the first is the sum; 0 + w is w),
  * as with the table and the Map, so the sums are the same to the last bit.
@@ -475,18 +486,12 @@ export class SharedWeights {
   }
 
   /**
-   * Adds `weight` to every id of `owners` but `skip` (the company itself). Postings read by value
-   * come in ascending ids; any other order is sorted first, and an id given twice gets the weight
-   * twice, as separate additions would.
+   * Adds `weight` to every id of `owners` but `skip` (the company itself). `owners` must be in
+   * ascending order (`inAscendingOrder`; postings are read so, and kept so): checking on every call
+   * cost ~40 µs a call for 35,000 ids. An id given twice gets the weight twice, as separate
+   * additions would.
    */
-  addPostings(owners: ArrayLike<number>, weight: number, skip: number): void {
-    let list = owners
-    for (let i = 1; i < owners.length; i++) {
-      if (owners[i]! < owners[i - 1]!) {
-        list = Float64Array.from(owners).sort()
-        break
-      }
-    }
+  addPostings(list: ArrayLike<number>, weight: number, skip: number): void {
     const n = this.size
     const m = list.length
     if (this.#nextIds.length < n + m) {
@@ -621,7 +626,7 @@ export async function similarCompanies(vdb: VentureDb, companyId: number, option
     }
     const [field, value] = splitKey(key)
     const w = weights.of(key)
-    let owners: readonly number[] | Int32Array
+    let owners: ArrayLike<number>
     if (df <= remaining) owners = await tagPostings(vdb, s, cache.version, key)
     else {
       const pivot = mix(companyId, df) % (cache.maxId + 1)
@@ -631,8 +636,8 @@ export async function similarCompanies(vdb: VentureDb, companyId: number, option
       if (part.length < remaining) {
         const before = await s.column(POSTINGS_BEFORE[field]!, { value, pivot, limit: remaining - part.length })
         for (const owner of part) before.push(owner)
-        owners = before
-      } else owners = part
+        owners = inAscendingOrder(before)
+      } else owners = inAscendingOrder(part)
     }
     read += owners.length
     shared.addPostings(owners, w, companyId)

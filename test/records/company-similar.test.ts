@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { descriptionWords, mix, plainText, rankByJaccard, SharedWeights, similarCompanies } from '../../src/records/similar.js'
+import { descriptionWords, inAscendingOrder, mix, plainText, rankByJaccard, SharedWeights, similarCompanies } from '../../src/records/similar.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { bumpDataVersionSync, type SqliteVentureDb } from '../../src/store/open.js'
 
@@ -81,10 +81,13 @@ describe('SharedWeights (the sums of shared tag weight)', () => {
     expect(sums[0]).toBe(reference.get(ascending[0]!))
   })
 
-  it('sorts postings given out of order and adds an id given twice twice, as separate additions would', () => {
+  it('takes postings put in order (inAscendingOrder) and adds an id given twice twice, as separate additions would', () => {
+    const inOrder = [1, 3, 9]
+    expect(inAscendingOrder(inOrder)).toBe(inOrder)
+    expect(Array.from(inAscendingOrder([9, 1, 9, 3]))).toEqual([1, 3, 9, 9])
     const table = new SharedWeights(16)
-    table.addPostings([5, 3, 9], 1.25, -1)
-    table.addPostings([9, 1, 9, 3], 0.5, 3)
+    table.addPostings(inAscendingOrder([5, 3, 9]), 1.25, -1)
+    table.addPostings(inAscendingOrder([9, 1, 9, 3]), 0.5, 3)
     expect(table.ids()).toEqual([1, 3, 5, 9])
     expect(Array.from(table.entries().sums)).toEqual([0.5, 1.25, 1.25, 1.25 + 0.5 + 0.5])
   })
