@@ -11,6 +11,7 @@ import { registerExplain } from './explain.js'
 import { registerQuery } from './query.js'
 import { registerKeys } from './keys.js'
 import { registerCopy } from './copy.js'
+import { registerSimilarIndex } from './similar-index.js'
 import { packageVersion } from './version.js'
 
 export function buildProgram(): Command {
@@ -29,5 +30,6 @@ export function buildProgram(): Command {
   registerServe(program)
   registerKeys(program)
   registerCopy(program)
+  registerSimilarIndex(program)
   return program
 }

@@ -42,6 +42,7 @@ import { columnName, COMPANIES, tagTableOf } from '../store/sql-names.js'
 import { COMPANY_ID, COMPANY_TABLE } from './company-sql.js'
 import { queryShape, type ShapeBuilder } from './query-shape.js'
 import { recordSession, type RecordSession } from './session.js'
+import { indexedNeighbours } from './similar-index.js'
 
 /** Spec 4.5 and section 8: at most 20. */
 export const SIMILAR_LIMIT = 20
@@ -83,6 +84,14 @@ export interface SimilarityOptions {
    * `sql`); `sql` is here so tests and benchmarks can compare the two.
    */
   readonly probe?: 'bitmap' | 'sql'
+  /**
+   * Whether the answer may come from the similarity index (`buildSimilarIndex`, `ventureql
+   * similar-index`; default true). It does when the index holds the company at the current data
+   * version, `limit` is at most `SIMILAR_LIMIT` and none of the options above is set: the index holds
+   * the answers of the defaults with the totals built (as `totalsBuildMs: Infinity` gives them), best
+   * first, so a smaller limit takes the first of them. False: always search (what the build does).
+   */
+  readonly index?: boolean
 }
 
 export interface SimilarCompanyRow {
@@ -341,11 +350,56 @@ export function tagWeight(companies: number, df: number): number {
 interface TagCache {
   readonly version: number
   bytes: number
+  /** At most this many bytes (`MAX_BITMAP_BYTES`, or what `keepEveryPosting` set). */
+  readonly limit: number
+  /** Whether a tag read in part is read in full instead, kept, and its part taken from it (`keepEveryPosting`). */
+  readonly whole: boolean
   /** By `b` or `p` (bitmap or postings) and the tag key. */
   readonly maps: Map<string, Uint32Array | Int32Array>
 }
 const MAX_BITMAP_BYTES = 16 * 1024 * 1024
 const tagCaches = new WeakMap<object, TagCache>()
+/** Connections that keep every posting (`keepEveryPosting`), with their cache's size. */
+const wholePostings = new WeakMap<object, number>()
+
+/**
+ * For a connection that answers for every company in turn (the similarity index's build): every
+ * tag's postings are kept once read, up to `bytes` with the bitmaps (default 256 MB; 21 MB of
+ * postings at 1,000,000 companies), and the part of a common rarest tag that a call reads is taken
+ * from them instead of from the database: the same ids, as `partOf` says. Reading that part in SQL
+ * for every company was 46% of the build's time (a CPU profile of 1,500 companies at 1M).
+ * Returns the undoing: the connection's cache back to its usual size and use.
+ */
+export function keepEveryPosting(vdb: VentureDb, bytes = 256 * 1024 * 1024): () => void {
+  wholePostings.set(vdb.db, bytes)
+  tagCaches.delete(vdb.db)
+  return () => {
+    wholePostings.delete(vdb.db)
+    tagCaches.delete(vdb.db)
+  }
+}
+
+/**
+ * The part of a tag's postings (`whole`, ascending) that the statements `POSTINGS_FROM` then
+ * `POSTINGS_BEFORE` read: up to `limit` ids from `pivot` up, then, when those are fewer, the lowest
+ * ids below it, those first (so the part is ascending).
+ */
+export function partOf(whole: Int32Array, pivot: number, limit: number): Int32Array {
+  let low = 0
+  let high = whole.length
+  while (low < high) {
+    const mid = (low + high) >>> 1
+    if (whole[mid]! < pivot) low = mid + 1
+    else high = mid
+  }
+  const from = whole.subarray(low, Math.min(whole.length, low + Math.max(0, limit)))
+  const before = whole.subarray(0, Math.min(low, Math.max(0, limit - from.length)))
+  if (before.length === 0) return from
+  const part = new Int32Array(before.length + from.length)
+  part.set(before)
+  part.set(from, before.length)
+  return part
+}
 
 /** Highest company id a bitmap covers (4 MB); a tag with a higher id is probed in SQL. */
 const MAX_BITMAP_ID = 32 * 1024 * 1024 - 1
@@ -386,9 +440,33 @@ async function tagPostings(vdb: VentureDb, s: RecordSession, version: number, ke
   return postings
 }
 
+/**
+ * The part of a tag's postings read when the whole would exceed the budget: up to `limit` from
+ * `pivot` up, wrapping around to the lowest ids, ascending. Taken from the kept postings on a
+ * connection that keeps every posting (`keepEveryPosting`), else read in SQL.
+ */
+async function partOfTag(vdb: VentureDb, s: RecordSession, version: number, key: TagKey, pivot: number, limit: number): Promise<ArrayLike<number>> {
+  if (tagCache(vdb, version).whole) {
+    const whole = await tagPostings(vdb, s, version, key)
+    // (Not kept: ids beyond 32 bits, read in SQL below.)
+    if (whole instanceof Int32Array) return partOf(whole, pivot, limit)
+  }
+  const [field, value] = splitKey(key)
+  const part = await s.column(POSTINGS_FROM[field]!, { value, pivot, limit })
+  if (part.length >= limit) return inAscendingOrder(part)
+  // Wrapped around: the ids below the pivot come first, so the postings stay ascending.
+  // (A loop, not push(...rest): a budget past ~120,000 would overflow the call stack.)
+  const before = await s.column(POSTINGS_BEFORE[field]!, { value, pivot, limit: limit - part.length })
+  for (const owner of part) before.push(owner)
+  return inAscendingOrder(before)
+}
+
 function tagCache(vdb: VentureDb, version: number): TagCache {
   let cache = tagCaches.get(vdb.db)
-  if (!cache || cache.version !== version) tagCaches.set(vdb.db, (cache = { version, bytes: 0, maps: new Map() }))
+  if (!cache || cache.version !== version) {
+    const kept = wholePostings.get(vdb.db)
+    tagCaches.set(vdb.db, (cache = { version, bytes: 0, limit: kept ?? MAX_BITMAP_BYTES, whole: kept !== undefined, maps: new Map() }))
+  }
   return cache
 }
 
@@ -410,7 +488,7 @@ function remember(cache: TagCache, key: string, value: Uint32Array | Int32Array)
     cache.bytes -= before.byteLength
   }
   for (const [oldest, held] of cache.maps) {
-    if (cache.bytes + value.byteLength <= MAX_BITMAP_BYTES) break
+    if (cache.bytes + value.byteLength <= cache.limit) break
     cache.maps.delete(oldest)
     cache.bytes -= held.byteLength
   }
@@ -595,6 +673,10 @@ export async function similarCompanies(vdb: VentureDb, companyId: number, option
   if (!Number.isSafeInteger(companyId)) return []
   const limit = options.limit ?? SIMILAR_LIMIT
   const s = recordSession(vdb)
+  if (answersFromIndex(options, limit)) {
+    const neighbours = await indexedNeighbours(s, companyId)
+    if (neighbours !== undefined) return answerOf(s, neighbours.slice(0, limit).map(([id, score]) => ({ id, score })))
+  }
   const cache = await weightCache(vdb, s)
   const totals = options.ranking === 'shared' ? undefined : await keptTagTotals(vdb, s, cache, options.totalsBuildMs ?? TOTALS_BUILD_MS)
   const byJaccard = totals !== undefined
@@ -624,21 +706,10 @@ export async function similarCompanies(vdb: VentureDb, companyId: number, option
       unread.push(key)
       continue
     }
-    const [field, value] = splitKey(key)
     const w = weights.of(key)
     let owners: ArrayLike<number>
     if (df <= remaining) owners = await tagPostings(vdb, s, cache.version, key)
-    else {
-      const pivot = mix(companyId, df) % (cache.maxId + 1)
-      const part = await s.column(POSTINGS_FROM[field]!, { value, pivot, limit: remaining })
-      // Wrapped around: the ids below the pivot come first, so the postings stay ascending.
-      // (A loop, not push(...rest): a budget past ~120,000 would overflow the call stack.)
-      if (part.length < remaining) {
-        const before = await s.column(POSTINGS_BEFORE[field]!, { value, pivot, limit: remaining - part.length })
-        for (const owner of part) before.push(owner)
-        owners = inAscendingOrder(before)
-      } else owners = inAscendingOrder(part)
-    }
+    else owners = await partOfTag(vdb, s, cache.version, key, mix(companyId, df) % (cache.maxId + 1), remaining)
     read += owners.length
     shared.addPostings(owners, w, companyId)
   }
@@ -708,8 +779,23 @@ export async function similarCompanies(vdb: VentureDb, companyId: number, option
     if (score > 0) ranked.push({ id, score })
   }
   ranked.sort((a, b) => b.score - a.score || a.id - b.id)
-  // The records of the answer only (the description was read for scoring; the rest is not needed before).
-  const top = ranked.slice(0, limit)
+  return answerOf(s, ranked.slice(0, limit))
+}
+
+/** Whether a call with these options is answered by the similarity index when it holds the company. */
+function answersFromIndex(options: SimilarityOptions, limit: number): boolean {
+  return options.index !== false && Number.isInteger(limit) && limit >= 1 && limit <= SIMILAR_LIMIT &&
+    options.postingsBudget === undefined && options.probeBudget === undefined && options.candidateCap === undefined &&
+    options.ranking === undefined && options.totalsBuildMs === undefined && options.probe === undefined
+}
+
+/**
+ * The answer's rows for the best companies found (best first), searched or from the index: the
+ * records are read for the answer only, a company without one is left out (tags of a deleted
+ * company), and `probability` is each score relative to the best.
+ */
+async function answerOf(s: RecordSession, top: readonly { id: number; score: number }[]): Promise<SimilarCompanyRow[]> {
+  if (top.length === 0) return []
   const rows = new Map<number, CompanyFields>()
   for (const row of await s.all(COMPANY_FIELDS, { ids: JSON.stringify(top.map((r) => r.id)) }) as CompanyFields[]) rows.set(row.id, row)
   const scored = top.flatMap(({ id, score }) => (rows.has(id) ? [{ row: rows.get(id)!, score }] : []))

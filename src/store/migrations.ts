@@ -17,6 +17,7 @@ import { postgresSearchIndexStatements } from './search-index-postgres.js'
 import { postgresSortIndexStatements } from './schema/postgres-sort-indexes.js'
 import { missingValueStatements } from './schema/missing-values-migration.js'
 import type { DialectName } from './schema/column-types.js'
+import { similarIndexStatements } from './schema/similar-index-tables.js'
 
 export interface StoreMigration {
   readonly name: string
@@ -38,6 +39,7 @@ export const MIGRATIONS: readonly StoreMigration[] = Object.freeze([
   { name: '011-postgres-search-index', statements: postgresSearchIndexStatements },
   { name: '012-missing-values', statements: missingValueStatements },
   { name: '013-search-hit-fields', statements: companyHitFieldsStatements },
+  { name: '014-similar-companies', statements: similarIndexStatements },
 ])
 
 export const MIGRATION_TABLE = 'kysely_migration'

@@ -16,9 +16,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngine, type Engine } from '../../src/engine.js'
 import { copyToPostgres } from '../../src/store/copy.js'
 import { similarCompanies } from '../../src/records/similar.js'
+import { buildSimilarIndex } from '../../src/records/similar-index-build.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { ingestAll } from '../../src/store/ingest.js'
-import type { PostgresVentureDb, SqliteVentureDb } from '../../src/store/open.js'
+import { dataVersion, type PostgresVentureDb, type SqliteVentureDb } from '../../src/store/open.js'
 import { testSchema, type TestSchema } from './support.js'
 
 const company = (id: number, record: Record<string, unknown>) => ({ type: 'company', record: { id, name: `Edge ${id}`, ...record } })
@@ -170,6 +171,25 @@ describe('record lookups on PostgreSQL = on SQLite, over the same copied data', 
       if (expected.length > 0) nonEmpty++
     }
     expect(nonEmpty).toBeGreaterThan(100)
+  })
+
+  it('the similarity index, built on each backend, answers what the search answers, the same on both', async () => {
+    const built = await Promise.all([buildSimilarIndex(source), buildSimilarIndex(target, { shard: { index: 1, count: 2 } })])
+    expect(built[0]).toMatchObject({ companies: companyIds.length, computed: companyIds.length })
+    // PostgreSQL in two shards, as `--jobs 2` builds it.
+    const second = await buildSimilarIndex(target)
+    expect(second).toMatchObject({ companies: companyIds.length, current: built[1].computed, computed: companyIds.length - built[1].computed })
+    let nonEmpty = 0
+    for (const id of companyIds) {
+      const answer = await same(`indexed similar ${id}`, (e) => e.records.similarCompanies(id))
+      expect(answer, `indexed similar ${id}`).toStrictEqual(await similarCompanies(target, id, { index: false, totalsBuildMs: Number.POSITIVE_INFINITY }))
+      if (answer && answer.length > 0) nonEmpty++
+    }
+    expect(nonEmpty).toBeGreaterThan(300)
+    // Served from the index on PostgreSQL: a row planted at the current version is the answer.
+    const version = await dataVersion(target)
+    await sql`update similar_companies set neighbours = ${JSON.stringify([[companyIds[5]!, 0.5]])} where company_id = ${companyIds[0]!} and data_version = ${version}`.execute(target.db)
+    expect((await pgEngine.records.similarCompanies(companyIds[0]!))?.map((r) => r.id)).toEqual([companyIds[5]])
   })
 
   it('companies by domain, in several spellings of every website, and domains that match nothing', async () => {

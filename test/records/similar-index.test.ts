@@ -1,0 +1,210 @@
+/**
+ * @module The similarity index (records/similar-index*.ts): built, it answers exactly what the
+ * search answers at the defaults with the totals built; it is served only at the data version it
+ * was built for and only for calls at the defaults; builds resume, follow the data version, split
+ * into shards and stop on a signal. Also `partOf`, the in-memory part of a tag's postings that the
+ * build uses in place of two statements, against those statements' meaning.
+ */
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildSimilarIndex } from '../../src/records/similar-index-build.js'
+import { decodeNeighbours } from '../../src/records/similar-index.js'
+import { keepEveryPosting, partOf, similarCompanies, type SimilarityOptions } from '../../src/records/similar.js'
+import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
+import { bumpDataVersionSync, dataVersionSync, openDatabase, type SqliteVentureDb } from '../../src/store/open.js'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const COMPANIES = 300
+const ids = Array.from({ length: COMPANIES }, (_, i) => i + 1)
+/** What the index holds: the search at the defaults, with the tag totals built. */
+const SEARCHED: SimilarityOptions = { index: false, totalsBuildMs: Number.POSITIVE_INFINITY }
+
+const rowsOf = (vdb: SqliteVentureDb) =>
+  vdb.sqlite.prepare('select company_id, data_version, neighbours from similar_companies order by company_id').all() as { company_id: number; data_version: number; neighbours: string }[]
+const plant = (vdb: SqliteVentureDb, id: number, neighbours: string, version = dataVersionSync(vdb.sqlite)) =>
+  vdb.sqlite.prepare('insert into similar_companies (company_id, data_version, neighbours) values (?, ?, ?) on conflict (company_id) do update set data_version = excluded.data_version, neighbours = excluded.neighbours')
+    .run(id, version, neighbours)
+
+describe('buildSimilarIndex', () => {
+  let vdb: SqliteVentureDb
+  beforeAll(async () => { vdb = await createFixtureDatabase({ companies: COMPANIES }) })
+  afterAll(async () => { await vdb.close() })
+
+  it('computes every company once, and a second build finds nothing to do', async () => {
+    const progress: number[] = []
+    const first = await buildSimilarIndex(vdb, { batchSize: 64, onProgress: ({ done, total }) => { progress.push(done); expect(total).toBe(COMPANIES) } })
+    expect(first).toMatchObject({ companies: COMPANIES, computed: COMPANIES, current: 0, restarts: 0, dataVersion: dataVersionSync(vdb.sqlite) })
+    expect(progress).toEqual([64, 128, 192, 256, 300])
+    const rows = rowsOf(vdb)
+    expect(rows.map((r) => r.company_id)).toEqual(ids)
+    expect(new Set(rows.map((r) => r.data_version))).toEqual(new Set([first.dataVersion]))
+    expect(await buildSimilarIndex(vdb)).toMatchObject({ companies: COMPANIES, computed: 0, current: COMPANIES, restarts: 0 })
+  })
+
+  it('answers what the search answers, for every company, at every limit up to 20', async () => {
+    let nonEmpty = 0
+    let full = 0
+    for (const id of ids) {
+      const searched = await similarCompanies(vdb, id, SEARCHED)
+      expect(await similarCompanies(vdb, id), `company ${id}`).toStrictEqual(searched)
+      for (const limit of [1, 5, 19]) {
+        expect(await similarCompanies(vdb, id, { limit }), `company ${id}, limit ${limit}`).toStrictEqual(await similarCompanies(vdb, id, { ...SEARCHED, limit }))
+      }
+      if (searched.length > 0) nonEmpty++
+      if (searched.length === 20) full++
+    }
+    // Not a comparison of empty lists: most companies have 20 answers.
+    expect(nonEmpty).toBeGreaterThan(250)
+    expect(full).toBeGreaterThan(200)
+  })
+
+  it('is what answers: a row planted at the current version is served, with the records read now', async () => {
+    const id = 17
+    const saved = rowsOf(vdb).find((r) => r.company_id === id)!
+    try {
+      plant(vdb, id, JSON.stringify([[42, 0.5], [7, 0.25], [999_999, 0.2]]))
+      const served = await similarCompanies(vdb, id)
+      // 999,999 has no record: left out, as the search leaves out tags of a deleted company.
+      expect(served.map((r) => [r.id, r.score, r.probability])).toEqual([[42, 0.5, 1], [7, 0.25, 0.5]])
+      expect(served[0]!.name).toBe(vdb.sqlite.prepare('select name from companies where id = 42').pluck().get())
+      expect((await similarCompanies(vdb, id, { limit: 1 })).map((r) => r.id)).toEqual([42])
+      // Not served: the search asked for, a budget or ranking set, more than the index holds.
+      const searched = await similarCompanies(vdb, id, SEARCHED)
+      expect(searched.map((r) => r.id)).not.toEqual([42, 7])
+      for (const options of [{ index: false }, { postingsBudget: 50_000 }, { candidateCap: 200 }, { ranking: 'jaccard' as const }, { probe: 'bitmap' as const }, { totalsBuildMs: 250 }, { limit: 21 }]) {
+        expect((await similarCompanies(vdb, id, options)).slice(0, 2).map((r) => r.id), JSON.stringify(options)).not.toEqual([42, 7])
+      }
+      // A row that is not a list of [id, score] pairs is not served either.
+      for (const bad of ['not json', '{"a":1}', '[[1]]', '[[1.5, 0.2]]', '[["7", 0.2]]', '[[7, null]]']) {
+        plant(vdb, id, bad)
+        expect(await similarCompanies(vdb, id), bad).toStrictEqual(searched)
+      }
+      expect(decodeNeighbours('[]')).toEqual([])
+    } finally {
+      plant(vdb, id, saved.neighbours, saved.data_version)
+    }
+  })
+
+  it('is not served once the data version moves, and the next build computes every company again', async () => {
+    const id = 17
+    plant(vdb, id, JSON.stringify([[42, 0.5]]))
+    expect((await similarCompanies(vdb, id)).map((r) => r.id)).toEqual([42])
+    const version = bumpDataVersionSync(vdb.sqlite)
+    expect(await similarCompanies(vdb, id)).toStrictEqual(await similarCompanies(vdb, id, SEARCHED))
+    const rebuilt = await buildSimilarIndex(vdb)
+    expect(rebuilt).toMatchObject({ dataVersion: version, computed: COMPANIES, current: 0 })
+    expect(new Set(rowsOf(vdb).map((r) => r.data_version))).toEqual(new Set([version]))
+    expect(await similarCompanies(vdb, id)).toStrictEqual(await similarCompanies(vdb, id, SEARCHED))
+  })
+
+  it('starts over at the new version when the data moves during the build', async () => {
+    bumpDataVersionSync(vdb.sqlite)
+    let bumped = false
+    const summary = await buildSimilarIndex(vdb, {
+      batchSize: 100,
+      onProgress: () => {
+        if (!bumped) { bumped = true; bumpDataVersionSync(vdb.sqlite) }
+      },
+    })
+    const version = dataVersionSync(vdb.sqlite)
+    expect(summary).toMatchObject({ restarts: 1, dataVersion: version, computed: COMPANIES, current: 0 })
+    expect(new Set(rowsOf(vdb).map((r) => r.data_version))).toEqual(new Set([version]))
+  })
+})
+
+describe('buildSimilarIndex: shards, a stop, and what it refuses', () => {
+  let vdb: SqliteVentureDb
+  beforeAll(async () => { vdb = await createFixtureDatabase({ companies: COMPANIES }) })
+  afterAll(async () => { await vdb.close() })
+
+  it('builds one shard at a time, each its own companies, together all of them', async () => {
+    for (const index of [2, 0]) {
+      const summary = await buildSimilarIndex(vdb, { shard: { index, count: 3 } })
+      expect(summary).toMatchObject({ companies: 100, computed: 100, current: 0 })
+    }
+    expect(rowsOf(vdb).every((r) => r.company_id % 3 !== 1)).toBe(true)
+    expect(rowsOf(vdb)).toHaveLength(200)
+    // The whole index completes what the shards left.
+    expect(await buildSimilarIndex(vdb)).toMatchObject({ companies: COMPANIES, computed: 100, current: 200 })
+  })
+
+  it('stops on its signal between companies; what was written stays and the next build goes on from it', async () => {
+    bumpDataVersionSync(vdb.sqlite)
+    const controller = new AbortController()
+    await expect(buildSimilarIndex(vdb, { batchSize: 50, onProgress: () => controller.abort(new Error('enough')), signal: controller.signal })).rejects.toThrow('enough')
+    const version = dataVersionSync(vdb.sqlite)
+    expect(rowsOf(vdb).filter((r) => r.data_version === version)).toHaveLength(50)
+    expect(await buildSimilarIndex(vdb)).toMatchObject({ computed: COMPANIES - 50, current: 50 })
+  })
+
+  it('refuses a shard or batch size that is not one, and a database open read-only', async () => {
+    for (const shard of [{ index: 3, count: 3 }, { index: -1, count: 2 }, { index: 0, count: 0 }, { index: 0.5, count: 2 }]) {
+      await expect(buildSimilarIndex(vdb, { shard }), JSON.stringify(shard)).rejects.toThrow(/shard must be \{ index, count \} with 0 <= index < count/)
+    }
+    await expect(buildSimilarIndex(vdb, { batchSize: 0 })).rejects.toThrow(/batchSize must be a positive integer \(got 0\)/)
+    const dir = mkdtempSync(join(tmpdir(), 'vq-similar-index-'))
+    try {
+      const file = join(dir, 'fixture.db')
+      await (await createFixtureDatabase({ companies: 20, file })).close()
+      const readonly = openDatabase(file, { readonly: true })
+      try {
+        await expect(buildSimilarIndex(readonly)).rejects.toThrow(/read-only/)
+      } finally {
+        await readonly.close()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('keepEveryPosting and partOf', () => {
+  /** What POSTINGS_FROM then POSTINGS_BEFORE read, spelled out: ids >= pivot ascending up to limit, then the lowest below it. */
+  const statements = (ids: readonly number[], pivot: number, limit: number) => {
+    const from = ids.filter((id) => id >= pivot).slice(0, limit)
+    const before = from.length < limit ? ids.filter((id) => id < pivot).slice(0, limit - from.length) : []
+    return [...before, ...from]
+  }
+
+  it('takes the part the two statements read', () => {
+    const sortedIds = fc.uniqueArray(fc.integer({ min: 0, max: 5_000 }), { maxLength: 300 }).map((l) => l.sort((a, b) => a - b))
+    let wrapped = 0
+    fc.assert(fc.property(sortedIds, fc.integer({ min: -10, max: 5_010 }), fc.integer({ min: 0, max: 320 }), (ids, pivot, limit) => {
+      const expected = statements(ids, pivot, limit)
+      if (expected.length > 0 && expected[0]! < pivot && expected.some((id) => id >= pivot)) wrapped++
+      expect(Array.from(partOf(Int32Array.from(ids), pivot, limit))).toEqual(expected)
+    }), { numRuns: 500 })
+    // The generator reaches the wrap-around, not only parts from the pivot up.
+    expect(wrapped).toBeGreaterThan(20)
+  })
+
+  it('gives the same answers as reading the parts in SQL, with budgets that read the rarest tag in part', async () => {
+    const kept = await createFixtureDatabase({ companies: COMPANIES })
+    const plain = await createFixtureDatabase({ companies: COMPANIES })
+    try {
+      const release = keepEveryPosting(kept)
+      // A rarest tag with more postings than the budget is read in part: count the companies that have one.
+      const rarest = plain.sqlite.prepare(`select min(n) from (
+        select company_id, count(*) over (partition by value) n from company_industries
+        union all select company_id, count(*) over (partition by value) from company_business_models
+        union all select company_id, count(*) over (partition by value) from company_keywords) where company_id = ?`).pluck()
+      let inPart = 0
+      for (const options of [{ postingsBudget: 3 }, { postingsBudget: 8, candidateCap: 10 }, {}]) {
+        for (const id of ids.filter((i) => i % 3 === 0)) {
+          const expected = await similarCompanies(plain, id, { ...options, index: false, totalsBuildMs: Number.POSITIVE_INFINITY })
+          expect(await similarCompanies(kept, id, { ...options, index: false, totalsBuildMs: Number.POSITIVE_INFINITY }), `${id} ${JSON.stringify(options)}`).toStrictEqual(expected)
+          const least = rarest.get(id) as number | null
+          if (least !== null && options.postingsBudget !== undefined && least > options.postingsBudget) inPart++
+        }
+      }
+      expect(inPart).toBeGreaterThan(50)
+      release()
+      expect(await similarCompanies(kept, 3, { postingsBudget: 3, index: false })).toStrictEqual(await similarCompanies(plain, 3, { postingsBudget: 3, index: false }))
+    } finally {
+      await kept.close()
+      await plain.close()
+    }
+  })
+})
