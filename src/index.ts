@@ -33,6 +33,7 @@ export type {
 } from './store/driver-types.js'
 export { copyToPostgres, tablesToCopy, type CopyOptions, type CopySummary, type CopiedTable } from './store/copy.js'
 export { refreshPostgresSearchIndex, type SearchRefreshSummary } from './store/search-index-postgres.js'
+export { buildSimilarIndex, type SimilarIndexOptions, type SimilarIndexSummary } from './records/similar-index-build.js'
 export { Ingestor, type IngestOptions, type IngestSummary, type IngestReject, type IngestChanged, type RowCounts } from './store/ingest.js'
 export { PostgresIngestor, PostgresLoadError, type IngestPostgresOptions } from './store/ingest-postgres.js'
 export { generateRecords, todayUtc, type GenerateOptions } from './store/generate/generator.js'

@@ -12,6 +12,7 @@
  * companies (63,851 hits: the same 78% depth).
  */
 import type { Engine } from '../../src/engine.js'
+import { similarCompanies } from '../../src/records/similar.js'
 import { QueryParams } from '../../src/http/params.js'
 import { listRequest, parseListParams } from '../../src/parse/list-params.js'
 import type { SqliteVentureDb } from '../../src/store/open.js'
@@ -32,7 +33,8 @@ export interface MixRequest {
   readonly kind: Kind
   /** The issue-9 table row it stands for. */
   readonly covers: string
-  readonly http: { readonly method: 'GET' | 'POST'; readonly path: string; readonly body?: string }
+  /** The same request through the HTTP handler (none for `similar-live`: the endpoint serves the index). */
+  readonly http?: { readonly method: 'GET' | 'POST'; readonly path: string; readonly body?: string }
   /** Listings: the request `engine.list` runs (and first counts count). */
   readonly request?: Readonly<Record<string, unknown>>
   /** The engine end to end (engine API, no HTTP). */
@@ -168,6 +170,11 @@ export function buildMix(engine: Engine<SqliteVentureDb>, p: MixParams): MixRequ
       id: 'similar', title: 'similar companies (most industries)', kind: 'similar', covers: 'similar companies',
       http: { method: 'GET', path: `/companies/${p.companyId}/similar` },
       engine: async () => ({ ids: ((await engine.records.similarCompanies(p.companyId)) ?? []).map((r) => String(r.id)) }),
+    },
+    {
+      // What the index replaces: the search itself, at the defaults (records API on the same connection).
+      id: 'similar-live', title: 'similar companies (most industries), searched, not from the index', kind: 'similar', covers: 'similar companies',
+      engine: async () => ({ ids: (await similarCompanies(engine.database, p.companyId, { index: false })).map((r) => String(r.id)) }),
     },
     ...SEARCH_TERMS.map(search),
     {

@@ -10,9 +10,10 @@
  *   the old version are never served).
  * - Sharded: `shard: { index, count }` takes the companies with `id % count = index`, so `count`
  *   processes (`ventureql similar-index --jobs N`) build one index together, each with a core.
- * - Cost: one search per company, 2.8 ms at 1,000,000 companies (`bench/similar-quality.ts`) plus
- *   its write: tens of minutes of CPU for a million companies (bench/README.md, stop 25, has the
- *   figure). The live search answers meanwhile.
+ * - Cost: one search per company, 3.5 ms at 1,000,000 companies once every posting is in memory,
+ *   plus its write: tens of minutes of CPU for a million companies (bench/README.md, stop 25, has
+ *   the figures). The search answers meanwhile. On SQLite the rows go to the data file, so each
+ *   batch written makes the other connections re-read their page caches, as an import does.
  */
 import { sql } from 'kysely'
 import { dataVersion, type VentureDb } from '../store/open.js'
@@ -101,7 +102,8 @@ async function build(vdb: VentureDb, shard: { index: number; count: number }, ba
     const total = Number((await s.first(SHARD_SIZE, { ...base, version }))?.n ?? 0)
     const current = Number((await s.first(SHARD_CURRENT, { ...base, version }))?.n ?? 0)
     let computed = 0
-    let after = -1
+    // Below every id (ids are whole numbers; imports take them from 1 up).
+    let after = Number.MIN_SAFE_INTEGER
     let moved = false
     for (;;) {
       options.signal?.throwIfAborted()

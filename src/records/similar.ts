@@ -31,6 +31,10 @@
  * - score = 0.8 · weighted Jaccard of the tag sets + 0.2 · Jaccard of the description words (when
  *   the company has a description); best first, equal scores by id. Never the company itself.
  *
+ * - Where the similarity index holds the company at the current data version, a call at the
+ *   defaults reads its answer there instead (similar-index.ts; built by similar-index-build.ts,
+ *   `ventureql similar-index`): the answer this search gives with the totals built.
+ *
  * The same statements run on SQLite and PostgreSQL, and every row order the arithmetic depends on
  * is explicit (tag values in binary order, owners ascending): weights are summed in the same order
  * on both backends, so equal scores stay equal and the results are the same to the last bit.
