@@ -8,8 +8,8 @@
  * `--jobs N` runs N processes (this command with `--shard i/N`), one shard of the companies each:
  * the search is CPU work in JavaScript, one core per process.
  */
-import { spawn } from 'node:child_process'
-import type { Command } from 'commander'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { InvalidArgumentError, type Command } from 'commander'
 import { buildSimilarIndex, type SimilarIndexSummary } from '../records/similar-index-build.js'
 import { describeTarget, openTarget, TargetError } from '../store/open-target.js'
 
@@ -49,27 +49,55 @@ export async function similarIndexCommand(opts: SimilarIndexCommandOptions, log:
         }
       },
     })
-    log(`${name}: ${summary.computed} computed, ${summary.current} already current, of ${summary.companies} companies at data version ${summary.dataVersion} in ${(summary.ms / 1000).toFixed(1)} s${summary.restarts > 0 ? ` (the data changed ${summary.restarts} time(s) during the build: started over)` : ''}`)
+    log(`${name}: ${summary.computed} computed, ${summary.current} already current, of ${summary.companies} companies at data version ${summary.dataVersion} in ${(summary.ms / 1000).toFixed(1)} s${summary.ranking === 'shared' ? ' (ranked by shared tag weight: the tag totals cannot be kept for this data)' : ''}${summary.restarts > 0 ? ` (the data changed ${summary.restarts} time(s) during the build: started over)` : ''}`)
     return summary
   } finally {
     await vdb.close()
   }
 }
 
-/** `--jobs N`: this command N times with `--shard i/N`, in parallel; fails if any of them fails. */
+/** Node flags a child must not inherit: a debugger's port is the parent's. */
+const PARENT_ONLY_FLAG = /^--(inspect|debug)/
+
+/**
+ * `--jobs N`: this command N times with `--shard i/N`, in parallel; fails if any of them fails. The
+ * database is opened here first: a missing one is one error, and migrations run once, not raced by
+ * N processes. SIGINT and SIGTERM reach the children (what they wrote stays; a rerun resumes).
+ */
 async function runJobs(opts: SimilarIndexCommandOptions, jobs: number, log: (line: string) => void): Promise<void> {
   const script = process.argv[1]
-  if (script === undefined) throw new Error('similar-index --jobs: cannot tell how this command was started')
+  if (script === undefined) throw new Error('similar-index --jobs: cannot tell how this command was started (no script in process.argv)')
+  await (await openTarget(opts.database, { schema: opts.schema })).close()
   const started = Date.now()
-  const codes = await Promise.all(Array.from({ length: jobs }, (_, index) => new Promise<number>((resolve, reject) => {
-    const args = [...process.execArgv, script, 'similar-index', '--database', opts.database, '--shard', `${index}/${jobs}`, ...(opts.schema !== undefined ? ['--schema', opts.schema] : [])]
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] })
-    child.on('error', reject)
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)))
-  })))
-  const failed = codes.filter((code) => code !== 0).length
-  if (failed > 0) throw new Error(`similar-index: ${failed} of ${jobs} jobs failed (what was built stays; run the command again to complete it)`)
+  const children: ChildProcess[] = []
+  const forward = (signal: NodeJS.Signals) => { for (const child of children) child.kill(signal) }
+  const onInt = () => forward('SIGINT')
+  const onTerm = () => forward('SIGTERM')
+  process.on('SIGINT', onInt)
+  process.on('SIGTERM', onTerm)
+  try {
+    const outcomes = await Promise.all(Array.from({ length: jobs }, (_, index) => new Promise<string | undefined>((resolve) => {
+      const args = [...process.execArgv.filter((flag) => !PARENT_ONLY_FLAG.test(flag)), script, 'similar-index', '--database', opts.database, '--shard', `${index}/${jobs}`,
+        ...(opts.schema !== undefined ? ['--schema', opts.schema] : [])]
+      const child = spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] })
+      children.push(child)
+      child.on('error', (error) => resolve(`shard ${index}/${jobs} did not start: ${error.message}`))
+      child.on('exit', (code, signal) => resolve(code === 0 ? undefined : `shard ${index}/${jobs} ${signal ? `was stopped by ${signal}` : `exited with code ${code}`}`))
+    })))
+    const failed = outcomes.filter((outcome): outcome is string => outcome !== undefined)
+    if (failed.length > 0) throw new Error(`similar-index: ${failed.join('; ')} (what was built stays; run the command again to complete it)`)
+  } finally {
+    process.off('SIGINT', onInt)
+    process.off('SIGTERM', onTerm)
+  }
   log(`similar-index: ${jobs} jobs done in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+}
+
+/** `--jobs`: digits only, 1 to 64. */
+export function jobsCount(value: string): number {
+  const n = Number(value)
+  if (!/^[0-9]{1,2}$/.test(value) || n < 1 || n > 64) throw new InvalidArgumentError(`--jobs must be a whole number from 1 to 64, got ${JSON.stringify(value)}`)
+  return n
 }
 
 export function registerSimilarIndex(program: Command): void {
@@ -77,11 +105,7 @@ export function registerSimilarIndex(program: Command): void {
     .description('Build the similarity index: every company\'s similar companies computed ahead (run again after an import).')
     .requiredOption('--database <target>', 'SQLite database file or postgres:// URL')
     .option('--schema <name>', 'PostgreSQL schema holding the tables')
-    .option('--jobs <n>', 'processes to build with, one shard each (default 1)', (v) => {
-      const n = Number(v)
-      if (!Number.isSafeInteger(n) || n < 1 || n > 64) throw new TargetError(`--jobs must be a whole number from 1 to 64 (got "${v}")`)
-      return n
-    })
+    .option('--jobs <n>', 'processes to build with, one shard each (default 1)', jobsCount)
     .option('--shard <i/n>', 'build shard i of n only (what --jobs runs)')
     .action(async (opts: SimilarIndexCommandOptions) => {
       const log = (line: string) => process.stderr.write(`${line}\n`)

@@ -5,9 +5,11 @@
  *
  * - Resumable: a company whose row is already of the current data version is skipped, so a build
  *   that was stopped goes on where it was, and a second one finds nothing to do.
- * - Follows the data: rows are written with the version read before their batch was computed. An
- *   ingest during the build moves the version; the build then starts over at the new one (rows of
- *   the old version are never served).
+ * - Follows the data: rows are written with the version read before their batch was computed, and
+ *   never over a row of a newer version. When the version moves during the build (an import starts
+ *   or ends), the build starts over at the new one; rows of an old version are never served. Run
+ *   it after an import, not during one: an import that stops half-way leaves the version it set
+ *   at its start, and answers computed while its rows came in would stand.
  * - Sharded: `shard: { index, count }` takes the companies with `id % count = index`, so `count`
  *   processes (`ventureql similar-index --jobs N`) build one index together, each with a core.
  * - Cost: one search per company, 3.5 ms at 1,000,000 companies once every posting is in memory,
@@ -21,7 +23,7 @@ import { SIMILAR_INDEX_TABLE } from '../store/schema/similar-index-tables.js'
 import { COMPANY_ID, COMPANY_TABLE } from './company-sql.js'
 import { queryShape } from './query-shape.js'
 import { recordSession } from './session.js'
-import { keepEveryPosting, similarCompanies } from './similar.js'
+import { completeTagTotals, keepEveryPosting, similarCompanies } from './similar.js'
 import { encodeNeighbours } from './similar-index.js'
 
 export interface SimilarIndexOptions {
@@ -46,8 +48,16 @@ export interface SimilarIndexSummary {
   readonly current: number
   /** Times the data version moved during the build (each made it start over). */
   readonly restarts: number
+  /**
+   * How the answers were ranked: `jaccard` (the search's default, with every company's tag total
+   * kept) or, where totals cannot be kept (sparse or negative ids, more than 200,000 distinct tags),
+   * `shared` (by shared tag weight, as the search then ranks too).
+   */
+  readonly ranking: 'jaccard' | 'shared'
   readonly ms: number
 }
+
+const MAX_BATCH = 10_000
 
 type ShardParams = { after: number; count: number; index: number; version: number; limit: number }
 
@@ -82,7 +92,10 @@ export async function buildSimilarIndex(vdb: VentureDb, options: SimilarIndexOpt
     throw new RangeError(`buildSimilarIndex: shard must be { index, count } with 0 <= index < count (got ${JSON.stringify(shard)})`)
   }
   const batchSize = options.batchSize ?? 256
-  if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new RangeError(`buildSimilarIndex: batchSize must be a positive integer (got ${batchSize})`)
+  // One statement writes a batch, three values a company: SQLite binds at most 32,766.
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH) {
+    throw new RangeError(`buildSimilarIndex: batchSize must be a whole number from 1 to ${MAX_BATCH} (got ${batchSize})`)
+  }
   if (vdb.readonly) throw new Error('buildSimilarIndex: the database is open read-only')
   // Every company in turn reads every tag: kept whole, a common rarest tag's part is sliced from memory.
   const release = keepEveryPosting(vdb)
@@ -99,6 +112,8 @@ async function build(vdb: VentureDb, shard: { index: number; count: number }, ba
   let restarts = 0
   for (;;) {
     const version = await dataVersion(vdb)
+    // Every answer ranked as the search ranks with its totals built (not by shared weight while they are).
+    const ranking = (await completeTagTotals(vdb)) ? 'jaccard' : 'shared'
     const total = Number((await s.first(SHARD_SIZE, { ...base, version }))?.n ?? 0)
     const current = Number((await s.first(SHARD_CURRENT, { ...base, version }))?.n ?? 0)
     let computed = 0
@@ -115,11 +130,12 @@ async function build(vdb: VentureDb, shard: { index: number; count: number }, ba
         const answer = await similarCompanies(vdb, id, { index: false, totalsBuildMs: Number.POSITIVE_INFINITY })
         rows.push({ company_id: id, data_version: version, neighbours: encodeNeighbours(answer.map((r) => [r.id, r.score])) })
       }
+      // Never over a row of a newer version: a build still on an older one (another process) would
+      // undo the newer build's work, which has moved past those companies.
       await vdb.db.insertInto(SIMILAR_INDEX_TABLE).values(rows)
-        .onConflict((oc) => oc.column('company_id').doUpdateSet((eb) => ({
-          data_version: eb.ref('excluded.data_version'),
-          neighbours: eb.ref('excluded.neighbours'),
-        })))
+        .onConflict((oc) => oc.column('company_id')
+          .doUpdateSet((eb) => ({ data_version: eb.ref('excluded.data_version'), neighbours: eb.ref('excluded.neighbours') }))
+          .where((eb) => eb(eb.ref(`${SIMILAR_INDEX_TABLE}.data_version`), '<=', eb.ref('excluded.data_version'))))
         .execute()
       computed += rows.length
       after = ids[ids.length - 1]!
@@ -133,6 +149,6 @@ async function build(vdb: VentureDb, shard: { index: number; count: number }, ba
       restarts++
       continue
     }
-    return { dataVersion: version, companies: total, computed, current, restarts, ms: performance.now() - started }
+    return { dataVersion: version, companies: total, computed, current, restarts, ranking, ms: performance.now() - started }
   }
 }

@@ -14,8 +14,12 @@
 import { sql } from 'kysely'
 import { DATA_VERSION_KEY, META_TABLE } from '../store/schema/stored-query-tables.js'
 import { SIMILAR_INDEX_TABLE } from '../store/schema/similar-index-tables.js'
+import type { VentureDb } from '../store/open.js'
 import { queryShape } from './query-shape.js'
 import type { RecordSession } from './session.js'
+
+/** Spec 4.5 and section 8: at most 20 similar companies (similar.ts re-exports it). */
+export const SIMILAR_LIMIT = 20
 
 /** An indexed answer: ids best first, with their scores. */
 export type Neighbours = readonly (readonly [id: number, score: number])[]
@@ -28,27 +32,61 @@ const INDEXED = queryShape<{ id: number }, { neighbours: string }>('similar: ind
     // meta holds text; the cast is to the column's integer type on both dialects.
     .where('data_version', '=', db.selectFrom(META_TABLE).select(sql<number>`cast(${sql.ref('value')} as bigint)`.as('v')).where('key', '=', DATA_VERSION_KEY)))
 
-/** The company's indexed answer at the current data version, or undefined (not built, or built for older data). */
-export async function indexedNeighbours(s: RecordSession, companyId: number): Promise<Neighbours | undefined> {
+/** Whether the connection's database has the table, by connection: a found table is remembered, a missing one asked again after a minute. */
+const presence = new WeakMap<object, { readonly found: boolean; readonly at: number }>()
+const RECHECK_MISSING_MS = 60_000
+
+/**
+ * A database opened read-only runs no migrations: one from before the index (migration 014) has no
+ * table, and its calls search as they did. PostgreSQL resolves the name in the connection's
+ * search_path, as every statement does.
+ */
+async function indexPresent(vdb: VentureDb): Promise<boolean> {
+  const known = presence.get(vdb.db)
+  if (known && (known.found || performance.now() - known.at < RECHECK_MISSING_MS)) return known.found
+  const row = vdb.dialect === 'sqlite'
+    ? vdb.sqlite.prepare("select count(*) from sqlite_master where type = 'table' and name = ?").pluck().get(SIMILAR_INDEX_TABLE) as number
+    : (await sql<{ found: boolean }>`select to_regclass(${SIMILAR_INDEX_TABLE}) is not null as found`.execute(vdb.db)).rows[0]?.found
+  const found = row === true || (typeof row === 'number' && row > 0)
+  presence.set(vdb.db, { found, at: performance.now() })
+  return found
+}
+
+/** The company's indexed answer at the current data version, or undefined (no index, not built, built for older data, or a row that is not an answer). */
+export async function indexedNeighbours(vdb: VentureDb, s: RecordSession, companyId: number): Promise<Neighbours | undefined> {
+  if (!(await indexPresent(vdb))) return undefined
   const row = await s.first(INDEXED, { id: companyId })
-  return row === undefined ? undefined : decodeNeighbours(row.neighbours)
+  return row === undefined ? undefined : decodeNeighbours(row.neighbours, companyId)
 }
 
 export function encodeNeighbours(neighbours: Neighbours): string {
   return JSON.stringify(neighbours)
 }
 
-/** The stored JSON, checked: a row that is not a list of [id, score] pairs is not served (the search runs instead). */
-export function decodeNeighbours(text: string): Neighbours | undefined {
+/**
+ * The stored JSON, checked: what the search answers, at most `SIMILAR_LIMIT` pairs of a company id
+ * (each once, never the company itself) and a score in (0, 1], best first, equal scores by id. Any
+ * other row is not served (the search runs instead): a hand-edited or damaged row must not give a
+ * probability outside (0, 1] or the same company twice.
+ */
+export function decodeNeighbours(text: string, companyId: number): Neighbours | undefined {
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch {
     return undefined
   }
-  if (!Array.isArray(value)) return undefined
+  if (!Array.isArray(value) || value.length > SIMILAR_LIMIT) return undefined
+  const seen = new Set<number>()
+  let previous: readonly [number, number] | undefined
   for (const pair of value) {
-    if (!Array.isArray(pair) || pair.length !== 2 || !Number.isSafeInteger(pair[0]) || typeof pair[1] !== 'number' || !Number.isFinite(pair[1])) return undefined
+    if (!Array.isArray(pair) || pair.length !== 2) return undefined
+    const [id, score] = pair as [unknown, unknown]
+    if (!Number.isSafeInteger(id) || typeof score !== 'number' || !(score > 0 && score <= 1)) return undefined
+    if (id === companyId || seen.has(id as number)) return undefined
+    if (previous && (score > previous[1] || (score === previous[1] && (id as number) < previous[0]))) return undefined
+    seen.add(id as number)
+    previous = [id as number, score]
   }
   return value as Neighbours
 }

@@ -46,10 +46,9 @@ import { columnName, COMPANIES, tagTableOf } from '../store/sql-names.js'
 import { COMPANY_ID, COMPANY_TABLE } from './company-sql.js'
 import { queryShape, type ShapeBuilder } from './query-shape.js'
 import { recordSession, type RecordSession } from './session.js'
-import { indexedNeighbours } from './similar-index.js'
+import { indexedNeighbours, SIMILAR_LIMIT } from './similar-index.js'
 
-/** Spec 4.5 and section 8: at most 20. */
-export const SIMILAR_LIMIT = 20
+export { SIMILAR_LIMIT }
 
 export interface SimilarityOptions {
   /** Results (default 20). */
@@ -292,6 +291,24 @@ async function keptTagTotals(vdb: VentureDb, s: RecordSession, cache: WeightCach
   return current.next >= current.order.length ? current.totals : undefined
 }
 
+/**
+ * Builds this connection's tag totals for the current data version to the end, waiting for a slice
+ * another call has under way: what the similarity index's build does first, so that every answer
+ * it stores is ranked by Jaccard (`totalsBuildMs: Infinity` alone gives up after another call's
+ * slice). False where totals cannot be kept (sparse or negative ids, too many tags): the search
+ * then ranks by shared weight.
+ */
+export async function completeTagTotals(vdb: VentureDb): Promise<boolean> {
+  const s = recordSession(vdb)
+  for (;;) {
+    const cache = await weightCache(vdb, s)
+    if (await keptTagTotals(vdb, s, cache, Number.POSITIVE_INFINITY)) return true
+    const build = totalsBuilds.get(vdb.db)
+    // Unfit for this version; otherwise another call's slice ended first, or the version moved: again.
+    if (build?.version === cache.version && build.totals === undefined) return false
+  }
+}
+
 async function startTotals(s: RecordSession, cache: WeightCache): Promise<TotalsBuild> {
   const unfit = { version: cache.version, totals: undefined, order: [], next: 0, advancing: undefined }
   // The array is indexed by id: sparse ids (a few companies with ids in the millions) would cost far
@@ -452,7 +469,7 @@ async function tagPostings(vdb: VentureDb, s: RecordSession, version: number, ke
 async function partOfTag(vdb: VentureDb, s: RecordSession, version: number, key: TagKey, pivot: number, limit: number): Promise<ArrayLike<number>> {
   if (tagCache(vdb, version).whole) {
     const whole = await tagPostings(vdb, s, version, key)
-    // (Not kept: ids beyond 32 bits, read in SQL below.)
+    // (Not kept: negative ids or ids above 2^31 - 1, read in SQL below.)
     if (whole instanceof Int32Array) return partOf(whole, pivot, limit)
   }
   const [field, value] = splitKey(key)
@@ -678,7 +695,7 @@ export async function similarCompanies(vdb: VentureDb, companyId: number, option
   const limit = options.limit ?? SIMILAR_LIMIT
   const s = recordSession(vdb)
   if (answersFromIndex(options, limit)) {
-    const neighbours = await indexedNeighbours(s, companyId)
+    const neighbours = await indexedNeighbours(vdb, s, companyId)
     if (neighbours !== undefined) return answerOf(s, neighbours.slice(0, limit).map(([id, score]) => ({ id, score })))
   }
   const cache = await weightCache(vdb, s)

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { parseShard } from '../../src/cli/similar-index.js'
+import { jobsCount, parseShard } from '../../src/cli/similar-index.js'
 import { similarCompanies } from '../../src/records/similar.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { bumpDataVersionSync, openDatabase } from '../../src/store/open.js'
@@ -73,9 +73,13 @@ describe('ventureql similar-index', () => {
   it('refuses a shard that is not i/n, --jobs out of range, and both at once, naming the option', async () => {
     for (const text of ['2/2', '1', 'a/b', '-1/2', '0/0', '1/2/3']) expect(() => parseShard(text), text).toThrow(`--shard must be i/n with 0 <= i < n, such as 0/2 (got "${text}")`)
     expect(parseShard(' 1/4 ')).toEqual({ index: 1, count: 4 })
-    await expect(runCli(['similar-index', '--database', database, '--jobs', '0'], { rethrow: true })).rejects.toThrow('--jobs must be a whole number from 1 to 64 (got "0")')
+    expect(() => jobsCount('0')).toThrow('--jobs must be a whole number from 1 to 64, got "0"')
+    expect(jobsCount('64')).toBe(64)
     await expect(runCli(['similar-index', '--database', database, '--jobs', '2', '--shard', '0/2'], { rethrow: true })).rejects.toThrow('--jobs and --shard cannot be combined')
     await expect(runCli(['similar-index', '--database', database, '--shard', '3/2'], { rethrow: true })).rejects.toThrow('--shard must be i/n')
+    for (const jobs of ['65', '1e1', '0x2', ' 2', '-1', '']) expect(() => jobsCount(jobs), jobs).toThrow('--jobs must be a whole number from 1 to 64')
     await expect(runCli(['similar-index', '--database', join(dir, 'nothing.db')], { rethrow: true })).rejects.toThrow(/nothing\.db does not exist/)
+    // With --jobs, the database is opened once before any process starts: one error, no children.
+    await expect(runCli(['similar-index', '--database', join(dir, 'nothing.db'), '--jobs', '2'], { rethrow: true })).rejects.toThrow(/nothing\.db does not exist/)
   })
 })

@@ -19,7 +19,7 @@ import { similarCompanies } from '../../src/records/similar.js'
 import { buildSimilarIndex } from '../../src/records/similar-index-build.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { ingestAll } from '../../src/store/ingest.js'
-import { dataVersion, type PostgresVentureDb, type SqliteVentureDb } from '../../src/store/open.js'
+import { bumpDataVersion, dataVersion, type PostgresVentureDb, type SqliteVentureDb } from '../../src/store/open.js'
 import { testSchema, type TestSchema } from './support.js'
 
 const company = (id: number, record: Record<string, unknown>) => ({ type: 'company', record: { id, name: `Edge ${id}`, ...record } })
@@ -190,6 +190,11 @@ describe('record lookups on PostgreSQL = on SQLite, over the same copied data', 
     const version = await dataVersion(target)
     await sql`update similar_companies set neighbours = ${JSON.stringify([[companyIds[5]!, 0.5]])} where company_id = ${companyIds[0]!} and data_version = ${version}`.execute(target.db)
     expect((await pgEngine.records.similarCompanies(companyIds[0]!))?.map((r) => r.id)).toEqual([companyIds[5]])
+    // Not once the data version moves (an int4 column against the version cast to bigint).
+    await bumpDataVersion(target)
+    const searched = await similarCompanies(target, companyIds[0]!, { index: false, totalsBuildMs: Number.POSITIVE_INFINITY })
+    expect(searched.length).toBeGreaterThan(1)
+    expect(await pgEngine.records.similarCompanies(companyIds[0]!)).toStrictEqual(searched)
   })
 
   it('companies by domain, in several spellings of every website, and domains that match nothing', async () => {

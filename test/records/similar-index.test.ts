@@ -9,7 +9,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildSimilarIndex } from '../../src/records/similar-index-build.js'
 import { decodeNeighbours } from '../../src/records/similar-index.js'
-import { keepEveryPosting, partOf, similarCompanies, type SimilarityOptions } from '../../src/records/similar.js'
+import { completeTagTotals, keepEveryPosting, partOf, similarCompanies, type SimilarityOptions } from '../../src/records/similar.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { bumpDataVersionSync, dataVersionSync, openDatabase, type SqliteVentureDb } from '../../src/store/open.js'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -76,12 +76,16 @@ describe('buildSimilarIndex', () => {
       for (const options of [{ index: false }, { postingsBudget: 50_000 }, { candidateCap: 200 }, { ranking: 'jaccard' as const }, { probe: 'bitmap' as const }, { totalsBuildMs: 250 }, { limit: 21 }]) {
         expect((await similarCompanies(vdb, id, options)).slice(0, 2).map((r) => r.id), JSON.stringify(options)).not.toEqual([42, 7])
       }
-      // A row that is not a list of [id, score] pairs is not served either.
-      for (const bad of ['not json', '{"a":1}', '[[1]]', '[[1.5, 0.2]]', '[["7", 0.2]]', '[[7, null]]']) {
+      // A row that is not an answer is not served either: not [id, score] pairs, a score outside
+      // (0, 1], worse before better, equal scores not by id, an id twice, the company itself, more than 20.
+      const tooMany = JSON.stringify(Array.from({ length: 21 }, (_, i) => [100 + i, 0.5]))
+      for (const bad of ['not json', '{"a":1}', '[[1]]', '[[1.5, 0.2]]', '[["7", 0.2]]', '[[7, null]]', '[[7, 0]]', '[[7, 1.5]]', '[[7, -0.1]]',
+        '[[7, 0.2], [8, 0.3]]', '[[8, 0.2], [7, 0.2]]', '[[7, 0.3], [7, 0.2]]', `[[${id}, 0.3]]`, tooMany]) {
         plant(vdb, id, bad)
         expect(await similarCompanies(vdb, id), bad).toStrictEqual(searched)
       }
-      expect(decodeNeighbours('[]')).toEqual([])
+      expect(decodeNeighbours('[]', id)).toEqual([])
+      expect(decodeNeighbours('[[7, 0.3], [8, 0.3], [9, 0.1]]', id)).toEqual([[7, 0.3], [8, 0.3], [9, 0.1]])
     } finally {
       plant(vdb, id, saved.neighbours, saved.data_version)
     }
@@ -92,11 +96,18 @@ describe('buildSimilarIndex', () => {
     plant(vdb, id, JSON.stringify([[42, 0.5]]))
     expect((await similarCompanies(vdb, id)).map((r) => r.id)).toEqual([42])
     const version = bumpDataVersionSync(vdb.sqlite)
-    expect(await similarCompanies(vdb, id)).toStrictEqual(await similarCompanies(vdb, id, SEARCHED))
+    // The search first, its totals built for the new version: then the default call searches alike.
+    const searched = await similarCompanies(vdb, id, SEARCHED)
+    expect(await similarCompanies(vdb, id)).toStrictEqual(searched)
     const rebuilt = await buildSimilarIndex(vdb)
-    expect(rebuilt).toMatchObject({ dataVersion: version, computed: COMPANIES, current: 0 })
+    expect(rebuilt).toMatchObject({ dataVersion: version, computed: COMPANIES, current: 0, ranking: 'jaccard' })
     expect(new Set(rowsOf(vdb).map((r) => r.data_version))).toEqual(new Set([version]))
-    expect(await similarCompanies(vdb, id)).toStrictEqual(await similarCompanies(vdb, id, SEARCHED))
+    expect(await similarCompanies(vdb, id)).toStrictEqual(searched)
+    // A row of a newer version (another build, after an import this one has not seen) is never written over.
+    plant(vdb, 23, '[[42, 0.5]]', version + 5)
+    await buildSimilarIndex(vdb)
+    expect(rowsOf(vdb).find((r) => r.company_id === 23)).toEqual({ company_id: 23, data_version: version + 5, neighbours: '[[42, 0.5]]' })
+    vdb.sqlite.prepare('delete from similar_companies where company_id = 23').run()
   })
 
   it('starts over at the new version when the data moves during the build', async () => {
@@ -111,6 +122,47 @@ describe('buildSimilarIndex', () => {
     const version = dataVersionSync(vdb.sqlite)
     expect(summary).toMatchObject({ restarts: 1, dataVersion: version, computed: COMPANIES, current: 0 })
     expect(new Set(rowsOf(vdb).map((r) => r.data_version))).toEqual(new Set([version]))
+  })
+})
+
+describe('buildSimilarIndex: the tag totals, a database from before the index', () => {
+  it('completes the tag totals even when another call has a slice of them under way (what each build pass does first)', async () => {
+    const fresh = await createFixtureDatabase({ companies: 120 })
+    try {
+      // Started in the same tick: the first call builds a slice (0 ms: one tag), and the second
+      // finds it under way. `totalsBuildMs: Infinity` alone would wait for that slice and give up.
+      const slice = similarCompanies(fresh, 5, { totalsBuildMs: 0, index: false })
+      const complete = completeTagTotals(fresh)
+      await slice
+      expect(await complete).toBe(true)
+      // Complete: a call with no time to build them ranks by Jaccard, as the fully built search does.
+      for (let id = 1; id <= 120; id += 3) {
+        expect(await similarCompanies(fresh, id, { totalsBuildMs: 0, index: false }), `company ${id}`).toStrictEqual(await similarCompanies(fresh, id, SEARCHED))
+      }
+      expect(await buildSimilarIndex(fresh)).toMatchObject({ computed: 120, ranking: 'jaccard' })
+    } finally {
+      await fresh.close()
+    }
+  })
+
+  it('searches on a database opened read-only that has no index table (migrated before it existed)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vq-similar-index-'))
+    try {
+      const file = join(dir, 'old.db')
+      const old = await createFixtureDatabase({ companies: 60, file })
+      old.sqlite.exec("drop table similar_companies; delete from kysely_migration where name = '014-similar-companies'")
+      await old.close()
+      const readonly = openDatabase(file, { readonly: true })
+      try {
+        const answer = await similarCompanies(readonly, 3)
+        expect(answer.length).toBeGreaterThan(0)
+        expect(answer).toStrictEqual(await similarCompanies(readonly, 3, { index: false }))
+      } finally {
+        await readonly.close()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 
@@ -143,7 +195,9 @@ describe('buildSimilarIndex: shards, a stop, and what it refuses', () => {
     for (const shard of [{ index: 3, count: 3 }, { index: -1, count: 2 }, { index: 0, count: 0 }, { index: 0.5, count: 2 }]) {
       await expect(buildSimilarIndex(vdb, { shard }), JSON.stringify(shard)).rejects.toThrow(/shard must be \{ index, count \} with 0 <= index < count/)
     }
-    await expect(buildSimilarIndex(vdb, { batchSize: 0 })).rejects.toThrow(/batchSize must be a positive integer \(got 0\)/)
+    for (const batchSize of [0, 10_001, 1.5]) {
+      await expect(buildSimilarIndex(vdb, { batchSize }), String(batchSize)).rejects.toThrow(`batchSize must be a whole number from 1 to 10000 (got ${batchSize})`)
+    }
     const dir = mkdtempSync(join(tmpdir(), 'vq-similar-index-'))
     try {
       const file = join(dir, 'fixture.db')

@@ -3,7 +3,7 @@
  * companies (spec 4.5) as `similarCompanies` answers them, computed ahead by `buildSimilarIndex`
  * (records/similar-index-build.ts, `ventureql similar-index`) and served when they are of the
  * current data version. Derived data of the dataset, like the search index: on SQLite it lives in
- * the data file, which only the build writes.
+ * the data file (only the build writes the table).
  */
 import { sql, type Compilable, type Kysely } from 'kysely'
 import { idType, type DialectName } from './column-types.js'
