@@ -30,6 +30,7 @@ import { createApiKey, listApiKeys, type NewKey } from '../store/api-keys.js'
 import { generatedAsOf, generateInto } from '../store/generate/build.js'
 import { todayUtc } from '../store/generate/generator.js'
 import { openDatabase } from '../store/open.js'
+import { similarIndexCoverage, type SimilarIndexCoverage } from '../records/similar-index.js'
 import { databaseFiles, stateFileOf } from '../store/state-file.js'
 import { DEFAULT_DEMO_COMPANIES } from './generate.js'
 import { tuneHeapForServing } from './heap.js'
@@ -235,6 +236,10 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
   out(`ventureql: serving ${server.url} (${companies.ok ? `${companies.value} companies, ` : ''}${databaseFile})`)
   const asOf = await generatedAsOf(engine.database)
   if (asOf !== undefined) out(generatedDataNote(asOf, todayUtc(), options.database === undefined ? databaseFile : undefined))
+  // The URL without its password, as in every message (describeTarget).
+  const databaseArg = postgres ? `${describeTarget(options.database!)}${options.schema !== undefined ? ` --schema ${options.schema}` : ''}` : databaseFile
+  const similar = similarIndexNote(await similarIndexCoverage(engine.database), companies.ok ? companies.value : 0, databaseArg)
+  if (similar !== undefined) out(similar)
   const { workers, interruptible, timeoutMs } = engine.execution
   const limit = timeoutMs > 0 ? `stopped after ${timeoutMs} ms (--query-timeout)` : 'no time limit'
   if (postgres) {
@@ -292,6 +297,22 @@ export function generatedDataNote(asOf: string, today: string, demoFile: string 
   if (days <= STALE_DEMO_DAYS) return `data: generated, dated as of ${asOf}${days === 0 ? ' (today)' : ''}`
   const redo = demoFile !== undefined ? `delete ${demoFile} for a new demo database (new keys too)` : 'regenerate it with `ventureql generate --out FILE`'
   return `data: generated, dated as of ${asOf}, ${days} days ago: date phrases such as "raised in past 3 months" count back from today and match less of it; ${redo}`
+}
+
+/** From how many companies the startup output suggests building the similarity index (below, a search takes well under a millisecond). */
+export const SUGGEST_SIMILAR_INDEX_FROM = 100_000
+
+/**
+ * What the startup output says about similar companies: read from the similarity index when it is
+ * built for the current data, said to be searched (with the command that builds the index) when it
+ * is not and the dataset is large enough for that to matter; nothing for a small dataset without it.
+ */
+export function similarIndexNote(coverage: SimilarIndexCoverage, companies: number, database: string): string | undefined {
+  const build = `ventureql similar-index --database ${database} --jobs N`
+  if (coverage === 'current') return 'similar companies: from the similarity index (built for this data version)'
+  if (coverage === 'partial') return `similar companies: the similarity index is incomplete for this data version (a build under way or stopped); the companies it lacks are searched; \`${build}\` completes it`
+  if (companies < SUGGEST_SIMILAR_INDEX_FROM) return undefined
+  return `similar companies: searched on each request (milliseconds a call at this size); \`${build}\` computes them ahead`
 }
 
 /** Age (days) past which the startup output says generated data is getting old. */

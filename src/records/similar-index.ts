@@ -15,8 +15,9 @@ import { sql } from 'kysely'
 import { DATA_VERSION_KEY, META_TABLE } from '../store/schema/stored-query-tables.js'
 import { SIMILAR_INDEX_TABLE } from '../store/schema/similar-index-tables.js'
 import type { VentureDb } from '../store/open.js'
+import { COMPANY_ID, COMPANY_TABLE } from './company-sql.js'
 import { queryShape } from './query-shape.js'
-import type { RecordSession } from './session.js'
+import { recordSession, type RecordSession } from './session.js'
 
 /** Spec 4.5 and section 8: at most 20 similar companies (similar.ts re-exports it). */
 export const SIMILAR_LIMIT = 20
@@ -89,4 +90,29 @@ export function decodeNeighbours(text: string, companyId: number): Neighbours | 
     previous = [id as number, score]
   }
   return value as Neighbours
+}
+
+/** How much of the index is of the current data version, as far as a server's startup looks. */
+export type SimilarIndexCoverage = 'current' | 'partial' | 'none'
+
+const edgeCompany = (edge: 'min' | 'max') => queryShape<object, { current: number | string | null }>(`similar index: the ${edge === 'min' ? 'first' : 'last'} company's row`, (db) =>
+  db.selectFrom(SIMILAR_INDEX_TABLE)
+    .select((eb) => eb.fn.countAll().as('current'))
+    .where('company_id', '=', db.selectFrom(COMPANY_TABLE).select((e) => e.fn[edge](COMPANY_ID).as('id')))
+    .where('data_version', '=', db.selectFrom(META_TABLE).select(sql<number>`cast(${sql.ref('value')} as bigint)`.as('v')).where('key', '=', DATA_VERSION_KEY)))
+const FIRST_COMPANY = edgeCompany('min')
+const LAST_COMPANY = edgeCompany('max')
+
+/**
+ * Whether the index holds the lowest and the highest company id at the current data version: both
+ * (`current`: built for this data, as a build goes through the ids in order), one (`partial`: a
+ * build under way, or stopped part-way), neither (`none`: never built, or built for older data). Two primary-key
+ * lookups, for a server's startup line: counting the rows would read the whole table.
+ */
+export async function similarIndexCoverage(vdb: VentureDb): Promise<SimilarIndexCoverage> {
+  if (!(await indexPresent(vdb))) return 'none'
+  const s = recordSession(vdb)
+  const found = await Promise.all([s.first(FIRST_COMPANY, {}), s.first(LAST_COMPANY, {})])
+  const current = found.filter((row) => Number(row?.current ?? 0) > 0).length
+  return current === 2 ? 'current' : current === 1 ? 'partial' : 'none'
 }

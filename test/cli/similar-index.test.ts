@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { jobsCount, parseShard } from '../../src/cli/similar-index.js'
+import { similarIndexNote, SUGGEST_SIMILAR_INDEX_FROM } from '../../src/cli/serve.js'
 import { similarCompanies } from '../../src/records/similar.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { bumpDataVersionSync, openDatabase } from '../../src/store/open.js'
@@ -35,6 +36,16 @@ function indexed(): { rows: number; versions: number[] } {
     vdb.sqlite.close()
   }
 }
+
+describe('what serve says about the similarity index at startup', () => {
+  it('names the index when it is current, the gap when it is not, and the command for a large dataset without one', () => {
+    expect(similarIndexNote('current', 5000, '/d/x.db')).toBe('similar companies: from the similarity index (built for this data version)')
+    expect(similarIndexNote('partial', 5000, '/d/x.db')).toMatch(/incomplete for this data version .*`ventureql similar-index --database \/d\/x\.db --jobs N` completes it$/)
+    expect(similarIndexNote('none', SUGGEST_SIMILAR_INDEX_FROM - 1, '/d/x.db')).toBeUndefined()
+    expect(similarIndexNote('none', SUGGEST_SIMILAR_INDEX_FROM, 'postgres://u@h/db --schema vq')).toBe(
+      'similar companies: searched on each request (milliseconds a call at this size); `ventureql similar-index --database postgres://u@h/db --schema vq --jobs N` computes them ahead')
+  })
+})
 
 describe('ventureql similar-index', () => {
   it('builds one shard, then the rest, and says what it did', async () => {

@@ -8,7 +8,7 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildSimilarIndex } from '../../src/records/similar-index-build.js'
-import { decodeNeighbours } from '../../src/records/similar-index.js'
+import { decodeNeighbours, similarIndexCoverage } from '../../src/records/similar-index.js'
 import { completeTagTotals, keepEveryPosting, partOf, similarCompanies, type SimilarityOptions } from '../../src/records/similar.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { bumpDataVersionSync, dataVersionSync, openDatabase, type SqliteVentureDb } from '../../src/store/open.js'
@@ -156,6 +156,7 @@ describe('buildSimilarIndex: the tag totals, a database from before the index', 
       try {
         const answer = await similarCompanies(readonly, 3)
         expect(answer.length).toBeGreaterThan(0)
+        expect(await similarIndexCoverage(readonly)).toBe('none')
         expect(answer).toStrictEqual(await similarCompanies(readonly, 3, { index: false }))
       } finally {
         await readonly.close()
@@ -171,19 +172,24 @@ describe('buildSimilarIndex: shards, a stop, and what it refuses', () => {
   beforeAll(async () => { vdb = await createFixtureDatabase({ companies: COMPANIES }) })
   afterAll(async () => { await vdb.close() })
 
-  it('builds one shard at a time, each its own companies, together all of them', async () => {
-    for (const index of [2, 0]) {
+  it('builds one shard at a time, each its own companies, together all of them; the coverage a server reports follows', async () => {
+    expect(await similarIndexCoverage(vdb)).toBe('none')
+    // Shard 2 of 3 holds neither id 1 nor id 300; shard 0 holds 300.
+    for (const [index, coverage] of [[2, 'none'], [0, 'partial']] as const) {
       const summary = await buildSimilarIndex(vdb, { shard: { index, count: 3 } })
       expect(summary).toMatchObject({ companies: 100, computed: 100, current: 0 })
+      expect(await similarIndexCoverage(vdb), `after shard ${index}`).toBe(coverage)
     }
     expect(rowsOf(vdb).every((r) => r.company_id % 3 !== 1)).toBe(true)
     expect(rowsOf(vdb)).toHaveLength(200)
     // The whole index completes what the shards left.
     expect(await buildSimilarIndex(vdb)).toMatchObject({ companies: COMPANIES, computed: 100, current: 200 })
+    expect(await similarIndexCoverage(vdb)).toBe('current')
   })
 
   it('stops on its signal between companies; what was written stays and the next build goes on from it', async () => {
     bumpDataVersionSync(vdb.sqlite)
+    expect(await similarIndexCoverage(vdb)).toBe('none')
     const controller = new AbortController()
     await expect(buildSimilarIndex(vdb, { batchSize: 50, onProgress: () => controller.abort(new Error('enough')), signal: controller.signal })).rejects.toThrow('enough')
     const version = dataVersionSync(vdb.sqlite)
