@@ -15,7 +15,7 @@ import { stats } from './support/measure.js'
 import { exhaustiveSimilar, overlapWith, spreadCompanyIds } from './support/similar.js'
 
 benchDatabaseFile()
-benchSimilarIndex()
+await benchSimilarIndex()
 const vdb = openBenchDatabase()
 const ids = spreadCompanyIds(vdb.sqlite, benchCompanies(), 20)
 const exhaustive = new Map<number, { id: number }[]>()

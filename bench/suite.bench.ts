@@ -37,7 +37,7 @@ const skip = new Set((process.env.BENCH_SUITE_SKIP ?? '').split(',').map((s) => 
 const companies = benchCompanies()
 const started = Date.now()
 const file = benchDatabaseFile(companies)
-benchSimilarIndex(file)
+await benchSimilarIndex(file)
 const vdb = openBenchDatabase()
 freshCaches(vdb)
 const db = vdb.sqlite

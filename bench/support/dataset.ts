@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { generateInto } from '../../src/store/generate/build.js'
 import { openDatabase, type SqliteVentureDb } from '../../src/store/open.js'
+import { similarIndexCoverage } from '../../src/records/similar-index.js'
 import { forgetRememberedTotals } from '../../src/store/row-counts.js'
 import { stateFileOf } from '../../src/store/state-file.js'
 
@@ -71,19 +72,18 @@ export function benchDatabaseFile(companies: number = benchCompanies()): string 
  * resumable) when it does not hold every company at the current data version, and returns how
  * long that took (0 when it was complete). The suite serves similar companies from it, as a
  * deployment that ran the command after its import would; `similar-live` in the mix times the
- * search it replaces. A million companies take about 40 minutes on two cores, once per file.
+ * search it replaces. The 1M file took 49.5 minutes on two cores (bench/README.md, stop 25), once.
  */
-export function benchSimilarIndex(file: string = benchDatabaseFile()): number {
+export async function benchSimilarIndex(file: string = benchDatabaseFile()): Promise<number> {
   const vdb = openDatabase(file)
-  let missing: number
+  let coverage: string
   try {
-    missing = vdb.sqlite.prepare(`select count(*) from companies c where not exists (select 1 from similar_companies n
-      where n.company_id = c.id and n.data_version = (select cast(value as integer) from meta where key = 'data_version'))`).pluck().get() as number
+    coverage = await similarIndexCoverage(vdb)
   } finally {
     vdb.sqlite.close()
   }
-  if (missing === 0) return 0
-  process.stderr.write(`bench: building the similarity index of ${file} (${missing} companies; once, resumable) ...\n`)
+  if (coverage === 'current') return 0
+  process.stderr.write(`bench: building the similarity index of ${file} (${coverage === 'partial' ? 'completing it' : 'once'}; resumable) ...\n`)
   const started = Date.now()
   const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'similar-index', '--database', file, '--jobs', '2'], { stdio: ['ignore', 'inherit', 'inherit'] })
   if (run.status !== 0) throw new Error(`bench: the similarity index was not built (exit ${run.status}); run the command again to complete it`)

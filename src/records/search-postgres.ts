@@ -24,7 +24,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import { datasets } from '../catalog/index.js'
 import { columnName } from '../store/sql-names.js'
-import type { PostgresVentureDb } from '../store/open.js'
+import { tableExists, type PostgresVentureDb } from '../store/open.js'
 import { FIRST_WORD_MARKER } from '../store/schema/search-tables.js'
 import {
   PG_PREFIX_KEY_LENGTH, PG_SEARCH_STATE_TABLE, PG_SEARCH_TABLES, stripMarker, type PgSearchTableNames,
@@ -239,8 +239,7 @@ async function candidatesOf(db: Kysely<any>, type: SearchObjectType, words: read
 
 /** Whether the PostgreSQL database has a built search index (migration 011 and a refresh since). */
 export async function postgresSearchIndexReady(vdb: PostgresVentureDb): Promise<boolean> {
-  const { rows } = await sql<{ ready: boolean }>`select to_regclass(${PG_SEARCH_STATE_TABLE}) is not null as ready`.execute(vdb.db)
-  if (!rows[0]?.ready) return false
+  if (!(await tableExists(vdb, PG_SEARCH_STATE_TABLE))) return false
   const built = await sql<{ n: number }>`select count(*) as n from ${sql.table(PG_SEARCH_STATE_TABLE)}`.execute(vdb.db)
   return Number(built.rows[0]?.n ?? 0) > 0
 }

@@ -17,14 +17,13 @@
  *   bench database (bench/README.md, stop 25). The search answers meanwhile. On SQLite the rows go to the data file, so each
  *   batch written makes the other connections re-read their page caches, as an import does.
  */
-import { sql } from 'kysely'
 import { dataVersion, type VentureDb } from '../store/open.js'
 import { SIMILAR_INDEX_TABLE } from '../store/schema/similar-index-tables.js'
 import { COMPANY_ID, COMPANY_TABLE } from './company-sql.js'
 import { queryShape } from './query-shape.js'
 import { recordSession } from './session.js'
 import { completeTagTotals, keepEveryPosting, similarCompanies } from './similar.js'
-import { encodeNeighbours } from './similar-index.js'
+import { encodeNeighbours, MISSING, SHARD_SIZE, shardFilter, type MissingParams } from './similar-index.js'
 
 export interface SimilarIndexOptions {
   /** Build the companies with `id % count = index` only (0 <= index < count). */
@@ -59,25 +58,8 @@ export interface SimilarIndexSummary {
 
 const MAX_BATCH = 10_000
 
-type ShardParams = { after: number; count: number; index: number; version: number; limit: number }
 
-const shardFilter = (p: ShardParams) => sql<boolean>`${sql.ref(`c.${COMPANY_ID}`)} % ${p.count} = ${p.index}`
-
-/** The next companies of the shard after `after` whose row is missing or of another data version. */
-const TO_BUILD = queryShape<ShardParams, { id: number }>('similar index: companies to build', (db, _d, p) =>
-  db.selectFrom(`${COMPANY_TABLE} as c`)
-    .leftJoin(`${SIMILAR_INDEX_TABLE} as n`, (join) => join.onRef('n.company_id', '=', `c.${COMPANY_ID}`))
-    .select(`c.${COMPANY_ID} as id`)
-    .where(`c.${COMPANY_ID}`, '>', p.after)
-    .where(shardFilter(p))
-    .where((eb) => eb.or([eb('n.company_id', 'is', null), eb('n.data_version', '<>', p.version)]))
-    .orderBy(`c.${COMPANY_ID}`)
-    .limit(p.limit))
-
-const SHARD_SIZE = queryShape<ShardParams, { n: number | string }>('similar index: companies of the shard', (db, _d, p) =>
-  db.selectFrom(`${COMPANY_TABLE} as c`).select((eb) => eb.fn.countAll().as('n')).where(shardFilter(p)))
-
-const SHARD_CURRENT = queryShape<ShardParams, { n: number | string }>('similar index: companies of the shard already built', (db, _d, p) =>
+const SHARD_CURRENT = queryShape<MissingParams, { n: number | string }>('similar index: companies of the shard already built', (db, _d, p) =>
   db.selectFrom(`${COMPANY_TABLE} as c`)
     .innerJoin(`${SIMILAR_INDEX_TABLE} as n`, (join) => join.onRef('n.company_id', '=', `c.${COMPANY_ID}`))
     .select((eb) => eb.fn.countAll().as('n'))
@@ -122,7 +104,7 @@ async function build(vdb: VentureDb, shard: { index: number; count: number }, ba
     let moved = false
     for (;;) {
       options.signal?.throwIfAborted()
-      const ids = await s.column(TO_BUILD, { ...base, after, version })
+      const ids = await s.column(MISSING, { ...base, after, version })
       if (ids.length === 0) break
       const rows: { company_id: number; data_version: number; neighbours: string }[] = []
       for (const id of ids) {

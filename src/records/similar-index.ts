@@ -12,9 +12,9 @@
  * the answer's records: 0.16 ms in the suite, 1.00-1.19x a detail lookup.
  */
 import { sql } from 'kysely'
-import { DATA_VERSION_KEY, META_TABLE } from '../store/schema/stored-query-tables.js'
+import { currentDataVersion } from '../store/schema/stored-query-tables.js'
 import { SIMILAR_INDEX_TABLE } from '../store/schema/similar-index-tables.js'
-import type { VentureDb } from '../store/open.js'
+import { dataVersion, tableExists, type VentureDb } from '../store/open.js'
 import { COMPANY_ID, COMPANY_TABLE } from './company-sql.js'
 import { queryShape } from './query-shape.js'
 import { recordSession, type RecordSession } from './session.js'
@@ -30,8 +30,7 @@ const INDEXED = queryShape<{ id: number }, { neighbours: string }>('similar: ind
   db.selectFrom(SIMILAR_INDEX_TABLE)
     .select('neighbours')
     .where('company_id', '=', p.id)
-    // meta holds text; the cast is to the column's integer type on both dialects.
-    .where('data_version', '=', db.selectFrom(META_TABLE).select(sql<number>`cast(${sql.ref('value')} as bigint)`.as('v')).where('key', '=', DATA_VERSION_KEY)))
+    .where('data_version', '=', currentDataVersion(db)))
 
 /** Whether the connection's database has the table, by connection: a found table is remembered, a missing one asked again after a minute. */
 const presence = new WeakMap<object, { readonly found: boolean; readonly at: number }>()
@@ -45,10 +44,7 @@ const RECHECK_MISSING_MS = 60_000
 async function indexPresent(vdb: VentureDb): Promise<boolean> {
   const known = presence.get(vdb.db)
   if (known && (known.found || performance.now() - known.at < RECHECK_MISSING_MS)) return known.found
-  const row = vdb.dialect === 'sqlite'
-    ? vdb.sqlite.prepare("select count(*) from sqlite_master where type = 'table' and name = ?").pluck().get(SIMILAR_INDEX_TABLE) as number
-    : (await sql<{ found: boolean }>`select to_regclass(${SIMILAR_INDEX_TABLE}) is not null as found`.execute(vdb.db)).rows[0]?.found
-  const found = row === true || (typeof row === 'number' && row > 0)
+  const found = await tableExists(vdb, SIMILAR_INDEX_TABLE)
   presence.set(vdb.db, { found, at: performance.now() })
   return found
 }
@@ -92,27 +88,52 @@ export function decodeNeighbours(text: string, companyId: number): Neighbours | 
   return value as Neighbours
 }
 
-/** How much of the index is of the current data version, as far as a server's startup looks. */
+/** How much of the index is of the current data version. */
 export type SimilarIndexCoverage = 'current' | 'partial' | 'none'
 
-const edgeCompany = (edge: 'min' | 'max') => queryShape<object, { current: number | string | null }>(`similar index: the ${edge === 'min' ? 'first' : 'last'} company's row`, (db) =>
-  db.selectFrom(SIMILAR_INDEX_TABLE)
-    .select((eb) => eb.fn.countAll().as('current'))
-    .where('company_id', '=', db.selectFrom(COMPANY_TABLE).select((e) => e.fn[edge](COMPANY_ID).as('id')))
-    .where('data_version', '=', db.selectFrom(META_TABLE).select(sql<number>`cast(${sql.ref('value')} as bigint)`.as('v')).where('key', '=', DATA_VERSION_KEY)))
-const FIRST_COMPANY = edgeCompany('min')
-const LAST_COMPANY = edgeCompany('max')
+export type MissingParams = { after: number; count: number; index: number; version: number; limit: number }
+
+/** The companies of a shard: `id % count = index`. */
+export const shardFilter = (p: Pick<MissingParams, 'count' | 'index'>) => sql<boolean>`${sql.ref(`c.${COMPANY_ID}`)} % ${p.count} = ${p.index}`
 
 /**
- * Whether the index holds the lowest and the highest company id at the current data version: both
- * (`current`: built for this data, as a build goes through the ids in order), one (`partial`: a
- * build under way, or stopped part-way), neither (`none`: never built, or built for older data). Two primary-key
- * lookups, for a server's startup line: counting the rows would read the whole table.
+ * The next companies of a shard (`id % count = index`) after `after` whose row is missing or of
+ * another data version than `version`, in id order: what a build computes next
+ * (similar-index-build.ts), and whether the index is complete (`similarIndexCoverage`).
+ */
+export const MISSING = queryShape<MissingParams, { id: number }>('similar index: companies without a current answer', (db, _d, p) =>
+  db.selectFrom(`${COMPANY_TABLE} as c`)
+    .leftJoin(`${SIMILAR_INDEX_TABLE} as n`, (join) => join.onRef('n.company_id', '=', `c.${COMPANY_ID}`))
+    .select(`c.${COMPANY_ID} as id`)
+    .where(`c.${COMPANY_ID}`, '>', p.after)
+    .where(shardFilter(p))
+    .where((eb) => eb.or([eb('n.company_id', 'is', null), eb('n.data_version', '<>', p.version)]))
+    .orderBy(`c.${COMPANY_ID}`)
+    .limit(p.limit))
+
+export const SHARD_SIZE = queryShape<MissingParams, { n: number | string }>('similar index: companies of the shard', (db, _d, p) =>
+  db.selectFrom(`${COMPANY_TABLE} as c`).select((eb) => eb.fn.countAll().as('n')).where(shardFilter(p)))
+
+/** Whether some company's row is of the current data version: the first company's or the last one's (primary-key lookups). */
+const EDGE_CURRENT = queryShape<object, { n: number | string }>('similar index: the first or last company built', (db) =>
+  db.selectFrom(SIMILAR_INDEX_TABLE)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('company_id', 'in', db.selectFrom(COMPANY_TABLE).select((eb) => eb.fn.min(COMPANY_ID).as('id'))
+      .union(db.selectFrom(COMPANY_TABLE).select((eb) => eb.fn.max(COMPANY_ID).as('id'))))
+    .where('data_version', '=', currentDataVersion(db)))
+
+/**
+ * Whether every company has its answer at the current data version (`current`), some do (`partial`:
+ * a build under way or stopped part-way, seen by the first or the last company having one), or
+ * neither of those does (`none`: never built, or built for older data). A complete index is confirmed by reading every company's row
+ * (0.46 s warm, 1.6 s cold, at a million companies: once, at a server's start); an incomplete one
+ * stops at the first gap.
  */
 export async function similarIndexCoverage(vdb: VentureDb): Promise<SimilarIndexCoverage> {
-  if (!(await indexPresent(vdb))) return 'none'
+  if (!(await tableExists(vdb, SIMILAR_INDEX_TABLE))) return 'none'
   const s = recordSession(vdb)
-  const found = await Promise.all([s.first(FIRST_COMPANY, {}), s.first(LAST_COMPANY, {})])
-  const current = found.filter((row) => Number(row?.current ?? 0) > 0).length
-  return current === 2 ? 'current' : current === 1 ? 'partial' : 'none'
+  const version = await dataVersion(vdb)
+  const [gap] = await s.column(MISSING, { after: Number.MIN_SAFE_INTEGER, count: 1, index: 0, version, limit: 1 })
+  if (gap === undefined) return 'current'
+  return Number((await s.first(EDGE_CURRENT, {}))?.n ?? 0) > 0 ? 'partial' : 'none'
 }

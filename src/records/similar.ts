@@ -804,11 +804,13 @@ export async function similarCompanies(vdb: VentureDb, companyId: number, option
   return answerOf(s, ranked.slice(0, limit))
 }
 
+/** The options a call may set and still be answered by the index (any other, present or added later, searches). */
+const INDEX_OPTIONS: ReadonlySet<string> = new Set<keyof SimilarityOptions>(['limit', 'index'])
+
 /** Whether a call with these options is answered by the similarity index when it holds the company. */
 function answersFromIndex(options: SimilarityOptions, limit: number): boolean {
   return options.index !== false && Number.isInteger(limit) && limit >= 1 && limit <= SIMILAR_LIMIT &&
-    options.postingsBudget === undefined && options.probeBudget === undefined && options.candidateCap === undefined &&
-    options.ranking === undefined && options.totalsBuildMs === undefined && options.probe === undefined
+    Object.entries(options).every(([name, value]) => value === undefined || INDEX_OPTIONS.has(name))
 }
 
 /**

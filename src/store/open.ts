@@ -7,7 +7,7 @@
  */
 import Database from 'better-sqlite3'
 import type BetterSqlite3 from 'better-sqlite3'
-import { Kysely, SqliteDialect } from 'kysely'
+import { Kysely, SqliteDialect, sql } from 'kysely'
 import type { BetterSqliteDatabase, PgClient } from './driver-types.js'
 import { applyMigrationsSync } from './migrations.js'
 import { recordCompleteOwnersSync } from './owner-integrity.js'
@@ -149,6 +149,16 @@ function cachingPrepare(sqlite: BetterSqlite3.Database): { close(): void; prepar
       return statement
     },
   }
+}
+
+/**
+ * Whether the database has the table (on PostgreSQL, in the connection's search_path, as every
+ * statement resolves it): for tables a database opened read-only from before their migration lacks.
+ */
+export async function tableExists(vdb: VentureDb, table: string): Promise<boolean> {
+  if (vdb.dialect === 'sqlite') return vdb.sqlite.prepare("select 1 from sqlite_master where type = 'table' and name = ?").get(table) !== undefined
+  const { rows } = await sql<{ found: boolean }>`select to_regclass(${table}) is not null as found`.execute(vdb.db)
+  return rows[0]?.found === true
 }
 
 /** The current data version (0 for a database that was never loaded). */

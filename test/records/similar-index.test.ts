@@ -185,6 +185,12 @@ describe('buildSimilarIndex: shards, a stop, and what it refuses', () => {
     // The whole index completes what the shards left.
     expect(await buildSimilarIndex(vdb)).toMatchObject({ companies: COMPANIES, computed: 100, current: 200 })
     expect(await similarIndexCoverage(vdb)).toBe('current')
+    // One company in the middle without its row: not complete (its first and last company are).
+    const saved = rowsOf(vdb).find((r) => r.company_id === 150)!
+    vdb.sqlite.prepare('delete from similar_companies where company_id = 150').run()
+    expect(await similarIndexCoverage(vdb)).toBe('partial')
+    plant(vdb, 150, saved.neighbours, saved.data_version)
+    expect(await similarIndexCoverage(vdb)).toBe('current')
   })
 
   it('stops on its signal between companies; what was written stays and the next build goes on from it', async () => {

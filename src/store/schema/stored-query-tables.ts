@@ -8,6 +8,15 @@ import type { DialectName } from './column-types.js'
 
 export const META_TABLE = 'meta'
 export const DATA_VERSION_KEY = 'data_version'
+
+/**
+ * The current data version as a scalar subquery, for statements that must read a row of that
+ * version in one round trip. meta holds text; the cast is to the integer type of the version
+ * columns on both dialects.
+ */
+export function currentDataVersion(db: Kysely<any>) {
+  return db.selectFrom(META_TABLE).select(sql<number>`cast(${sql.ref('value')} as bigint)`.as('v')).where('key', '=', DATA_VERSION_KEY)
+}
 /** Caches keyed by data version; rows of an older version are dead once it moves. */
 export const VERSIONED_CACHE_TABLES = Object.freeze(['query_totals', 'query_checkpoints'] as const)
 
