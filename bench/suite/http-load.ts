@@ -4,7 +4,9 @@
  * by autocannon on 127.0.0.1 with `BENCH_HTTP_CONNECTIONS` (default 100) connections for
  * `BENCH_HTTP_SECONDS` (default 5) per endpoint after a warm-up (1 s for the bare route, 2 s per endpoint). Endpoints: company detail
  * (ids spread over the table), a listing (`/companies?stage=a|b&country=USA`), search (1-4 letter
- * prefixes) and POST /queries (the spec 4.14 investors query); then the four mixed for
+ * prefixes) and POST /queries (the spec 4.14 investors query), and GET /ratelimit/usage: the key
+ * check alone (one worker call that reads the key and its quota, nothing else), the ceiling of any
+ * route behind the built-in keys (`KEY_CHECK_ALONE`); then the four (not the usage) mixed for
  * `BENCH_HTTP_MIX_SECONDS` (default twice `BENCH_HTTP_SECONDS`; 60 for the issue's memory run). The
  * server's memory is sampled every 500 ms from /proc over all its runs: anonymous RSS (heap,
  * buffers) apart from file-backed RSS (the database's memory map).
@@ -36,6 +38,12 @@ export interface HttpLoadResult {
 
 type Req = autocannon.Request
 
+/**
+ * The name of the load that runs nothing but the key check. Every route behind the built-in keys
+ * makes at least this worker call, so its requests/s bound what any of them can reach.
+ */
+export const KEY_CHECK_ALONE = 'GET /ratelimit/usage (the key check alone)'
+
 async function startBare(): Promise<{ url: string; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/suite/bare-server.ts'], { stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
@@ -66,6 +74,7 @@ export async function httpLoad(options: { database: string; key: string; compani
     ['GET /search?term=<1-4 letters>', [requests.search]],
     ['POST /queries (spec 4.14 investors)', [requests.query(options.queryBody)]],
   ]
+  const alone: [string, Req[]][] = [[KEY_CHECK_ALONE, [{ method: 'GET', path: '/ratelimit/usage' }]]]
 
   const bare = await startBare()
   let bareLoad: EndpointLoad
@@ -88,7 +97,7 @@ export async function httpLoad(options: { database: string; key: string; compani
   const loads: EndpointLoad[] = []
   const mixSeconds = Number(process.env.BENCH_HTTP_MIX_SECONDS ?? 2 * seconds)
   try {
-    for (const [name, requests] of endpoints) {
+    for (const [name, requests] of [...endpoints, ...alone]) {
       process.stderr.write(`  suite: HTTP ${name}, ${seconds} s ...\n`)
       phase = name
       await run(server.url, name, requests, 2)

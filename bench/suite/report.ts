@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { availableParallelism, cpus, loadavg } from 'node:os'
 import { join, resolve } from 'node:path'
-import type { HttpLoadResult } from './http-load.js'
+import { KEY_CHECK_ALONE, type HttpLoadResult } from './http-load.js'
 import type { Kind } from './mix.js'
 import type { PagesResult } from './pages.js'
 import type { Timed } from './timing.js'
@@ -132,8 +132,11 @@ export function targets(r: SuiteResult): Target[] {
   }
   if (r.load) {
     const bare = r.load.bare.rps
+    // Reported beside the targets, not one: no route behind the built-in keys can pass the key check's own rate.
+    const alone = r.load.endpoints.find((e) => e.name === KEY_CHECK_ALONE)
+    const ceiling = alone ? `the key check alone (GET /ratelimit/usage): ${(alone.rps / bare).toFixed(2)} of the bare route` : undefined
     for (const e of r.load.endpoints.filter((e) => e.name.startsWith('GET /companies/:id') || e.name.startsWith('GET /search'))) {
-      out.push({ name: `HTTP ${e.name}: req/s / bare route`, measured: e.rps / bare, bound: '>= 0.6', ok: e.rps / bare >= 0.6 })
+      out.push({ name: `HTTP ${e.name}: req/s / bare route`, measured: e.rps / bare, bound: '>= 0.6', ok: e.rps / bare >= 0.6, ...(ceiling ? { note: ceiling } : {}) })
     }
     const anon = Math.max(...r.load.memory.map((m) => m.anonMb))
     out.push({ name: 'server anonymous RSS, peak MB (map apart)', measured: anon, bound: '< 400', ok: anon < 400 })

@@ -14,9 +14,19 @@ export interface LoadRequests {
   query(body: string): autocannon.Request
 }
 
+/** The company ids the detail load asks for: 997 spread over the table. */
+export function loadIds(companies: number): number[] {
+  return Array.from({ length: 997 }, (_, i) => 1 + Math.floor((i * companies) / 997))
+}
+
+/** The terms the search load sends: 64 prefixes of 1-4 letters. */
+export function loadTerms(): string[] {
+  return Array.from({ length: 64 }, (_, i) => Array.from({ length: 1 + (i % 4) }, (_, j) => LETTERS[(i * 7 + j * 3) % LETTERS.length]).join(''))
+}
+
 export function loadRequests(companies: number): LoadRequests {
-  const ids = Array.from({ length: 997 }, (_, i) => 1 + Math.floor((i * companies) / 997))
-  const terms = Array.from({ length: 64 }, (_, i) => Array.from({ length: 1 + (i % 4) }, (_, j) => LETTERS[(i * 7 + j * 3) % LETTERS.length]).join(''))
+  const ids = loadIds(companies)
+  const terms = loadTerms()
   let n = 0
   const get = (path: () => string): autocannon.Request => ({ method: 'GET', setupRequest: (req: autocannon.Request) => ({ ...req, path: path() }) })
   return {
