@@ -88,6 +88,15 @@ export function sqlForms(db: BetterSqlite3.Database, p: MixParams, deepAfter: { 
       companyPage(`select id, last_funding_date as k from companies where country = 'USA' and employees >= 5 order by last_funding_date desc, id limit ${L}`, 'page.k desc, page.id', false),
       `select count(*) from companies where country = 'USA' and employees >= 5`),
   }
+  forms['companies-usa'] = {
+    // 64% of the rows match: walk the sort index and test each row's country.
+    hand: form(db,
+      companyPage(`select id, svc_score as k from companies indexed by companies_svc_score where +country = 'USA' order by svc_score desc, id limit ${L}`, 'page.k desc, page.id', true),
+      `select count(*) from companies indexed by companies_country where country = 'USA'`),
+    plain: form(db,
+      companyPage(`select id, svc_score as k from companies where country = 'USA' order by svc_score desc, id limit ${L}`, 'page.k desc, page.id', false),
+      `select count(*) from companies where country = 'USA'`),
+  }
   forms['companies-all'] = {
     hand: form(db,
       companyPage(`select id, svc_score as k from companies indexed by companies_svc_score order by svc_score desc, id limit ${L}`, 'page.k desc, page.id', true),

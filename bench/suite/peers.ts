@@ -72,6 +72,7 @@ export function peerQueries(data: PeerData, p: MixParams): Record<string, PeerQu
   return {
     'companies-design': q(companies, { country: 'USA', stage: { $in: ['a', 'b'] }, employees: { $gte: 50, $lte: 200 } }, { svc_score: -1 }),
     'companies-usa-lfd': q(companies, { country: 'USA', employees: { $gte: 5 } }, { last_funding_date: -1 }),
+    'companies-usa': q(companies, { country: 'USA' }, { svc_score: -1 }),
     'companies-all': q(companies, {}, { svc_score: -1 }),
     'companies-industries': q(companies, { industries: { $in: [...p.industries] } }, { svc_score: -1 }),
     'investors-foreign': q(investors, { portfolio_size: { $gte: 2 }, type: { $in: ['vc', 'accelerator'] }, 'portfolio.industries': { $in: [...p.industries] } }, { portfolio_size: -1 }),

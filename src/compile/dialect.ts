@@ -54,6 +54,14 @@ export interface SqlDialect {
    */
   readonly unindexed?: (column: Expression<unknown>) => Expression<unknown>
   /**
+   * The FROM of a walk: `table` as `alias`, pinned to the sort index `index`, where marking the
+   * filter's columns `unindexed` is not enough. SQLite, reading a literal LIMIT (execute/statements.ts,
+   * `withLiteralLimit`), may scan a covering composite index whole and sort it instead (1,000,000
+   * companies, `+country = 'USA'` by svc_score, 10 keys: 79 ms against 0.02 ms walking
+   * companies_svc_score). Absent where the compiler never forces a walk.
+   */
+  readonly walkFrom?: (table: string, alias: string, index: string) => Expression<unknown>
+  /**
    * Whether the backend reads a descending sort from an ascending `(col, pk)` index backwards and
    * sorts each group of equal `col` values by the primary key (SQLite: USE TEMP B-TREE FOR LAST
    * TERM), so that a seek into a large tie group sorts all of it. Then a seek after a descending

@@ -16,6 +16,7 @@ import { compileWhere } from './predicates.js'
 import { ROOT_ALIAS, type HoistedSet } from './scope.js'
 import { applyOrder, orderTerms, sortKeys, type SortKey } from './sort.js'
 import { walkFactorFor } from './steer.js'
+import { columnIndexName } from '../store/schema/dataset-tables.js'
 
 /** The relation name of the subquery a checkpoint pass numbers the rows in. */
 const INNER_ALIAS = 'inner_rows'
@@ -109,9 +110,12 @@ export function planQuery(checked: Pick<CheckedQuery, 'dataset' | 'filter' | 'so
     (walkWhere ??= compileWhere(checked.filter, dataset, dialect, { column: first!.column, unindexed: dialect.unindexed! }))
   /** The statement's sets and its WHERE, for a plain or a walking query. */
   const filterFor = (walk: boolean) => (walk ? walkFilter() : compiledWhere)
+  // The index a walk reads, named where the dialect pins it (the primary key is the table itself).
+  const walkIndex = canWalkSortIndex && dialect.walkFrom && first!.column !== primaryKeyColumn(dataset) ? columnIndexName(dataset.table, first!.column) : undefined
   const from = (db: Kysely<any>, walk = false, hoisted = true) => {
     const f = filterFor(walk)
-    const q = (hoisted ? withSets(db, f.sets) : db).selectFrom(`${dataset.table} as ${ROOT_ALIAS}`)
+    const table = walk && walkIndex ? dialect.walkFrom!(dataset.table, ROOT_ALIAS, walkIndex) : `${dataset.table} as ${ROOT_ALIAS}`
+    const q = (hoisted ? withSets(db, f.sets) : db).selectFrom(table as `${string} as ${string}`)
     return f.where ? q.where(f.where) : q
   }
 

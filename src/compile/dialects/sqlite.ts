@@ -21,6 +21,9 @@ export const sqliteDialect: SqlDialect = Object.freeze({
   // its planner never picks an early-terminating walk of the sort index by itself, even with
   // stat4 statistics (see compile/steer.ts for the figures).
   unindexed: (column: Expression<unknown>) => sql`+${column}`,
+  // With a LIMIT it can read, its planner may still prefer scanning a covering composite index
+  // whole and sorting (see dialect.ts): INDEXED BY leaves it the sort index alone.
+  walkFrom: (table: string, alias: string, index: string) => sql`${sql.table(table)} as ${sql.id(alias)} indexed by ${sql.id(index)}`,
   // Its indexes are ascending: `order by col desc, id asc` walks `(col, id)` backwards and sorts
   // every group of equal col by id (a group of 6,000 svc_scores: 2.3 ms per page).
   descendingTiesSorted: true,

@@ -21,6 +21,14 @@ export function withoutRowid(table: CreateTableBuilder<any, any>, dialect: Diale
   return dialect === 'sqlite' ? table.modifyEnd(sql`without rowid`) : table
 }
 
+/**
+ * The name of the one-column index (`column`, then the primary key) of a dataset's indexed field:
+ * the index a keys query walks when it is steered to walk its first sort key (compile/plan.ts).
+ */
+export function columnIndexName(table: string, column: string): string {
+  return `${table}_${column}`
+}
+
 export async function createDatasetTables(db: Kysely<any>, dialect: DialectName): Promise<void> {
   for (const statement of datasetTableStatements(db, dialect)) await db.executeQuery(statement.compile())
 }
@@ -54,7 +62,7 @@ export function datasetTableStatements(db: Kysely<any>, dialect: DialectName): C
         // value → owner: has_any / has_all probes start from the value.
         out.push(db.schema.createIndex(`${f.tags.table}_by_value`).ifNotExists().on(f.tags.table).columns([f.tags.valueColumn, f.tags.ownerColumn]))
       } else if (f.indexed && f.column && f.column !== pk) {
-        out.push(db.schema.createIndex(`${ds.table}_${f.column}`).ifNotExists().on(ds.table).columns([f.column, pk]))
+        out.push(db.schema.createIndex(columnIndexName(ds.table, f.column)).ifNotExists().on(ds.table).columns([f.column, pk]))
       }
     }
   }
