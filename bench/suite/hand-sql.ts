@@ -20,7 +20,7 @@
  * lookup as the issue's target says.
  */
 import type BetterSqlite3 from 'better-sqlite3'
-import { PER_PAGE, type MixParams, type Out } from './mix.js'
+import { COMPANIES_DEFAULT_PER_PAGE, PER_PAGE, type MixParams, type Out } from './mix.js'
 
 export interface SqlForm {
   /** Page 1 (or the request's page), or the lookup. */
@@ -89,12 +89,12 @@ export function sqlForms(db: BetterSqlite3.Database, p: MixParams, deepAfter: { 
       `select count(*) from companies where country = 'USA' and employees >= 5`),
   }
   forms['companies-usa'] = {
-    // 64% of the rows match: walk the sort index and test each row's country.
+    // Most rows match: walk the sort index and test each row's country. GET /companies's page size.
     hand: form(db,
-      companyPage(`select id, svc_score as k from companies indexed by companies_svc_score where +country = 'USA' order by svc_score desc, id limit ${L}`, 'page.k desc, page.id', true),
+      companyPage(`select id, svc_score as k from companies indexed by companies_svc_score where +country = 'USA' order by svc_score desc, id limit ${COMPANIES_DEFAULT_PER_PAGE}`, 'page.k desc, page.id', true),
       `select count(*) from companies indexed by companies_country where country = 'USA'`),
     plain: form(db,
-      companyPage(`select id, svc_score as k from companies where country = 'USA' order by svc_score desc, id limit ${L}`, 'page.k desc, page.id', false),
+      companyPage(`select id, svc_score as k from companies where country = 'USA' order by svc_score desc, id limit ${COMPANIES_DEFAULT_PER_PAGE}`, 'page.k desc, page.id', false),
       `select count(*) from companies where country = 'USA'`),
   }
   forms['companies-all'] = {

@@ -10,7 +10,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { find } from 'mingo'
-import { PER_PAGE, type MixParams, type Out } from './mix.js'
+import { COMPANIES_DEFAULT_PER_PAGE, PER_PAGE, type MixParams, type Out } from './mix.js'
 
 type Doc = Record<string, unknown> & { id: number }
 
@@ -64,15 +64,15 @@ export interface PeerQuery {
 }
 
 export function peerQueries(data: PeerData, p: MixParams): Record<string, PeerQuery> {
-  const q = (collection: Doc[], criteria: Record<string, unknown>, sort: Record<string, 1 | -1>): PeerQuery => ({
-    page: () => ({ ids: (find(collection, criteria).sort({ ...sort, id: 1 }).limit(PER_PAGE).all() as Doc[]).map((d) => String(d.id)) }),
+  const q = (collection: Doc[], criteria: Record<string, unknown>, sort: Record<string, 1 | -1>, perPage = PER_PAGE): PeerQuery => ({
+    page: () => ({ ids: (find(collection, criteria).sort({ ...sort, id: 1 }).limit(perPage).all() as Doc[]).map((d) => String(d.id)) }),
     count: () => find(collection, criteria).all().length,
   })
   const { companies, investors, fundings } = data
   return {
     'companies-design': q(companies, { country: 'USA', stage: { $in: ['a', 'b'] }, employees: { $gte: 50, $lte: 200 } }, { svc_score: -1 }),
     'companies-usa-lfd': q(companies, { country: 'USA', employees: { $gte: 5 } }, { last_funding_date: -1 }),
-    'companies-usa': q(companies, { country: 'USA' }, { svc_score: -1 }),
+    'companies-usa': q(companies, { country: 'USA' }, { svc_score: -1 }, COMPANIES_DEFAULT_PER_PAGE),
     'companies-all': q(companies, {}, { svc_score: -1 }),
     'companies-industries': q(companies, { industries: { $in: [...p.industries] } }, { svc_score: -1 }),
     'investors-foreign': q(investors, { portfolio_size: { $gte: 2 }, type: { $in: ['vc', 'accelerator'] }, 'portfolio.industries': { $in: [...p.industries] } }, { portfolio_size: -1 }),
