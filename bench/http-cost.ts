@@ -20,23 +20,15 @@
  *   BENCH_COMPANIES=1000000 npx tsx bench/http-cost.ts
  */
 import { Hono } from 'hono'
-import { createEngine } from '../src/engine.js'
-import { createApp } from '../src/http/app.js'
-import { createApiKey } from '../src/store/api-keys.js'
-import { benchCompanies, openBenchDatabase } from './support/dataset.js'
+import { benchCompanies } from './support/dataset.js'
+import { inlineBenchApp } from './support/inline-app.js'
 import { loadIds, loadTerms } from './support/http-requests.js'
 
 const companies = benchCompanies()
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
 const perRound = Number(process.env.BENCH_REQUESTS ?? 4000)
 
-const vdb = openBenchDatabase()
-const made = await createApiKey(vdb, { plan: 'full', quota: 2_000_000_000, period: 'day', label: 'bench/http-cost' })
-if (!made.ok) throw new Error('bench: could not create a key')
-const headers = { authorization: `Bearer ${made.value.key}` }
-// An open handle: the engine runs inline on this thread (no worker hop), as an embedding host would.
-const engine = createEngine({ database: vdb })
-const app = createApp(engine)
+const { engine, app, headers, close } = await inlineBenchApp('bench/http-cost')
 const bare = new Hono()
 const BODY = { ok: true, service: 'ventureql-bench', items: [1, 2, 3] }
 bare.get('/bare', (c) => c.json(BODY))
@@ -71,8 +63,7 @@ try {
     }
   }
 } finally {
-  await engine.close()
-  await vdb.close()
+  await close()
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const bareCpu = median(cpu.get('bare route')!)

@@ -9,10 +9,7 @@
  *
  * Compare checkouts by running it in a worktree of the code before, alternating.
  */
-import { createEngine } from '../src/engine.js'
-import { createApp } from '../src/http/app.js'
-import { createApiKey } from '../src/store/api-keys.js'
-import { openBenchDatabase } from './support/dataset.js'
+import { inlineBenchApp } from './support/inline-app.js'
 
 const LISTINGS = [
   '/companies?country=USA', '/companies?stage=a|b', '/companies?stage=a|b&country=USA', '/companies?country=USA&sort=-employees',
@@ -22,12 +19,7 @@ const LISTINGS = [
   '/companies?country=USA&industries=Fintech', '/fundings?series=seed', '/fundings?funding_date_range=2020-01-01~2020-12-31',
 ]
 
-const vdb = openBenchDatabase()
-const made = await createApiKey(vdb, { plan: 'full', quota: 2_000_000_000, period: 'day', label: 'bench/listings' })
-if (!made.ok) throw new Error('bench: could not create a key')
-const headers = { authorization: `Bearer ${made.value.key}` }
-const engine = createEngine({ database: vdb })
-const app = createApp(engine)
+const { app, headers, close } = await inlineBenchApp('bench/listings')
 try {
   console.log('| listing | first call ms | then, median of 3 ms | total |')
   console.log('|---|---|---|---|')
@@ -46,6 +38,5 @@ try {
     console.log(`| \`${path.replace(/\|/g, '\\|')}\` | ${times[0]!.toFixed(1)} | ${then.toFixed(2)} | ${String(total)} |`)
   }
 } finally {
-  await engine.close()
-  await vdb.close()
+  await close()
 }
