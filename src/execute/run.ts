@@ -57,18 +57,28 @@ export async function fetchKeys(ctx: ExecContext, plan: QueryPlan, options: Keys
   const want = options.limit + (options.offset ?? 0)
   const walkSortIndex = plan.canWalkSortIndex && options.matches !== undefined &&
     prefersSortWalk(plan, { matches: options.matches, rows: await datasetRows(ctx, plan.dataset), limit: want })
-  const read: RowArrays[] = []
-  if (!options.after) {
-    read.push(await readRows(ctx, keysFromStart(ctx.db, plan, walkSortIndex, want)))
-  } else {
+  const readKeys = async (walk: boolean): Promise<RowArrays[]> => {
+    if (!options.after) return [await readRows(ctx, keysFromStart(ctx.db, plan, walk, want))]
+    const parts: RowArrays[] = []
     let rows = 0
     for (const range of plan.seekRanges(options.after)) {
       // A boundary's values are in the SQL's parameters, and its NULLs in the SQL's shape: compiled per call.
-      const part = await readRows(ctx, plan.keysQuery(ctx.db, { range, limit: want - rows, walkSortIndex }).compile())
-      read.push(part)
+      const part = await readRows(ctx, plan.keysQuery(ctx.db, { range, limit: want - rows, walkSortIndex: walk }).compile())
+      parts.push(part)
       rows += part.rows.length
       if (rows >= want) break
     }
+    return parts
+  }
+  let read: RowArrays[]
+  try {
+    read = await readKeys(walkSortIndex)
+  } catch (error) {
+    // A walk names its sort index (compile/plan.ts, `walkFrom`), and a bulk load drops every index
+    // until it ends (store/indexes.ts, `deferIndexes`): then the planner's own plan reads the keys,
+    // slowly but the same rows, as it did before the walk named its index.
+    if (!walkSortIndex || !isMissingIndex(error)) throw error
+    read = await readKeys(false)
   }
   const keyRows: KeyRow[] = []
   let skip = options.offset ?? 0
@@ -86,6 +96,11 @@ export async function fetchKeys(ctx: ExecContext, plan: QueryPlan, options: Keys
     }
   }
   return keyRows
+}
+
+/** SQLite's answer to a statement that names an index the database does not have (now). */
+function isMissingIndex(error: unknown): boolean {
+  return error instanceof Error && /\bno such index\b/.test(error.message)
 }
 
 /**

@@ -5,14 +5,17 @@
  * id) whole and sorts it, even with the filter's columns marked `+`: `/companies?country=USA` took
  * 79-87 ms a page there instead of 0.02 ms. The walk's FROM therefore names the sort index
  * (`walkFrom`, INDEXED BY). This test loads those statistics into the fixture, shows that the
- * unpinned text plans the scan, and that the engine's text walks.
+ * unpinned text plans the scan, and that the engine's text walks; and that while a bulk load has
+ * dropped the indexes (store/indexes.ts), a walk still reads its keys (execute/run.ts, `fetchKeys`).
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { and, condition as c } from '../../src/ast/factory.js'
 import type { FilterNode } from '../../src/ast/nodes.js'
-import { planQuery, sqliteDialect, type SqlDialect } from '../../src/compile/index.js'
+import { planQuery, prefersSortWalk, sqliteDialect, type SqlDialect } from '../../src/compile/index.js'
+import { countRows, fetchKeys, type ExecContext } from '../../src/execute/index.js'
 import { LiteralLimits, withLiteralLimit } from '../../src/execute/statements.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
+import { deferIndexes, restoreDeferredIndexes } from '../../src/store/indexes.js'
 import { checked } from '../compile/helpers.js'
 
 const vdb = await createFixtureDatabase({ companies: 600 })
@@ -73,5 +76,31 @@ describe('a walk with a literal LIMIT', () => {
     }
     expect(run(true).length).toBe(25)
     expect(run(true)).toEqual(run(false))
+  })
+})
+
+describe('a walk while a bulk load has dropped the indexes', () => {
+  it('reads the same keys without the named index (the planner\'s own plan), and walks it again once the indexes are back', async () => {
+    const db = await createFixtureDatabase({ companies: 600 })
+    try {
+      const ctx: ExecContext = { db: db.db, dialect: sqliteDialect, dataVersion: 0 }
+      const plan = planQuery(checked('companies', c('country', 'eq', 'USA', p), [['svc_score', 'desc']]), sqliteDialect)
+      const matches = await countRows(ctx, plan)
+      expect(prefersSortWalk(plan, { matches, rows: 600, limit: 10 })).toBe(true)
+      const walked = await fetchKeys(ctx, plan, { limit: 10, matches })
+      const after = walked[4]!.boundary
+      const next = await fetchKeys(ctx, plan, { limit: 10, matches, after })
+      expect(walked).toHaveLength(10)
+
+      expect(deferIndexes(db.sqlite)).toBeGreaterThan(0)
+      expect(() => db.sqlite.prepare(withLiteralLimit(new LiteralLimits(), plan.keysQuery(db.db, { limit: 10, walkSortIndex: true }).compile()).sql)).toThrow(/no such index/)
+      expect(await fetchKeys(ctx, plan, { limit: 10, matches })).toEqual(walked)
+      expect(await fetchKeys(ctx, plan, { limit: 10, matches, after })).toEqual(next)
+
+      expect(restoreDeferredIndexes(db.sqlite, { force: true })).toBeGreaterThan(0)
+      expect(await fetchKeys(ctx, plan, { limit: 10, matches })).toEqual(walked)
+    } finally {
+      await db.close()
+    }
   })
 })
