@@ -19,9 +19,9 @@
  *
  *   BENCH_COMPANIES=1000000 npx tsx bench/http-cost.ts
  */
-import { Hono } from 'hono'
 import { benchCompanies } from './support/dataset.js'
 import { inlineBenchApp } from './support/inline-app.js'
+import { bareApp } from './suite/bare-app.js'
 import { loadIds, loadTerms } from './support/http-requests.js'
 
 const companies = benchCompanies()
@@ -29,9 +29,8 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
 const perRound = Number(process.env.BENCH_REQUESTS ?? 4000)
 
 const { engine, app, headers, close } = await inlineBenchApp('bench/http-cost')
-const bare = new Hono()
-const BODY = { ok: true, service: 'ventureql-bench', items: [1, 2, 3] }
-bare.get('/bare', (c) => c.json(BODY))
+// The suite's bare route (served over sockets there by suite/bare-server.ts).
+const bare = bareApp()
 
 const ids = loadIds(companies)
 const terms = loadTerms()

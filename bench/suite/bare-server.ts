@@ -4,12 +4,10 @@
  * @hono/node-server request listener and its global Request and Response, the same timeouts and graceful close), plain HTTP on
  * loopback. Prints its URL the way `ventureql serve` does, so one launcher starts either.
  */
-import { Hono } from 'hono'
 import { startNodeServer } from '../../src/http/node-server.js'
+import { bareApp } from './bare-app.js'
 
-const app = new Hono()
-const BODY = { ok: true, service: 'ventureql-bench', items: [1, 2, 3] }
-app.get('/bare', (c) => c.json(BODY))
+const app = bareApp()
 // The adapter's lightweight Request and Response, as `ventureql serve` runs it (src/cli/serve.ts).
 const server = await startNodeServer({ fetch: (request) => Promise.resolve(app.fetch(request)), port: 0, host: '127.0.0.1', overrideGlobalObjects: true })
 process.stdout.write(`ventureql: serving ${server.url} (bare route)\n`)

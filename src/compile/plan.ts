@@ -115,6 +115,8 @@ export function planQuery(checked: Pick<CheckedQuery, 'dataset' | 'filter' | 'so
   const from = (db: Kysely<any>, walk = false, hoisted = true) => {
     const f = filterFor(walk)
     const table = walk && walkIndex ? dialect.walkFrom!(dataset.table, ROOT_ALIAS, walkIndex) : `${dataset.table} as ${ROOT_ALIAS}`
+    // A walk's FROM is raw SQL (Kysely has no INDEXED BY); every reference to t0 is a `sql.ref`
+    // string, so Kysely need not know the alias, and the cast only satisfies its table typing.
     const q = (hoisted ? withSets(db, f.sets) : db).selectFrom(table as `${string} as ${string}`)
     return f.where ? q.where(f.where) : q
   }

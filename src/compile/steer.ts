@@ -14,6 +14,10 @@
  * index serves one condition, the others filter) and sorts them. We walk when the walk's expected
  * reads are within `WALK_FACTOR` of the hits. The estimate assumes hits spread evenly over the
  * sort order; when they cluster at its end the walk reads more, at worst the whole index once.
+ *
+ * A walk marks the filter's top-level columns unindexed (`SqlDialect.unindexed`) and, on SQLite,
+ * names the sort index in its FROM (`SqlDialect.walkFrom`): the marks alone left SQLite free to scan
+ * a covering composite index whole and sort once its LIMIT was written as a number (stop 22).
  */
 import type { FilterNode } from '../ast/nodes.js'
 import { childrenOf } from '../ast/visit.js'
