@@ -155,6 +155,23 @@ export interface LimitedStatement {
  * `withLiteralLimit`); any other limit runs on one statement with the limit bound, as before.
  */
 export function limitedStatement(prepare: (limit: string) => { all(...params: unknown[]): unknown[] }): LimitedStatement {
+  return limited(prepare, '?', (params, limit) => [...params, limit])
+}
+
+/**
+ * `limitedStatement` for a statement with named parameters (one object) and possibly several
+ * LIMITs, all of the same value: the bound form's LIMITs are `@limit`, added to the object.
+ */
+export function namedLimitedStatement(prepare: (limit: string) => { all(...params: unknown[]): unknown[] }): NamedLimitedStatement {
+  return limited(prepare, '@limit', (params, limit) => [{ ...(params[0] as object), limit }])
+}
+
+/** A `namedLimitedStatement`: `all(limit, { name: value, ... })`. */
+export interface NamedLimitedStatement {
+  all(limit: number, params: Readonly<Record<string, unknown>>): unknown[]
+}
+
+function limited(prepare: (limit: string) => { all(...params: unknown[]): unknown[] }, boundText: string, bind: (params: unknown[], limit: number) => unknown[]): LimitedStatement {
   const byLimit = new Map<number, { all(...params: unknown[]): unknown[] }>()
   let bound: { all(...params: unknown[]): unknown[] } | undefined
   return Object.freeze({
@@ -163,8 +180,8 @@ export function limitedStatement(prepare: (limit: string) => { all(...params: un
       let statement = byLimit.get(limit)
       if (statement === undefined && byLimit.size < LIMITS_PER_STATEMENT) byLimit.set(limit, (statement = prepare(String(limit))))
       if (statement !== undefined) return statement.all(...params)
-      bound ??= prepare('?')
-      return bound.all(...params, limit)
+      bound ??= prepare(boundText)
+      return bound.all(...bind(params, limit))
     },
   })
 }

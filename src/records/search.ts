@@ -25,7 +25,7 @@ import type BetterSqlite3 from 'better-sqlite3'
 import { datasets } from '../catalog/index.js'
 import { FIRST_WORD_MARKER, MIN_EXPANDED_PREFIX, SEARCH_TABLES, type CompanyHitField, type SearchTableNames } from '../store/schema/search-tables.js'
 import type { SqliteVentureDb } from '../store/open.js'
-import { limitedStatement, type LimitedStatement } from '../execute/statements.js'
+import { limitedStatement, namedLimitedStatement, type LimitedStatement, type NamedLimitedStatement } from '../execute/statements.js'
 
 export const SEARCH_OBJECT_TYPES = Object.freeze(['company', 'investor'] as const)
 export type SearchObjectType = (typeof SEARCH_OBJECT_TYPES)[number]
@@ -137,11 +137,15 @@ export function namePrefixQuery(words: readonly string[], nameColumn: string, ex
 }
 
 interface TypeStatements {
-  readonly count: BetterSqlite3.Statement
-  /** Their LIMIT written as a number where it can be: a bound LIMIT costs a prepare on every run (`withLiteralLimit`). */
-  readonly exact: LimitedStatement
+  /**
+   * The name tiers and the type's record count, as `[rank, name_key, tier]` rows (`nameCandidates`):
+   * `@key` the term's name key, `@match` the name-start query. Their LIMITs are written as a number
+   * where they can be: a bound LIMIT costs a prepare on every run (`withLiteralLimit`).
+   */
+  readonly nameTiers: NamedLimitedStatement
+  /** The same without the name-start tier, for a term whose words start no indexed word. */
+  readonly exactTier: NamedLimitedStatement
   readonly match: LimitedStatement
-  readonly matchWithNameKey: LimitedStatement
   readonly details: BetterSqlite3.Statement
   readonly expand: ExpandPrefix
 }
@@ -169,13 +173,17 @@ function typeStatements(sqlite: BetterSqlite3.Database, type: SearchObjectType):
       const found = termsInRange.all(prefix, upper) as string[]
       return found.length > MAX_EXPANDED_WORDS ? undefined : found
     },
-    count: sqlite.prepare(`select coalesce(max(rank), 0) from "${t.ranks}"`).pluck(),
-    exact: limitedStatement((limit) => sqlite.prepare(`select rank from "${t.ranks}" where name_key = ? order by rank limit ${limit}`).pluck()),
+    // Three parts in one statement: each statement run has a fixed cost (at 1,000,000 companies,
+    // "a": 17-22 µs for this one against 24-36 µs for the three apart; bench/README.md, stop 27).
+    // The name-start tier comes with each match's name key, for the promotion to tier 0: one
+    // primary-key step per row, cheaper than a second statement over the ranks. The count is the
+    // highest rank (the denominator of a hit's importance), tier -1.
+    nameTiers: namedLimitedStatement((limit) => sqlite.prepare(`${exactArm(t, limit)}
+      union all select * from (select f.rowid, s.name_key, 1 from "${t.fts}" f join "${t.ranks}" s on s.rank = f.rowid
+        where "${t.fts}" match @match order by f.rowid limit ${limit})
+      union all ${countArm(t)}`).raw()),
+    exactTier: namedLimitedStatement((limit) => sqlite.prepare(`${exactArm(t, limit)} union all ${countArm(t)}`).raw()),
     match: limitedStatement((limit) => sqlite.prepare(`select rowid from "${t.fts}" where "${t.fts}" match ? order by rowid limit ${limit}`).pluck()),
-    // The name-start tier with each match's name key, for the promotion to tier 0 (searchRecords):
-    // one primary-key step per row, cheaper than a second statement over the ranks.
-    matchWithNameKey: limitedStatement((limit) => sqlite.prepare(`select f.rowid, s.name_key from "${t.fts}" f join "${t.ranks}" s on s.rank = f.rowid
-      where "${t.fts}" match ? order by f.rowid limit ${limit}`).raw()),
   }
   if (type === 'company') return { ...common, details: sqlite.prepare(companyDetailsSql(sqlite, t, RANKS_IN)) }
   const I = datasets.investors
@@ -187,6 +195,12 @@ function typeStatements(sqlite: BetterSqlite3.Database, type: SearchObjectType):
       from "${t.ranks}" s join "${I.table}" x on x."${I.fields.investor_id!.column}" = s."${t.idColumn}" where ${RANKS_IN}`),
   }
 }
+
+/** Tier 0 of `nameTiers`: the name key equals the term's. */
+const exactArm = (t: SearchTableNames, limit: string) =>
+  `select * from (select rank, name_key, 0 from "${t.ranks}" where name_key = @key order by rank limit ${limit})`
+/** The records of the type (ranks run from 1 without gaps), as tier -1: a constant row. */
+const countArm = (t: SearchTableNames) => `select coalesce(max(rank), 0), null, -1 from "${t.ranks}"`
 
 /** The answered hits of a type: their ranks, one JSON array bound as the statement's parameter. */
 export const RANKS_IN = 's.rank in (select value from json_each(?))'
@@ -233,20 +247,29 @@ function statementsFor(sqlite: BetterSqlite3.Database): Record<SearchObjectType,
   return cached
 }
 
+/** The candidates of a type, each rank's tier, and the records of the type. */
+interface TypeCandidates {
+  readonly tierOf: Map<number, 0 | 1 | 2>
+  readonly total: number
+}
+
 /**
  * The candidates of one type in the name tiers, best first within each, at most `limit` per tier:
  * 0 (the name key equals the term's) and 1 (the name starts with the words; promoted to 0 when its
- * name folds to the term, `rankHits`).
+ * name folds to the term, `rankHits`); and the records of the type, read in the same statement.
  */
-function nameCandidates(s: TypeStatements, words: readonly string[], termKey: string, termFolded: string, nameColumn: string, limit: number): Map<number, 0 | 1 | 2> {
-  const tierOf = new Map<number, 0 | 1 | 2>()
-  for (const rank of s.exact.all(limit, termKey) as number[]) tierOf.set(rank, 0)
+function nameCandidates(s: TypeStatements, words: readonly string[], termKey: string, termFolded: string, nameColumn: string, limit: number): TypeCandidates {
   const namePrefix = namePrefixQuery(words, nameColumn, s.expand)
-  if (namePrefix === undefined) return tierOf
-  for (const [rank, nameKey] of s.matchWithNameKey.all(limit, namePrefix) as [number, string | null][]) {
-    if (!tierOf.has(rank)) tierOf.set(rank, nameKey !== null && fold(nameKey) === termFolded ? 0 : 1)
+  const rows = (namePrefix === undefined ? s.exactTier.all(limit, { key: termKey }) : s.nameTiers.all(limit, { key: termKey, match: namePrefix })) as [number, string | null, -1 | 0 | 1][]
+  const tierOf = new Map<number, 0 | 1 | 2>()
+  let total = 0
+  // Tier 0 first: a record in both tiers is in tier 0 (the arms' order in the rows is not relied on).
+  for (const [rank, , tier] of rows) if (tier === 0) tierOf.set(rank, 0)
+  for (const [rank, nameKey, tier] of rows) {
+    if (tier === -1) total = rank
+    else if (tier === 1 && !tierOf.has(rank)) tierOf.set(rank, nameKey !== null && fold(nameKey) === termFolded ? 0 : 1)
   }
-  return tierOf
+  return { tierOf, total }
 }
 
 /** Adds tier 2 (every word somewhere): enough that `limit` remain after dropping those already in a better tier. */
@@ -290,17 +313,17 @@ export function searchRecords(vdb: SqliteVentureDb, request: SearchRequest): Sea
   const termFolded = fold(request.term)
 
   const types = SEARCH_OBJECT_TYPES.filter((type) => request.objectTypes.includes(type))
-  const tiers = types.map((type) => nameCandidates(statements[type], words, termKey, termFolded, SEARCH_TABLES[type].ftsColumns[0], request.limit))
+  const candidates = types.map((type) => nameCandidates(statements[type], words, termKey, termFolded, SEARCH_TABLES[type].ftsColumns[0], request.limit))
   // With `limit` hits in the name tiers, no other match can be among the best `limit`: tiers come first.
-  if (tiers.reduce((n, t) => n + t.size, 0) < request.limit) types.forEach((type, i) => addOtherMatches(statements[type], words, tiers[i]!, request.limit))
+  if (candidates.reduce((n, c) => n + c.tierOf.size, 0) < request.limit) types.forEach((type, i) => addOtherMatches(statements[type], words, candidates[i]!.tierOf, request.limit))
 
   const ordered: OrderedCandidate[] = []
   const totals = new Map<SearchObjectType, number>()
   types.forEach((type, i) => {
-    if (tiers[i]!.size === 0) return
-    const total = statements[type].count.get() as number
+    const { tierOf, total } = candidates[i]!
+    if (tierOf.size === 0) return
     totals.set(type, total)
-    for (const [rank, tier] of tiers[i]!) ordered.push({ objectType: type, rank, tier, importance: rank / Math.max(1, total) })
+    for (const [rank, tier] of tierOf) ordered.push({ objectType: type, rank, tier, importance: rank / Math.max(1, total) })
   })
   ordered.sort(hitOrder)
   const answered = ordered.slice(0, request.limit)

@@ -395,4 +395,24 @@ describe.runIf(TEST_BACKEND === 'sqlite')('GET /search: the index follows the da
       await own.close()
     }
   })
+
+  it('finds the exact name beyond the first page of names that start with it (tier 0 is read apart from tier 1)', async () => {
+    const own = await createHarness({ companies: 40 })
+    try {
+      // One unimportant "Quorvex" and twelve more important names that start with it: the name-start
+      // tier's best `per_page` are all "Quorvex Labs ...", so only the exact-name read finds it.
+      ingestAll(own.vdb, [
+        { type: 'company', record: { id: 910000, name: 'Quorvex', website: 'quorvex.example', svc_score: '1' } },
+        ...Array.from({ length: 12 }, (_, i) => ({ type: 'company' as const, record: { id: 910001 + i, name: `Quorvex Labs ${i}`, website: `quorvex-labs-${i}.example`, svc_score: String(90 + i) } })),
+      ])
+      const search = async (query: string) => keys(searchResponseSchema.parse(await (await own.get(`/search?${query}`)).json()))
+      expect(await search('term=quorvex&per_page=1')).toEqual(['company:910000'])
+      // Then the name-start tier by importance (svc_score, highest first).
+      expect(await search('term=QUORVEX&per_page=4')).toEqual(['company:910000', 'company:910012', 'company:910011', 'company:910010'])
+      // A term that only starts names has no exact tier: the most important first.
+      expect(await search('term=quorv&per_page=2')).toEqual(['company:910012', 'company:910011'])
+    } finally {
+      await own.close()
+    }
+  })
 })
