@@ -9,7 +9,7 @@
 import Database from 'better-sqlite3'
 import { CompiledQuery } from 'kysely'
 import { afterAll, describe, expect, it } from 'vitest'
-import { LIMITS_PER_STATEMENT, LiteralLimits, limitedStatement, readRows, withLiteralLimit } from '../../src/execute/statements.js'
+import { LIMITS_PER_STATEMENT, LiteralLimits, limitedStatement, namedLimitedStatement, readRows, withLiteralLimit } from '../../src/execute/statements.js'
 import { recordSession } from '../../src/records/session.js'
 import { storiesOf } from '../../src/records/stories.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
@@ -136,6 +136,24 @@ describe('limitedStatement', () => {
     statement.all(40, 'v2')
     statement.all(1, 'v2')
     expect(prepared).toHaveLength(LIMITS_PER_STATEMENT + 1)
+  })
+
+  it('namedLimitedStatement: named parameters, every LIMIT of the text the same, `@limit` in the bound form', () => {
+    const prepared: string[] = []
+    // Two LIMITs in one statement (search's name tiers): both get the same value.
+    const statement = namedLimitedStatement((limit) => {
+      prepared.push(limit)
+      return sqlite.prepare(`select * from (select id from t where v = @a order by id limit ${limit})
+        union all select * from (select id from t where v = @b order by id desc limit ${limit})`).pluck()
+    })
+    const expected = (a: string, b: string, limit: number) => [
+      ...(sqlite.prepare(SQL).pluck().all(a, limit) as number[]),
+      ...(sqlite.prepare('select id from t where v = ? order by id desc limit ?').pluck().all(b, limit) as number[]),
+    ]
+    for (let limit = 0; limit <= LIMITS_PER_STATEMENT + 5; limit++) expect(statement.all(limit, { a: 'v1', b: 'v2' }), String(limit)).toEqual(expected('v1', 'v2', limit))
+    expect(prepared.at(-1)).toBe('@limit')
+    expect(prepared).toHaveLength(LIMITS_PER_STATEMENT + 1)
+    expect(expected('v1', 'v2', 3).length).toBeGreaterThan(3)
   })
 
   it('refuses a limit that is not a whole number', () => {
