@@ -16,8 +16,10 @@
  * number of records of the type, so that a top-1% investor sits with the top-1% companies;
  * companies before investors on equal footing, then id.
  *
- * Cost: each tier is one query per type that FTS5 answers in rank order and stops at the limit
- * (see schema/search-tables.ts), so a one-letter term costs the same as a rare one. Prefixes of 4+
+ * Cost: each tier is a query that FTS5 answers in rank order and stops at the limit (see
+ * schema/search-tables.ts), so a one-letter term costs the same as a rare one. The name tiers and
+ * the type's record count are one statement per type; tier 2, when needed, one more; the answered
+ * hits' fields one more per type that has some. Prefixes of 4+
  * characters are asked as the exact words they stand for (from the index's words table), which
  * FTS5 reads lazily; it would otherwise merge every such word's doclist in full first.
  */
