@@ -5,7 +5,7 @@
  * finds its caches cold. This times the suite's detail row and four search rows exactly as its
  * page-1 phase does (the same variants, warm-up and interleaving), three ways: with all their
  * neighbours (engine, HTTP handler, hand-written SQL, plain SQLite), without plain SQLite's scans,
- * and with the hand-written SQL only. Medians in µs, and each search over the detail of the same
+ * and with the hand-written SQL only (`suite/timing.ts`, `timeRequest`, as the suite). Medians in µs, and each search over the detail of the same
  * configuration.
  *
  *   BENCH_COMPANIES=1000000 npx tsx bench/search-interleaved.ts
@@ -16,7 +16,7 @@ import { createApiKey } from '../src/store/api-keys.js'
 import { benchCompanies, benchDatabaseFile, freshCaches, openBenchDatabase } from './support/dataset.js'
 import { keyBefore, sqlForms } from './suite/hand-sql.js'
 import { buildMix, mixParams } from './suite/mix.js'
-import { timeVariants, type Variant } from './suite/timing.js'
+import { timeRequest } from './suite/timing.js'
 
 const companies = benchCompanies()
 benchDatabaseFile(companies)
@@ -46,15 +46,7 @@ for (const c of configurations) {
     const viaHttp = r.http && c.http
       ? async () => { await (await app.fetch(new Request(`https://bench.test${r.http!.path}`, { headers }))).text() }
       : undefined
-    const variants: Variant[] = [
-      { name: 'engine', run: r.engine },
-      ...(viaHttp ? [{ name: 'http', run: viaHttp }] : []),
-      ...(f ? [{ name: 'hand', run: f.hand.page }] : []),
-      ...(f?.plain && c.plain ? [{ name: 'plain', run: f.plain.page }] : []),
-    ]
-    // As the suite: 20 untimed calls of the fast variants first.
-    for (let i = 0; i < 20; i++) { await r.engine(); await viaHttp?.(); f?.hand.page() }
-    engineMs.set(r.id, (await timeVariants(variants)).engine!.median)
+    engineMs.set(r.id, (await timeRequest(r.engine, viaHttp, f && (c.plain ? f : { hand: f.hand }))).engine!.median)
   }
   const detail = engineMs.get('company-detail')!
   console.log(`| ${c.name} | ${rows.map((r) => (r.id === 'company-detail' ? µs(detail) : `${µs(engineMs.get(r.id))} (${(engineMs.get(r.id)! / detail).toFixed(2)})`)).join(' | ')} |`)

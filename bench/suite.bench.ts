@@ -31,7 +31,7 @@ import { buildMix, mixParams, PER_PAGE, type Out } from './suite/mix.js'
 import { measurePages, type PagesResult } from './suite/pages.js'
 import { loadPeerData, peerQueries, type PeerQuery } from './suite/peers.js'
 import { writeReport, type CountRow, type RequestRow, type SimilarQuality } from './suite/report.js'
-import { timeVariants, type Variant } from './suite/timing.js'
+import { timeRequest, timeVariants } from './suite/timing.js'
 
 const skip = new Set((process.env.BENCH_SUITE_SKIP ?? '').split(',').map((s) => s.trim()).filter(Boolean))
 const companies = benchCompanies()
@@ -89,15 +89,7 @@ for (const r of mix.filter((m) => m.kind !== 'similar' || !skip.has('similar')))
   const viaHttp = r.http ? () => http(r.http!.method, r.http!.path, r.http!.body) : undefined
   await viaHttp?.()
 
-  const variants: Variant[] = [
-    { name: 'engine', run: r.engine },
-    ...(viaHttp ? [{ name: 'http', run: viaHttp }] : []),
-    ...(f ? [{ name: 'hand', run: f.hand.page }] : []),
-    ...(f?.plain ? [{ name: 'plain', run: f.plain.page }] : []),
-  ]
-  // The JIT's first calls are not steady state: 20 untimed calls of the fast variants.
-  for (let i = 0; i < 20; i++) { await r.engine(); await viaHttp?.(); f?.hand.page() }
-  const t = await timeVariants(variants)
+  const t = await timeRequest(r.engine, viaHttp, f)
   rows.push({ id: r.id, title: r.title, kind: r.kind, covers: r.covers, http: r.http ? `${r.http.method} ${r.http.path.length > 90 ? `${r.http.path.slice(0, 87)}...` : r.http.path}` : '', identical, mingoAgrees: undefined, total: engineOut.total, times: t, handSql: f?.hand.sql, plainSql: f?.plain?.sql })
 
   if (r.request && f?.hand.count && !skip.has('counts')) {

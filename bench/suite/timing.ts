@@ -99,3 +99,23 @@ export async function timeVariants(variants: readonly Variant[], options: { runs
   }
   return Object.fromEntries(variants.map((v, i) => [v.name, summarize(times[i]!)]))
 }
+
+/**
+ * The suite's page-1 variants of one request (engine, HTTP handler, hand-written SQL, plain SQLite;
+ * each where it exists), warmed as the suite warms them (the JIT's first calls are not steady
+ * state: 20 untimed calls of the fast variants) and timed by `timeVariants`.
+ */
+export async function timeRequest(
+  engine: () => Promise<unknown>,
+  http: (() => Promise<unknown>) | undefined,
+  form: { readonly hand: { page(): unknown }; readonly plain?: { page(): unknown } } | undefined,
+): Promise<Record<string, Timed>> {
+  const variants: Variant[] = [
+    { name: 'engine', run: engine },
+    ...(http ? [{ name: 'http', run: http }] : []),
+    ...(form ? [{ name: 'hand', run: () => form.hand.page() }] : []),
+    ...(form?.plain ? [{ name: 'plain', run: () => form.plain!.page() }] : []),
+  ]
+  for (let i = 0; i < 20; i++) { await engine(); await http?.(); form?.hand.page() }
+  return timeVariants(variants)
+}
