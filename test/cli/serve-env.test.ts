@@ -1,6 +1,6 @@
 /**
  * `serve`'s configuration (issue 11, item 4): every flag also settable from an environment
- * variable (the flag wins), listed in one README table; `ventureql --version`.
+ * variable (the flag wins), listed in one table of grammar-docs/guides/serving.md; `ventureql --version`.
  */
 import { readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -61,9 +61,9 @@ describe('serve flags from the environment', () => {
     }
   })
 
-  it('the README lists every flag with its variable in one table', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
-    const rows = readme.split('\n').filter((l) => /^\| `--[a-z-]+.*` \| `VENTUREQL_[A-Z_]+` \|/.test(l))
+  it('the serving guide lists every flag with its variable in one table', () => {
+    const guide = readFileSync(new URL('../../grammar-docs/guides/serving.md', import.meta.url), 'utf8')
+    const rows = guide.split('\n').filter((l) => /^\| `--[a-z-]+.*` \| `VENTUREQL_[A-Z_]+` \|/.test(l))
     const listed = new Map(rows.map((r) => {
       const m = /^\| `(--[a-z-]+)[^`]*` \| `(VENTUREQL_[A-Z_]+)` \|/.exec(r)!
       return [m[1]!, m[2]!] as const

@@ -92,10 +92,19 @@ describe('README links', () => {
 
   test('every link, from the README down, is a relative path to an existing file and heading', () => {
     expect(problems).toEqual([])
-    // The crawl reaches the documents the issue names: the API description, list parameters, records.
-    for (const doc of ['grammar-docs/reference/api.md', 'grammar-docs/list-parameters.md', 'grammar-docs/records.md', 'grammar-docs/language.md']) {
+    // The crawl reaches the reference (the API description, list parameters, records, the language)
+    // and every guide, the license and the changelog.
+    for (const doc of [
+      'grammar-docs/reference/api.md', 'grammar-docs/list-parameters.md', 'grammar-docs/records.md', 'grammar-docs/language.md',
+      'grammar-docs/guides/index.md', 'grammar-docs/guides/serving.md', 'grammar-docs/guides/embedding.md',
+      'grammar-docs/guides/postgresql.md', 'grammar-docs/guides/cli.md', 'grammar-docs/guides/performance.md', 'CHANGELOG.md',
+    ]) {
       expect(visited).toContain(doc)
     }
+  })
+
+  test('the README reaches the license', () => {
+    expect([...linkedFiles]).toContain('LICENSE')
   })
 
   test('the npm package ships every file those links reach', () => {

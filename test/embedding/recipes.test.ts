@@ -1,5 +1,5 @@
 /**
- * The README's "Embedding" recipes, each on a real server listening on 127.0.0.1 (port 0) and
+ * The embedding guide's recipes (grammar-docs/guides/embedding.md), each on a real server listening on 127.0.0.1 (port 0) and
  * called over the socket: node:http, Express (alone, after `express.json()`, and after
  * `express.urlencoded()` with a form-encoded POST /queries), and Fastify (its own parsers
  * replaced in the mounted scope, and with its default JSON parser). Every recipe answers the same
@@ -201,10 +201,10 @@ describe('Fastify', () => {
   })
 })
 
-describe('the README shows each recipe', () => {
+describe('the embedding guide shows each recipe', () => {
   it('node:http, Express, Fastify and the hooks', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
-    const section = readme.slice(readme.indexOf('## Embedding'))
+    const guide = readFileSync(new URL('../../grammar-docs/guides/embedding.md', import.meta.url), 'utf8')
+    const section = guide.slice(guide.indexOf('## The HTTP API in your own server'))
     for (const line of [
       'createServer(toNodeHandler(app))',
       'server.use(express.json())',

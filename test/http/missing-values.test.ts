@@ -1,5 +1,5 @@
 /**
- * The missing-values rule (README "Missing values", src/http/views/missing-values.ts) on every
+ * The missing-values rule (grammar-docs/guides/serving.md, "Missing values"; src/http/views/missing-values.ts) on every
  * endpoint that shows companies, fundings and investors: plain strings are '' when unknown, numbers,
  * numeric strings and dates null, spec-nullable fields null, arrays [], fields that do not apply to a
  * record kind null, and a company without a stage "Unknown". And the same company shows the same

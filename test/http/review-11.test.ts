@@ -1,7 +1,7 @@
 /**
  * Findings of the hostile review of issue 11 (item 14), each pinned by a test that failed before
  * its fix: error bodies never quote a key-shaped run, whole or cut; a value is quoted capped, so a
- * huge invalid request gets a small error; CONNECT is answered with the JSON 404 the README
+ * huge invalid request gets a small error; CONNECT is answered with the JSON 404 the serving guide
  * promises; `engine.page(id, null)` returns issues.
  */
 import { connect } from 'node:net'

@@ -193,7 +193,7 @@ describe('GET /search: result fields (spec 2.9)', () => {
     })
   })
 
-  it('a company without keywords has company_keywords []; company_funding is 0 when it never raised, null when its amounts are undisclosed (README "Missing values")', async () => {
+  it('a company without keywords has company_keywords []; company_funding is 0 when it never raised, null when its amounts are undisclosed (grammar-docs/guides/serving.md, "Missing values")', async () => {
     const find = async (id: number, name: string) =>
       (await search(`term=${encodeURIComponent(name)}&object_types=company&per_page=50`)).find((r) => r.object_id === id)!
     const bare = h.vdb.sqlite.prepare(`select id, name from companies c where not exists (select 1 from company_keywords k where k.company_id = c.id)

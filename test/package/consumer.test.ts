@@ -2,8 +2,8 @@
  * The package as a consumer gets it: `npm pack`, installed into a new strict TypeScript project
  * (ESM and CJS; `strict`, no `skipLibCheck`, `moduleResolution: nodenext`, no @types/better-sqlite3
  * or @types/pg), a program using both entry points (`ventureql`, `ventureql/http`) compiled with
- * the consumer's own `tsc` and run against a small fixture database; the README's typed-query
- * example is compiled with it.
+ * the consumer's own `tsc` and run against a small fixture database; the typed-query examples of
+ * the README and of the embedding guide are compiled with it.
  *
  * Offline and fast: the tarball is unpacked into the project's node_modules the way npm lays it
  * out, and its dependencies (and the consumer's `typescript` and `@types/node`) are symlinked from
@@ -78,17 +78,21 @@ async function project(type: 'module' | 'commonjs'): Promise<string> {
   }))
   mkdirSync(join(dir, 'src'))
   writeFileSync(join(dir, 'src', 'main.ts'), program(type))
-  // The README's typed-query example compiles as written (ESM: it uses top-level await).
-  if (type === 'module') writeFileSync(join(dir, 'src', 'readme-typed.ts'), readmeExample('## Typed queries'))
+  // The documented typed-query examples compile as written (ESM: they use top-level await).
+  if (type === 'module') {
+    writeFileSync(join(dir, 'src', 'readme-typed.ts'), docExample('README.md', '### One typed library query'))
+    writeFileSync(join(dir, 'src', 'guide-typed.ts'), docExample('grammar-docs/guides/embedding.md', '## Typed queries'))
+  }
   return dir
 }
 
-/** The first TypeScript block of a README section. */
-function readmeExample(heading: string): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-  const section = readme.slice(readme.indexOf(`\n${heading}\n`))
-  const block = /```ts\n([\s\S]*?)```/.exec(section)
-  if (!block) throw new Error(`README: no ts block under ${heading}`)
+/** The first TypeScript block of a section of a document of this repository. */
+function docExample(file: string, heading: string): string {
+  const doc = readFileSync(join(ROOT, file), 'utf8')
+  const start = doc.indexOf(`\n${heading}\n`)
+  if (start < 0) throw new Error(`${file}: no heading ${heading}`)
+  const block = /```ts\n([\s\S]*?)```/.exec(doc.slice(start))
+  if (!block) throw new Error(`${file}: no ts block under ${heading}`)
   return `${block[1]}\nexport {}\n`
 }
 

@@ -1,5 +1,5 @@
 /**
- * The package index exports the public API the README documents, and the README's library example
+ * The package index exports the public API the embedding guide documents, and the guide's library example
  * runs as written (on the fixture database instead of a file).
  */
 import { readFileSync } from 'node:fs'
@@ -7,14 +7,14 @@ import { describe, expect, it } from 'vitest'
 import * as ventureql from '../../src/index.js'
 
 describe('package index', () => {
-  it('exports every name the README documents', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+  it('exports every name the embedding guide documents', () => {
+    const guide = readFileSync(new URL('../../grammar-docs/guides/embedding.md', import.meta.url), 'utf8')
     const documented = [
       'createEngine', 'formatIssues', 'parseQuery', 'parseFilter', 'checkQuery', 'checkFilter', 'planQuery',
       'compileFilter', 'printFilter', 'canonicalQuery', 'queryIdOf', 'datasets', 'relations', 'OPERATORS', 'toProblem',
     ]
     for (const name of documented) {
-      expect(readme, `README mentions ${name}`).toContain(name)
+      expect(guide, `the embedding guide mentions ${name}`).toContain(name)
       expect(ventureql, `index exports ${name}`).toHaveProperty(name)
     }
     for (const name of ['openDatabase', 'createFixtureDatabase', 'Ingestor', 'generateRecords', 'evaluate', 'loadSnapshot', 'sortRecords']) {
@@ -22,7 +22,7 @@ describe('package index', () => {
     }
   })
 
-  it('runs the README example: a query, then page 2 by its id', async () => {
+  it('runs the embedding guide\'s library example: a query, then page 2 by its id', async () => {
     const vdb = await ventureql.createFixtureDatabase()
     const engine = ventureql.createEngine({ database: vdb })
     try {

@@ -63,7 +63,7 @@ describe('investorDetail', () => {
       portfolio_path: null, funding_rounds_path: null, portfolio_size: 4, number_of_deals: 7,
     })
     expect(detail.portfolio_aggregates).toEqual({
-      // Elevenco was imported without a stage: it has the stage Unknown (README, "Missing values"),
+      // Elevenco was imported without a stage: it has the stage Unknown (grammar-docs/guides/serving.md, "Missing values"),
       // counted like every company of that stage. It has no location: left out, not counted under ''.
       stages: [{ name: 'No Known Funding', count: 1 }, { name: 'Unknown', count: 1 }, { name: 'a', count: 1 }, { name: 'b', count: 1 }],
       locations: [{ name: 'Paris', count: 2 }, { name: 'Berlin', count: 1 }],

@@ -62,7 +62,7 @@ describe('materialised aggregates equal aggregates recomputed in JS from the lin
     for (const c of rows) {
       const fs = byCompany.get(c.id)
       if (!fs) {
-        // Never raised: nothing to add up, a known 0 (README, "Missing values").
+        // Never raised: nothing to add up, a known 0 (grammar-docs/guides/serving.md, "Missing values").
         expect(c.total_funding).toBe(0)
         neverRaised++
         continue

@@ -233,7 +233,7 @@ describe('search index', () => {
   })
 })
 
-describe('investor_funding (spec 2.9) by the rule of total_funding (README, "Missing values")', () => {
+describe('investor_funding (spec 2.9) by the rule of total_funding (grammar-docs/guides/serving.md, "Missing values")', () => {
   test('the disclosed U.S.-dollar total; 0 without rounds; null when no round\'s amount is disclosed', async () => {
     const vdb = track(await createFixtureDatabase({ companies: 80 }))
     const investors = vdb.sqlite.prepare('select id from investors where number_of_deals > 0 order by id limit 2').pluck().all() as number[]

@@ -150,7 +150,7 @@ describe('a value means the same in a filter and in an imported record', () => {
     }
   })
 
-  test('on text and enum fields a blank value is "no value" in both: NULL in a record, is_null in a filter (README, "Missing values")', () => {
+  test('on text and enum fields a blank value is "no value" in both: NULL in a record, is_null in a filter (grammar-docs/guides/serving.md, "Missing values")', () => {
     for (const kind of ['string', 'enum'] as const) {
       const field = fieldOf(kind)
       for (const blank of ['', '   ']) {

@@ -1,7 +1,7 @@
 /**
  * `ventureql serve` as a child process, and a volley of requests on fresh connections with a signal
  * sent mid-flight: shared by test/http/shutdown.test.ts and scripts/shutdown-probe.ts (which prints
- * the figures the README and the shutdown work quote). Only the command line is used, so the probe
+ * how many requests were answered, refused or reset). Only the command line is used, so the probe
  * measures any version of the server the same way.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
