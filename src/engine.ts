@@ -38,6 +38,7 @@ import type { PagingPolicy } from './execute/cursor.js'
 import type { SearchRequest } from './records/search.js'
 import { openDatabase, type SqliteVentureDb, type VentureDb } from './store/open.js'
 import { guardInput, InvalidInputError } from './parse/guard.js'
+import { argumentIssues } from './execute/arguments.js'
 import type { DatabaseStatus } from './store/status.js'
 
 export type { ExplainResult, ListPage, PageMeta, PageWithoutTotal, QueryEnvelope, StoreOptions, StoreOptions as StoreCallOptions, StoreResult } from './execute/pipeline.js'
@@ -297,6 +298,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
       issues.push(...guarded.issues)
       return undefined
     })
+    if (issues.length === 0) issues.push(...argumentIssues(op, copies))
     if (issues.length > 0) throw new InvalidInputError(issues)
     return copies as unknown as OperationArgs<K>
   }
@@ -329,10 +331,10 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
       fundingExtras: (ids, o) => run('fundingExtras', [ids], o),
     }),
     access: Object.freeze<EngineAccess>({
-      authorize: (key, now, count, o) => run('authorize', [key, now.getTime(), count, o?.withDataVersion === true], o),
+      authorize: (key, now, count, o) => run('authorize', [key, timeOf(now), count, o?.withDataVersion === true], o),
       defer: (key, now, count, o) => new DeferredKeyCheck(
         // The check travels to a worker with the call that carries it: its key is guarded here, when it is made.
-        guardedKeyCheck({ key, nowMs: now.getTime(), count, withDataVersion: o?.withDataVersion === true }, limits),
+        guardedKeyCheck({ key, nowMs: timeOf(now), count, withDataVersion: o?.withDataVersion === true }, limits),
         (r) => run('authorize', [r.key, r.nowMs, r.count, r.withDataVersion], o),
       ),
     }),
@@ -389,8 +391,14 @@ function argumentName(op: string, index: number): string {
 function guardedKeyCheck(request: KeyCheckRequest, limits: Limits): KeyCheckRequest {
   const guarded = guardInput(request, limits, 'The key check')
   if (!guarded.ok) throw new InvalidInputError(guarded.issues)
-  return guarded.value as KeyCheckRequest
+  const copy = guarded.value as KeyCheckRequest
+  const issues = argumentIssues('authorize', [copy.key, copy.nowMs, copy.count])
+  if (issues.length > 0) throw new InvalidInputError(issues)
+  return copy
 }
+
+/** `access`'s `now` as milliseconds; anything but a Date is passed on for `argumentIssues` to name. */
+const timeOf = (now: unknown): number => (now instanceof Date ? now.getTime() : now) as number
 
 function pagingShapeIssue(paging: unknown): Issue {
   return issue({

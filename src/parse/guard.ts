@@ -198,7 +198,7 @@ export class InvalidInputError extends Error {
   override readonly name = 'InvalidInputError'
   readonly code = 'INVALID_INPUT'
   constructor(readonly issues: readonly Issue[]) {
-    super(`Invalid input: ${issues.map((i) => `${i.path === '' ? '' : `${i.path}: `}${i.message}`).join('; ')}`)
+    super(`Invalid input: ${issues.map((i) => `${i.path === '' ? '' : `${i.path}: `}${i.message}`).join(' ')}`)
   }
 
   /** The first issue. */
