@@ -282,8 +282,17 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
 
   /** `page()`'s own arguments come from callers in plain JavaScript too: a wrong shape is an issue, never a TypeError. */
   async function paged<K extends 'page' | 'pageWithoutTotal'>(op: K, queryId: unknown, paging: unknown, call: CallOptions | undefined): Promise<OperationResult<K>> {
-    if (typeof paging !== 'object' || paging === null || Array.isArray(paging)) return fail([pagingShapeIssue(paging)]) as OperationResult<K>
-    return result(op, [queryId, paging] as unknown as OperationArgs<K>, call)
+    // Depth and size first, as for every other argument: the same issue wherever a deep value sits.
+    let args: OperationArgs<K>
+    try {
+      args = guardArguments(op, [queryId, paging] as unknown as OperationArgs<K>)
+    } catch (error) {
+      if (error instanceof InvalidInputError) return fail([...error.issues]) as OperationResult<K>
+      throw error
+    }
+    const copied = (args as readonly unknown[])[1]
+    if (typeof copied !== 'object' || copied === null || Array.isArray(copied)) return fail([pagingShapeIssue(copied)]) as OperationResult<K>
+    return result(op, args, call)
   }
 
   /**
