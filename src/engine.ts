@@ -6,7 +6,11 @@
  *                           └─ inline: the caller's connection (in-memory SQLite, an open handle, PostgreSQL)
  *
  * Every method takes user input as `unknown`, returns a `Result`, and never throws for anything a
- * user can send; a thrown error means a bug or a broken database. Every call has a time budget
+ * user can send; a thrown error means a bug or a broken database. Every argument of every call is
+ * walked first on the caller's thread (`guardInput`: depth, size, JSON values only) and only a copy
+ * that passed goes on to a worker thread: a Result method answers what fails that walk as its
+ * issues (`limit_exceeded`, `invalid_type`), the record lookups and `access` reject with
+ * `InvalidInputError` carrying the same issues. Every call has a time budget
  * (`timeoutMs`, per engine and per call) and can be cancelled with an `AbortSignal`; over budget the
  * statement is stopped and the call answers the issue `query_timeout`.
  *
@@ -27,12 +31,14 @@ import {
 import { createOperations, LIGHT_OPERATIONS, SHORT_OPERATIONS, type Authorization, type GuardableOperation, type OperationArgs, type OperationName, type OperationResult, type Operations } from './execute/operations.js'
 import type { ExplainResult, ListPage, PageWithoutTotal, QueryEnvelope, StoreOptions, StoreResult } from './execute/pipeline.js'
 import { createWatchdog, makeInterruptible } from './execute/pool/interrupt.js'
-import { admits, claimKeyCheck, DeferredKeyCheck, KeyRefusedError, type Guarded } from './execute/key-check.js'
+import { admits, claimKeyCheck, DeferredKeyCheck, KeyRefusedError, type Guarded, type KeyCheckRequest } from './execute/key-check.js'
 import { createWorkerPool, defaultPoolSize, type WorkerPool } from './execute/pool/pool.js'
 import { newCacheTally, type CacheTally } from './execute/context.js'
 import type { PagingPolicy } from './execute/cursor.js'
 import type { SearchRequest } from './records/search.js'
 import { openDatabase, type SqliteVentureDb, type VentureDb } from './store/open.js'
+import { guardInput, InvalidInputError } from './parse/guard.js'
+import { argumentIssues } from './execute/arguments.js'
 import type { DatabaseStatus } from './store/status.js'
 
 export type { ExplainResult, ListPage, PageMeta, PageWithoutTotal, QueryEnvelope, StoreOptions, StoreOptions as StoreCallOptions, StoreResult } from './execute/pipeline.js'
@@ -40,6 +46,7 @@ export type { CallOptions } from './execute/backend.js'
 export { EngineClosedError, QueryCancelledError, QueryTimeoutError } from './execute/backend.js'
 export type { Authorization } from './execute/operations.js'
 export { DeferredKeyCheck, KeyRefusedError, type KeyCheckRequest } from './execute/key-check.js'
+export { InvalidInputError } from './parse/guard.js'
 export type { DatabaseStatus } from './store/status.js'
 
 /** The default time budget of one call: generous for analytics, and still a bound. */
@@ -214,7 +221,9 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
 
   const counters = { queryTimeouts: 0, calls: 0, ...newCacheTally() }
 
-  async function run<K extends OperationName>(op: K, args: OperationArgs<K>, call: CallOptions | undefined): Promise<OperationResult<K>> {
+  async function run<K extends OperationName>(op: K, rawArgs: OperationArgs<K>, call: CallOptions | undefined): Promise<OperationResult<K>> {
+    // Before the key check is claimed: a refused call leaves a deferred check to run on its own, counted like any 400.
+    const args = guardArguments(op, rawArgs)
     const backendCall = {
       timeoutMs: call?.timeoutMs ?? timeoutMs,
       signal: call?.signal,
@@ -266,14 +275,41 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
       return tallied(await run(op, args, call))
     } catch (error) {
       if (error instanceof QueryTimeoutError || error instanceof QueryCancelledError) return fail([error.issue]) as OperationResult<K>
+      if (error instanceof InvalidInputError) return fail([...error.issues]) as OperationResult<K>
       throw error
     }
   }
 
   /** `page()`'s own arguments come from callers in plain JavaScript too: a wrong shape is an issue, never a TypeError. */
   async function paged<K extends 'page' | 'pageWithoutTotal'>(op: K, queryId: unknown, paging: unknown, call: CallOptions | undefined): Promise<OperationResult<K>> {
-    if (typeof paging !== 'object' || paging === null || Array.isArray(paging)) return fail([pagingShapeIssue(paging)]) as OperationResult<K>
-    return result(op, [queryId, paging] as unknown as OperationArgs<K>, call)
+    // Depth and size first, as for every other argument: the same issue wherever a deep value sits.
+    let args: OperationArgs<K>
+    try {
+      args = guardArguments(op, [queryId, paging] as unknown as OperationArgs<K>)
+    } catch (error) {
+      if (error instanceof InvalidInputError) return fail([...error.issues]) as OperationResult<K>
+      throw error
+    }
+    const copied = (args as readonly unknown[])[1]
+    if (typeof copied !== 'object' || copied === null || Array.isArray(copied)) return fail([pagingShapeIssue(copied)]) as OperationResult<K>
+    return result(op, args, call)
+  }
+
+  /**
+   * Each argument as `guardInput` copies it, or `InvalidInputError` with the issues of all of them.
+   * Arguments come from plain JavaScript too, whatever their declared types.
+   */
+  function guardArguments<K extends OperationName>(op: K, args: OperationArgs<K>): OperationArgs<K> {
+    const issues: Issue[] = []
+    const copies = (args as readonly unknown[]).map((arg, i) => {
+      const guarded = guardInput(arg, limits, argumentName(op, i))
+      if (guarded.ok) return guarded.value
+      issues.push(...guarded.issues)
+      return undefined
+    })
+    if (issues.length === 0) issues.push(...argumentIssues(op, copies))
+    if (issues.length > 0) throw new InvalidInputError(issues)
+    return copies as unknown as OperationArgs<K>
   }
 
   const storeOptions = (o: StoreOptions | undefined): StoreOptions => (o?.owner === undefined ? {} : { owner: o.owner })
@@ -304,9 +340,10 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
       fundingExtras: (ids, o) => run('fundingExtras', [ids], o),
     }),
     access: Object.freeze<EngineAccess>({
-      authorize: (key, now, count, o) => run('authorize', [key, now.getTime(), count, o?.withDataVersion === true], o),
+      authorize: (key, now, count, o) => run('authorize', [key, timeOf(now), count, o?.withDataVersion === true], o),
       defer: (key, now, count, o) => new DeferredKeyCheck(
-        { key, nowMs: now.getTime(), count, withDataVersion: o?.withDataVersion === true },
+        // The check travels to a worker with the call that carries it: its key is guarded here, when it is made.
+        guardedKeyCheck({ key, nowMs: timeOf(now), count, withDataVersion: o?.withDataVersion === true }, limits),
         (r) => run('authorize', [r.key, r.nowMs, r.count, r.withDataVersion], o),
       ),
     }),
@@ -349,6 +386,28 @@ function chooseBackend(vdb: VentureDb, limits: Limits, paging: Partial<PagingPol
     heavyLimit: { slots: workers !== undefined && workers > 0 ? workers : defaultPoolSize(), light: LIGHT_OPERATIONS },
   })
 }
+
+const REQUEST_METHODS: ReadonlySet<string> = new Set(['query', 'list', 'store', 'explain', 'count'])
+
+/** How messages name an engine call's argument. */
+function argumentName(op: string, index: number): string {
+  if (index === 0 && REQUEST_METHODS.has(op)) return 'The request'
+  if (op === 'page' || op === 'pageWithoutTotal') return index === 0 ? 'The query id' : 'The paging argument'
+  return `Argument ${index + 1} of ${op}()`
+}
+
+/** `access.defer`'s check, refused (`InvalidInputError`, thrown: `defer` answers at once) unless it is safe to send to a worker. */
+function guardedKeyCheck(request: KeyCheckRequest, limits: Limits): KeyCheckRequest {
+  const guarded = guardInput(request, limits, 'The key check')
+  if (!guarded.ok) throw new InvalidInputError(guarded.issues)
+  const copy = guarded.value as KeyCheckRequest
+  const issues = argumentIssues('authorize', [copy.key, copy.nowMs, copy.count])
+  if (issues.length > 0) throw new InvalidInputError(issues)
+  return copy
+}
+
+/** `access`'s `now` as milliseconds; anything but a Date is passed on for `argumentIssues` to name. */
+const timeOf = (now: unknown): number => (now instanceof Date ? now.getTime() : now) as number
 
 function pagingShapeIssue(paging: unknown): Issue {
   return issue({

@@ -28,8 +28,22 @@ export interface Limits {
   readonly defaultPerPage: number
   /** Most issues reported for one request (then `too_many_issues`). */
   readonly maxIssues: number
-  /** Largest request body, in bytes, for front-ends that read one (CLI, HTTP). */
+  /**
+   * Largest request body, in bytes, for front-ends that read one (CLI, HTTP). It also bounds what
+   * any engine call accepts (`inputBounds`): no more values, and no more characters of strings,
+   * than a body of this size can encode in JSON.
+   */
   readonly maxBodyBytes: number
+  /**
+   * Deepest nesting of arrays and objects in any input, counted before anything else reads it (the
+   * outermost array or object is level 1). The deepest request the language admits needs
+   * 2 × maxDepth + 2 levels: the envelope, two per logical level (`{"and": [...]}`, `{"foreign":
+   * {"filter": ...}}`), then an operator hash and its list: 26 at maxDepth 12. 64 leaves a filter
+   * nested up to 31 logical levels to `maxDepth`'s more precise issue, and stays far below what
+   * recursive code (the schemas, the copy to a worker thread, which overflowed at 20,000 levels)
+   * can walk. Not set, it grows with a raised `maxDepth` (`resolveLimits`).
+   */
+  readonly maxInputDepth: number
   /**
    * Largest stored query: bytes of its canonical JSON in UTF-8 (what is stored). Storing a larger
    * one (`query`, `store`) is `limit_exceeded`; running it unstored (`list`, `count`) is not.
@@ -64,6 +78,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   defaultPerPage: 50,
   maxIssues: 100,
   maxBodyBytes: 1_000_000,
+  maxInputDepth: 64,
   // 5,000 websites in one `in` list are ~120 KB of canonical JSON and must stay storable; a 1 MB
   // body is not (20 of them stored 19.6 MB).
   maxStoredQueryBytes: 256 * 1024,
@@ -72,6 +87,22 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxCost: 3000,
 })
 
+/** Levels of nesting the deepest request admitted under `maxDepth` needs (see `maxInputDepth`), plus room for `maxDepth`'s own issue. */
+const inputDepthFor = (maxDepth: number): number => 2 * maxDepth + 2 + 38
+
 export function resolveLimits(overrides?: Partial<Limits>): Limits {
-  return Object.freeze({ ...DEFAULT_LIMITS, ...overrides })
+  const merged = { ...DEFAULT_LIMITS, ...overrides }
+  if (overrides?.maxInputDepth === undefined) merged.maxInputDepth = Math.max(DEFAULT_LIMITS.maxInputDepth, inputDepthFor(merged.maxDepth))
+  return Object.freeze(merged)
+}
+
+/**
+ * The bounds on an input's size that `maxBodyBytes` implies. Every JSON value takes at least one
+ * byte and every value after the first a separator (`[0,0,0]`), so a body of B bytes holds at most
+ * (B + 1) / 2 values; every character of a string or key takes at least one byte (a character
+ * outside the BMP is two UTF-16 units in four bytes), so at most B characters. An input over
+ * either is one no body within the limit could have carried.
+ */
+export function inputBounds(limits: Limits): { readonly maxValues: number; readonly maxStringChars: number } {
+  return { maxValues: Math.floor((limits.maxBodyBytes + 1) / 2), maxStringChars: limits.maxBodyBytes }
 }

@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto'
 import { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
-import { EngineClosedError, KeyRefusedError, QueryCancelledError, QueryTimeoutError, type Engine } from '../engine.js'
+import { EngineClosedError, InvalidInputError, KeyRefusedError, QueryCancelledError, QueryTimeoutError, type Engine } from '../engine.js'
 import { authMiddleware, requestKey } from './auth.js'
 import type { QuotaHook } from './access.js'
 import type { DocumentedAccess } from './openapi.js'
@@ -192,6 +192,8 @@ function errorResponse(error: unknown, where: { method: string; path: string; re
     return problemResponse(status, { detail: error.message || (status === 413 ? 'The request body is too large.' : 'The request could not be processed.') })
   }
   if (error instanceof QueryTimeoutError || error instanceof QueryCancelledError) return issuesResponse([error.issue], 503)
+  // An engine call refused its arguments (`guardInput`): what the client sent was too deep or too large.
+  if (error instanceof InvalidInputError) return issuesResponse([...error.issues], 400)
   // A route's call carried the key check and the key did not pass: auth.ts puts the refusal (403 or 429) in its place.
   if (error instanceof KeyRefusedError) return problemResponse(403, { detail: 'This request is not allowed.' })
   if (isUnavailable(error) || error instanceof EngineClosedError) {

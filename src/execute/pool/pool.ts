@@ -316,7 +316,19 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
     call.worker = worker
     call.seq = worker.posted++
     const message: ToWorker = { type: 'call', token: call.token, seq: call.seq, op: call.op, args: call.args }
-    worker.thread.postMessage(message)
+    try {
+      worker.thread.postMessage(message)
+    } catch (error) {
+      // The structured clone refused the arguments (too deep: a RangeError; a function: a
+      // DataCloneError). The engine guards its callers' input before this (`guardInput`); for any
+      // other caller the call fails alone, and its worker is as it was, not held by a call never sent.
+      worker.posted--
+      if (worker.call === call) worker.call = undefined
+      else worker.next.pop()
+      if (worker.call === undefined) worker.state = 'idle'
+      call.worker = undefined
+      settle(call, () => call.reject(error))
+    }
   }
 
   function startClock(call: PendingCall): void {

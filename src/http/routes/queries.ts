@@ -29,6 +29,7 @@ import type { CallOptions, QueryEnvelope } from '../../engine.js'
 import type { ResultRecord } from '../../execute/records.js'
 import { previewValue } from '../../errors/format.js'
 import { childPath, issue, type Issue } from '../../errors/issue.js'
+import { guardInput } from '../../parse/guard.js'
 import { checkedIdentity } from '../auth.js'
 import { callOptions, type AppDeps, type HttpEnv, type RouteModule } from '../context.js'
 import { readPaging } from '../paging.js'
@@ -226,7 +227,10 @@ function pageFailure(issues: readonly Issue[]): Response {
 async function postQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
   const read = await readQueryRequest(c.req.raw, deps.engine.limits.maxBodyBytes)
   if (!read.ok) return read.response
-  let request = read.value
+  // Right after parsing, before the paging rules or the schemas read it: depth and size (`guardInput`).
+  const guarded = guardInput(read.value, deps.engine.limits, 'The request body')
+  if (!guarded.ok) return issuesResponse([...guarded.issues])
+  let request = guarded.value
   if (request !== null && typeof request === 'object' && !Array.isArray(request)) {
     const { key: _authParameter, ...rest } = request as Record<string, unknown>
     const paging = readPaging(deps, checkedIdentity(c), { page: rest['page'], per_page: rest['per_page'] }, deps.engine.limits.defaultPerPage)
