@@ -119,8 +119,13 @@ export function attachStateFile(sqlite: BetterSqlite3.Database, file: string, re
     const header = headerProblem(stateFile)
     if (header !== undefined) refuse('corrupt', header)
   }
-  // A read-only connection opens what it attaches read-only too.
-  sqlite.prepare(`attach database ? as ${STATE_SCHEMA}`).run(stateFile)
+  // A read-only connection opens what it attaches read-only too. Attaching reads the file's schema,
+  // so a database damaged past its header fails here.
+  const unreadable = corruption(() => sqlite.prepare(`attach database ? as ${STATE_SCHEMA}`).run(stateFile))
+  if (unreadable !== undefined) {
+    refuse('corrupt', `is not a readable database (${unreadable})`)
+    sqlite.prepare(`attach database ? as ${STATE_SCHEMA}`).run(stateFile)
+  }
   if (expected !== undefined && recovered === undefined) {
     const found = ownerOf(sqlite)
     const detail = found.kind === 'corrupt' ? `is not a readable database (${found.reason})`
@@ -173,21 +178,31 @@ function recordedDatabaseId(sqlite: BetterSqlite3.Database): string | undefined 
   return sqlite.prepare(`select value from main.${META_TABLE} where key = ?`).pluck().get(DATABASE_ID_KEY) as string | undefined
 }
 
+/** The message of a SQLite error saying a file is not a database or is damaged, or undefined when `work` succeeds. */
+function corruption(work: () => unknown): string | undefined {
+  try {
+    work()
+    return undefined
+  } catch (error) {
+    const code = (error as { code?: unknown }).code
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') return error instanceof Error ? error.message : String(error)
+    throw error
+  }
+}
+
 type Ownership = { kind: 'owned'; owner: string } | { kind: 'empty' } | { kind: 'unowned' } | { kind: 'corrupt'; reason: string }
 
 /** Whose state file the attached one is, reading only its schema and owner row. */
 function ownerOf(sqlite: BetterSqlite3.Database): Ownership {
-  try {
+  let found: Ownership = { kind: 'empty' }
+  const reason = corruption(() => {
     const tables = sqlite.prepare(`select name from ${STATE_SCHEMA}.sqlite_master where type = 'table'`).pluck().all() as string[]
-    if (tables.length === 0) return { kind: 'empty' }
-    if (!tables.includes(OWNER_TABLE)) return { kind: 'unowned' }
+    if (tables.length === 0) return
+    if (!tables.includes(OWNER_TABLE)) return (found = { kind: 'unowned' })
     const owner = sqlite.prepare(`select database_id from ${STATE_SCHEMA}.${OWNER_TABLE}`).pluck().get() as string | undefined
-    return owner === undefined ? { kind: 'unowned' } : { kind: 'owned', owner }
-  } catch (error) {
-    const code = (error as { code?: unknown }).code
-    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') return { kind: 'corrupt', reason: error instanceof Error ? error.message : String(error) }
-    throw error
-  }
+    found = owner === undefined ? { kind: 'unowned' } : { kind: 'owned', owner }
+  })
+  return reason !== undefined ? { kind: 'corrupt', reason } : found
 }
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1')
