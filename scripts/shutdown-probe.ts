@@ -37,11 +37,11 @@ try {
   if (!given) execFileSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'generate', '--companies', companies, '--out', template], { cwd: root, stdio: 'ignore' })
   console.log(`${count} requests (GET ${path}) on fresh connections over ${http ? 'HTTP' : 'HTTPS'}, SIGTERM once ${signalAfter} are connected; ${given || `${companies} companies`}; serve ${serveArgs.join(' ') || '(default flags)'}`)
   for (let run = 1; run <= runs; run++) {
-    // A copy without keys per run, so that serve creates and prints a full key.
+    // A copy without keys per run (the data file alone, started with --new-state), so that serve creates and prints a full key.
     const database = join(dir, `run-${run}.db`)
     copyFileSync(template, database)
     const dataDir = join(dir, `data-${run}`)
-    const server = await startServeChild({ cwd: root, database, dataDir, http, args: serveArgs })
+    const server = await startServeChild({ cwd: root, database, dataDir, http, args: [...serveArgs, '--new-state'] })
     const volley = await volleyWithSignal(server, { count, path, signalAfterConnected: signalAfter })
     const exit = await server.exited
     const failed = volley.outcomes.filter((o) => o.status === undefined).length

@@ -80,6 +80,12 @@ export interface EngineOptions<D extends VentureDb = VentureDb> {
   readonly writeWaitMs?: number
   /** How paging by id remembers sort keys, and which totals are written (execute/cursor.ts, DEFAULT_PAGING); tests make it small. */
   readonly paging?: Partial<PagingPolicy>
+  /**
+   * With a file path: start with an empty state file on purpose when the data file's is missing,
+   * empty, another database's or corrupt (`OpenOptions.newState`); without it, opening throws
+   * `StateFileError`. Every API key, quota count and stored query of the lost file is then gone.
+   */
+  readonly newState?: boolean
 }
 
 /** A write lock held longer than this is another process's bulk work (an import), not a request's write. */
@@ -216,7 +222,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
   const owned = typeof options.database === 'string'
   const writeWaitMs = options.writeWaitMs ?? DEFAULT_WRITE_WAIT_MS
   // Opening may wait longer for the lock than a request will: migrations run once, at start.
-  const vdb = (typeof options.database === 'string' ? openDatabase(options.database) : options.database) as D
+  const vdb = (typeof options.database === 'string' ? openDatabase(options.database, { newState: options.newState ?? false }) : options.database) as D
   const backend = chooseBackend(vdb, limits, options.paging ?? {}, options.workers, owned, writeWaitMs)
 
   const counters = { queryTimeouts: 0, calls: 0, ...newCacheTally() }

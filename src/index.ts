@@ -23,8 +23,10 @@ export { DIALECTS, sqliteDialect, postgresDialect, planQuery, compileFilter, typ
 export { QUERY_VERSION, LANGUAGE_VERSION, canonicalQuery, canonicalJson, queryIdOf, DEFAULT_PAGING, type PagingPolicy, type CanonicalQuery, type CanonicalFilter, type ResultRecord } from './execute/index.js'
 export {
   openDatabase, dataVersion, bumpDataVersion,
-  type VentureDb, type SqliteVentureDb, type PostgresVentureDb, type OpenOptions,
+  type VentureDb, type SqliteVentureDb, type PostgresVentureDb, type OpenOptions, type SqliteStateFile,
 } from './store/open.js'
+export { StateFileError, stateFileOf, type StateFileProblem } from './store/state-file.js'
+export { backupDatabase, type BackupSummary } from './store/backup.js'
 export { openPostgres, PostgresConnectionError, type OpenPostgresOptions } from './store/open-postgres.js'
 // The drivers' objects as the public types name them (restated: consumers need no @types/better-sqlite3 or @types/pg).
 export type {

@@ -19,6 +19,7 @@ import { createApiKey, listApiKeys, PERIOD_FORMS, PLANS, revokeApiKey, SHOWN_PRE
 import type { VentureDb } from '../store/open.js'
 import { PostgresConnectionError } from '../store/open-postgres.js'
 import { isPostgresUrl, openTarget, TargetError } from '../store/open-target.js'
+import { StateFileError } from '../store/state-file.js'
 
 /** Where `serve` and `demo` keep their database unless told otherwise. */
 export const DEFAULT_DATA_DIR = './.ventureql'
@@ -28,6 +29,7 @@ interface DatabaseFlags {
   readonly database?: string
   readonly dataDir?: string
   readonly schema?: string
+  readonly newState?: boolean
 }
 
 /** A failure the user can fix: printed on stderr as `ventureql keys <command>: <message>`, exit code 1. */
@@ -49,11 +51,15 @@ function databaseTarget(flags: DatabaseFlags): string {
 async function withDatabase<T>(flags: DatabaseFlags, action: (vdb: VentureDb) => Promise<T>): Promise<T> {
   let vdb: VentureDb
   try {
-    vdb = await openTarget(databaseTarget(flags), { schema: flags.schema })
+    const target = databaseTarget(flags)
+    if (flags.newState && isPostgresUrl(target)) throw new UsageError('--new-state applies to a SQLite database (its -state file); on PostgreSQL keys live in the database itself')
+    vdb = await openTarget(target, { schema: flags.schema, ...(flags.newState ? { sqlite: { newState: true } } : {}) })
   } catch (error) {
-    if (error instanceof TargetError || error instanceof PostgresConnectionError) throw new UsageError(error.message)
+    if (error instanceof TargetError || error instanceof PostgresConnectionError || error instanceof StateFileError) throw new UsageError(error.message)
     throw error
   }
+  const recovered = vdb.dialect === 'sqlite' ? vdb.stateFile?.recovered : undefined
+  if (recovered !== undefined) process.stderr.write(`${recovered}\n`)
   try {
     return await action(vdb)
   } finally {
@@ -112,6 +118,7 @@ function databaseOptions(command: Command): Command {
     .option('--database <target>', 'the server\'s database: a SQLite file, or postgres://user@host:port/database')
     .option('--schema <name>', 'PostgreSQL schema holding the tables (with a postgres:// --database)')
     .option('--data-dir <dir>', `data directory holding ${DATABASE_FILE_NAME} (default ${DEFAULT_DATA_DIR})`)
+    .option('--new-state', 'SQLite: start with an empty state file (no keys, quota counts or stored queries) when the database\'s is missing, empty, another database\'s or corrupt, which is refused otherwise')
 }
 
 export function registerKeys(program: Command): void {

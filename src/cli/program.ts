@@ -12,6 +12,7 @@ import { registerQuery } from './query.js'
 import { registerKeys } from './keys.js'
 import { registerCopy } from './copy.js'
 import { registerSimilarIndex } from './similar-index.js'
+import { registerBackup } from './backup.js'
 import { packageVersion } from './version.js'
 
 export function buildProgram(): Command {
@@ -31,5 +32,6 @@ export function buildProgram(): Command {
   registerKeys(program)
   registerCopy(program)
   registerSimilarIndex(program)
+  registerBackup(program)
   return program
 }

@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { InvalidArgumentError, Option, type Command } from 'commander'
 import { createEngine, type Engine } from '../engine.js'
-import type { VentureDb } from '../store/open.js'
+import type { SqliteVentureDb, VentureDb } from '../store/open.js'
 import { defaultPoolSize } from '../execute/pool/pool.js'
 import { DEFAULT_MAX_CONNECTIONS } from '../store/open-postgres.js'
 import { describeTarget, isPostgresUrl, openTarget } from '../store/open-target.js'
@@ -99,6 +99,14 @@ export interface ServeOptions {
   readonly connections?: number
   /** How long `close()` may take (milliseconds); see `RunningServer.close`. Default 10,000. */
   readonly shutdownTimeoutMs?: number
+  /**
+   * SQLite: start with an empty state file on purpose when the database's is missing, empty,
+   * another database's or corrupt (refused otherwise; store/state-file.ts). Every API key, quota
+   * count and stored query of the lost file is then gone.
+   */
+  readonly newState?: boolean
+  /** SQLite: milliseconds between checks that the state file is still the one open (default 5,000). */
+  readonly stateCheckMs?: number
   /** Where start-up lines go (default stdout) and progress and warnings (default stderr). */
   readonly out?: (line: string) => void
   readonly err?: (line: string) => void
@@ -166,6 +174,7 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
   }
   const postgres = options.database !== undefined && isPostgresUrl(options.database)
   if (options.schema !== undefined && !postgres) throw new ServeError('--schema applies to a PostgreSQL database: give --database postgres://...')
+  if (options.newState && postgres) throw new ServeError('--new-state applies to a SQLite database (its -state file); on PostgreSQL keys and quotas live in the database itself')
   if (options.connections !== undefined && !postgres) throw new ServeError('--connections applies to a PostgreSQL database (the size of its connection pool); a SQLite file runs queries in --workers threads')
 
   let databaseFile: string
@@ -191,7 +200,12 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
       throw new ServeError(`the database ${databaseFile} does not exist; create one with \`ventureql generate --out FILE\` or \`ventureql import\`, or leave out --database to use the demo database`)
     }
     if (!existsSync(databaseFile)) await generateDemo(databaseFile, options.companies ?? DEFAULT_DEMO_COMPANIES, err)
-    engine = createEngine({ database: databaseFile, timeoutMs: queryTimeoutMs, ...(options.workers !== undefined ? { workers: options.workers } : {}) })
+    engine = createEngine({
+      database: databaseFile, timeoutMs: queryTimeoutMs, newState: options.newState ?? false,
+      ...(options.workers !== undefined ? { workers: options.workers } : {}),
+    })
+    const recovered = (engine.database as SqliteVentureDb).stateFile?.recovered
+    if (recovered !== undefined) err(`ventureql: ${recovered}`)
   }
   const closeDatabase = async (graceMs?: number) => {
     await engine.close(graceMs === undefined ? undefined : { graceMs })
@@ -279,16 +293,43 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
   out(`operations: ${server.url}/healthz, ${server.url}/readyz${options.metrics ? `, ${server.url}/metrics (Prometheus, no key)` : ''}`
     + `${options.cors && options.cors.length > 0 ? `; CORS for ${options.cors.join(', ')}` : ''}${requestLog ? '; request log on stderr' : ''}`)
 
+  const stopWatching = watchStateFile(engine.database, options.stateCheckMs ?? DEFAULT_STATE_CHECK_MS, (problem, path) => {
+    if (requestLog) requestLog.logger.error({ state_file: path }, problem)
+    else err(`ventureql: ${problem}`)
+  })
+
   let closing: Promise<CloseSummary> | undefined
   return Object.freeze({
     url: server.url, server, engine, databaseFile, tls, createdKeys,
     // The database closes only after the server: requests still being answered need it.
     close: () => (closing ??= server.close(shutdownTimeoutMs).then(async (summary) => {
+      stopWatching()
       // Every request has its answer now; a query still running belongs to one answered 503: stop it.
       await closeDatabase(0)
       return summary
     })),
   })
+}
+
+/** How often `serve` checks that its state file is still the one it has open. */
+export const DEFAULT_STATE_CHECK_MS = 5_000
+
+/**
+ * Reports (once) a state file deleted or replaced while serving: SQLite keeps using the file it
+ * opened and says nothing, and `/readyz` answers 503 only when probed. The check is one `stat`
+ * (SqliteStateFile.problem), so a few seconds apart costs nothing. Returns the function that stops it.
+ */
+function watchStateFile(vdb: VentureDb, everyMs: number, report: (problem: string, path: string) => void): () => void {
+  const stateFile = vdb.dialect === 'sqlite' ? vdb.stateFile : undefined
+  if (stateFile === undefined) return () => {}
+  const timer = setInterval(() => {
+    const problem = stateFile.problem()
+    if (problem === undefined) return
+    report(problem, stateFile.path)
+    clearInterval(timer)
+  }, everyMs)
+  timer.unref()
+  return () => clearInterval(timer)
 }
 
 /**
@@ -379,7 +420,13 @@ function companiesCount(value: string): number {
 }
 
 /**
- * Every `serve` flag and the environment variable that sets it when the flag is not given (a
+ * Flags of `serve` that no environment variable sets: `--new-state` discards the keys and quota
+ * counts of a lost state file, which a variable left in a unit file would do again at every start.
+ */
+export const SERVE_COMMAND_LINE_ONLY: readonly string[] = Object.freeze(['--new-state'])
+
+/**
+ * Every other `serve` flag and the environment variable that sets it when the flag is not given (a
  * container or a unit file configures the server without a command line). The command line wins
  * over the environment, the environment over the default. The README's table lists exactly these
  * (test/cli/serve-env.test.ts keeps it so). Switches take 1/true/yes/on or 0/false/no/off.
@@ -424,7 +471,7 @@ export function serveOptionsOf(command: Command): ServeOptions {
   const opts = command.opts<{
     port: number; host: string; dataDir: string; database?: string; schema?: string; tlsCert?: string; tlsKey?: string
     http?: boolean; companies: number; baseUrl?: string; accessLog?: boolean; logFormat: 'auto' | LogFormat; metrics?: boolean; cors?: string[]
-    queryTimeout: number; workers?: number; connections?: number; shutdownTimeout: number
+    queryTimeout: number; workers?: number; connections?: number; shutdownTimeout: number; newState?: boolean
   }>()
   // Switches set by the environment: commander turns any value on ("0" too); read it as a switch.
   const switched = (name: 'http' | 'accessLog' | 'metrics', flag: ServeFlag): boolean | undefined =>
@@ -466,6 +513,7 @@ export function registerServe(program: Command): void {
     .addOption(option('--query-timeout', '--query-timeout <ms>', 'milliseconds a request\'s query may run before it is stopped and answered 503 with Retry-After (0: no limit)').argParser(wholeNumber('--query-timeout', 0, 'milliseconds')).default(DEFAULT_QUERY_TIMEOUT_MS))
     .addOption(option('--workers', '--workers <n>', 'SQLite: worker threads that run queries (default: one per core, plus one kept for key checks and lookups); PostgreSQL: calls other than key checks and lookups that run at once (default: one per core of this machine)').argParser(wholeNumber('--workers', 1, 'threads')))
     .addOption(option('--connections', '--connections <n>', `PostgreSQL: connections in the pool, the queries that run at once (default ${DEFAULT_PG_CONNECTIONS})`).argParser(wholeNumber('--connections', 1, 'connections')))
+    .option('--new-state', 'SQLite: start with an empty state file (no API keys, quota counts or stored queries) when the database\'s is missing, empty, another database\'s or corrupt, which is refused otherwise; a foreign or corrupt one is set aside. Command line only, never from the environment')
     .addOption(option('--shutdown-timeout', '--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, time to answer the requests received before exiting; those still running near the end are answered 503').argParser(wholeNumber('--shutdown-timeout', 0, 'milliseconds')).default(DEFAULT_SHUTDOWN_TIMEOUT_MS))
     .action(async () => {
       let handle: ServeHandle

@@ -1,7 +1,8 @@
 /**
  * @module The operations endpoints, answered before the key check and never counted against a
- * quota: `GET /healthz` (the process answers), `GET /readyz` (the database answers a statement and
- * its migrations are this code's: else 503, so a load balancer sends traffic elsewhere) and, when
+ * quota: `GET /healthz` (the process answers), `GET /readyz` (the database answers a statement,
+ * its migrations are this code's, and on SQLite its state file is still the one open: else 503, so
+ * a load balancer sends traffic elsewhere) and, when
  * the app has metrics, `GET /metrics` (Prometheus text format). None of them is in the OpenAPI
  * document: they are for the platform that runs the server, not for API clients.
  *
@@ -28,6 +29,12 @@ export function registerOps(app: HttpApp, deps: AppDeps): void {
   app.get('/healthz', () => json(200, { status: 'ok' }))
 
   app.get('/readyz', async () => {
+    // SQLite: the state file deleted or replaced while serving (a stat of its path, store/open.ts).
+    // The answer does not name the path (the probe needs no key); the server's log does.
+    const database = deps.engine.database
+    if (database.dialect === 'sqlite' && database.stateFile?.problem() !== undefined) {
+      return notReady('The state file (API keys, quota counts, stored queries) was deleted or replaced while the server runs: writes since then are lost at the next start. Stop the server and restore the file from a backup (see the server log).', { state_file: 'lost' })
+    }
     let status
     try {
       status = await deps.engine.status({ timeoutMs: READY_TIMEOUT_MS })

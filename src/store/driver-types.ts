@@ -94,7 +94,7 @@ export interface BetterSqliteDatabase {
   loadExtension(path: string): this
   close(): this
   defaultSafeIntegers(toggleState?: boolean): this
-  backup(destinationFile: string, options?: { progress: (info: { totalPages: number; remainingPages: number }) => number }): Promise<{ totalPages: number; remainingPages: number }>
+  backup(destinationFile: string, options?: { attached?: string; progress?: (info: { totalPages: number; remainingPages: number }) => number }): Promise<{ totalPages: number; remainingPages: number }>
   table(name: string, options: {
     rows: (...params: unknown[]) => Generator
     columns: string[]

@@ -13,7 +13,7 @@ import { applyMigrationsSync } from './migrations.js'
 import { recordCompleteOwnersSync } from './owner-integrity.js'
 import { DATA_VERSION_KEY, META_TABLE, VERSIONED_CACHE_TABLES } from './schema/stored-query-tables.js'
 import { restoreDeferredIndexes } from './indexes.js'
-import { attachStateFile, settleStateTables } from './state-file.js'
+import { attachStateFile, settleStateTables, stateFileProblem, type AttachedStateFile } from './state-file.js'
 
 /** A SQLite database: Kysely plus the raw better-sqlite3 handle that ingest and record lookups use. */
 export interface SqliteVentureDb {
@@ -23,7 +23,21 @@ export interface SqliteVentureDb {
   readonly dialect: 'sqlite'
   /** Opened read-only: nothing may be written (the engine then skips its caches and does not store queries). */
   readonly readonly: boolean
+  /** The attached state file (`<file>-state`, state-file.ts); absent in memory, and read-only without one. */
+  readonly stateFile?: SqliteStateFile
   close(): Promise<void>
+}
+
+/** The state file of an open SQLite database. */
+export interface SqliteStateFile {
+  readonly path: string
+  /** What `newState` did at open (an empty file created, a refused one set aside); undefined when nothing. */
+  readonly recovered: string | undefined
+  /**
+   * Why the file at `path` is no longer the one this connection has open (deleted or replaced while
+   * open), or undefined while it is: one `stat`, cheap enough for every readiness probe.
+   */
+  problem(): string | undefined
 }
 
 /**
@@ -67,6 +81,13 @@ export interface OpenOptions {
    * tag went from 43 ms to 11 ms with the map (bench/README.md).
    */
   readonly mmapBytes?: number
+  /**
+   * Start with an empty state file on purpose when the data file had one and it is missing, empty,
+   * another data file's or corrupt (which otherwise throws `StateFileError`): a foreign or corrupt
+   * one is renamed aside (`<file>-state.<problem>-<time>`). Every API key, quota count and stored
+   * query of the lost file is then gone. Default false.
+   */
+  readonly newState?: boolean
 }
 
 const DEFAULT_MMAP_BYTES = 1 << 30
@@ -82,6 +103,15 @@ const DEFAULT_MMAP_BYTES = 1 << 30
 export function openDatabase(file: string, options: OpenOptions = {}): SqliteVentureDb {
   const readonly = options.readonly ?? false
   const sqlite = new Database(file, readonly ? { readonly: true, fileMustExist: true } : {})
+  try {
+    return opened(sqlite, file, readonly, options)
+  } catch (error) {
+    if (sqlite.open) sqlite.close()
+    throw error
+  }
+}
+
+function opened(sqlite: BetterSqlite3.Database, file: string, readonly: boolean, options: OpenOptions): SqliteVentureDb {
   sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`)
   if (file !== ':memory:' && file !== '') sqlite.pragma(`mmap_size = ${Math.max(0, Math.floor(options.mmapBytes ?? DEFAULT_MMAP_BYTES))}`)
   if (!readonly) {
@@ -90,7 +120,8 @@ export function openDatabase(file: string, options: OpenOptions = {}): SqliteVen
   }
   sqlite.pragma('foreign_keys = OFF')
   // Keys, quota counts, stored queries and caches: a file of their own (state-file.ts).
-  const state = file !== ':memory:' && file !== '' && attachStateFile(sqlite, file, readonly)
+  const attached = file !== ':memory:' && file !== '' ? attachStateFile(sqlite, file, readonly, options.newState ?? false) : undefined
+  const state = attached !== undefined
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: cachingPrepare(sqlite) }) })
   if (!readonly && (options.migrate ?? true)) {
     const migrated = applyMigrationsSync(db, sqlite)
@@ -108,6 +139,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): SqliteVen
     sqlite,
     dialect: 'sqlite' as const,
     readonly,
+    ...(attached !== undefined ? { stateFile: stateFileHandle(attached) } : {}),
     async close() {
       if (closed) return
       closed = true
@@ -116,6 +148,10 @@ export function openDatabase(file: string, options: OpenOptions = {}): SqliteVen
       if (sqlite.open) sqlite.close()
     },
   })
+}
+
+function stateFileHandle(attached: AttachedStateFile): SqliteStateFile {
+  return Object.freeze({ path: attached.path, recovered: attached.recovered, problem: () => stateFileProblem(attached) })
 }
 
 /** Prepared statements kept per connection; the engine's statements are few shapes with bound values. */

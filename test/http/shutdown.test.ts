@@ -56,6 +56,8 @@ describe('ventureql serve on SIGTERM', () => {
     const dir = tempDir()
     const database = join(dir, 'ventureql.db')
     copyFileSync(template, database)
+    // Its state file goes along (the template's has no keys): without it the copy is refused.
+    copyFileSync(`${template}-state`, `${database}-state`)
     return startServeChild({ cwd: process.cwd(), database, dataDir: dir, ...(args.http ? { http: true } : {}), ...(args.flags ? { args: args.flags } : {}) })
   }
 
