@@ -193,10 +193,11 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     if (!existsSync(databaseFile)) await generateDemo(databaseFile, options.companies ?? DEFAULT_DEMO_COMPANIES, err)
     engine = createEngine({ database: databaseFile, timeoutMs: queryTimeoutMs, ...(options.workers !== undefined ? { workers: options.workers } : {}) })
   }
-  const closeDatabase = async (graceMs?: number) => {
+  let databaseClosed: Promise<void> | undefined
+  const closeDatabase = (graceMs?: number) => (databaseClosed ??= (async () => {
     await engine.close(graceMs === undefined ? undefined : { graceMs })
     await pgdb?.close()
-  }
+  })())
   let server: RunningServer
   const requestLog = options.accessLog
     ? createRequestLog({ format: resolveLogFormat(options.logFormat ?? 'auto'), ...(options.logDestination ? { destination: options.logDestination } : {}) })
@@ -282,14 +283,24 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
   let closing: Promise<CloseSummary> | undefined
   return Object.freeze({
     url: server.url, server, engine, databaseFile, tls, createdKeys,
-    // The database closes only after the server: requests still being answered need it.
-    close: () => (closing ??= server.close(shutdownTimeoutMs).then(async (summary) => {
-      // Every request has its answer now; a query still running belongs to one answered 503: stop it.
+    // The database closes after the server has answered every request (they need it), or once the
+    // server has answered 503 what still runs: the statements behind those requests are
+    // interrupted then. The server's part ends STOP_RESERVE_MS early, so that stopping the
+    // statements and ending the worker threads fit in the timeout too.
+    close: () => (closing ??= server.close(shutdownTimeoutMs - stopReserveMs(shutdownTimeoutMs), { onRefused: () => { closeDatabase(0).catch(() => {}) } }).then(async (summary) => {
       await closeDatabase(0)
       return summary
     })),
   })
 }
+
+/**
+ * The end of the shutdown timeout kept for stopping the statements still running and ending the
+ * worker threads: about half a second with 3 workers on 2 busy cores at 100,000 companies
+ * (`npx tsx scripts/shutdown-deadline.ts`), at most a fifth of the timeout.
+ */
+export const STOP_RESERVE_MS = 1_000
+const stopReserveMs = (timeoutMs: number): number => Math.min(STOP_RESERVE_MS, Math.floor(timeoutMs / 5))
 
 /**
  * What the startup output says about a generated database: the day its dates are relative to and,

@@ -20,10 +20,10 @@ import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { getRequestListener, RequestError, type HttpBindings } from '@hono/node-server'
-import { gracefulCloser, RETRY_AFTER_SECONDS, type CloseSummary, type GracefulCloser, type RawResponse } from './graceful-close.js'
+import { gracefulCloser, RETRY_AFTER_SECONDS, type CloseOptions, type CloseSummary, type GracefulCloser, type RawResponse } from './graceful-close.js'
 import { problemResponse } from './problem.js'
 
-export type { CloseSummary } from './graceful-close.js'
+export type { CloseOptions, CloseSummary } from './graceful-close.js'
 
 export interface NodeServerOptions {
   /** The handler, e.g. `createApp(engine).fetch`. It receives the full URL (`https://host:port/path?query`). */
@@ -80,9 +80,10 @@ export interface RunningServer {
    * request received is answered, each with `Connection: close`, idle keep-alive connections are
    * closed, and then it resolves. Requests still running shortly before the timeout are answered
    * 503 with Retry-After; responses already streaming then are cut. Later calls return the same
-   * promise. The engine is the caller's to close afterwards. (`graceful-close.ts` has the steps.)
+   * promise. The engine is the caller's to close: `options.onRefused` is the moment to stop its
+   * statements so that they end within the timeout too. (`graceful-close.ts` has the steps.)
    */
-  close(timeoutMs?: number): Promise<CloseSummary>
+  close(timeoutMs?: number, options?: CloseOptions): Promise<CloseSummary>
 }
 
 /** Raised when the server cannot listen (port in use, no permission, bad address). */
@@ -162,7 +163,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
       resolvePromise(Object.freeze({
         url: `${protocol}://${urlHost(host)}:${port}`,
         protocol, host, port, server,
-        close: (timeoutMs?: number) => closer.close(timeoutMs ?? DEFAULTS.shutdownTimeoutMs),
+        close: (timeoutMs?: number, closeOptions?: CloseOptions) => closer.close(timeoutMs ?? DEFAULTS.shutdownTimeoutMs, closeOptions),
       }))
     }
     server.once('error', onError)

@@ -169,6 +169,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
   const queue: PendingCall[] = []
   let nextToken = 1
   let closing = false
+  let closed: Promise<void> | undefined
   let startupError: SerializedError | undefined
   /** Until a first worker is ready, budgets wait (calls queued meanwhile start their clocks then). */
   let warm = false
@@ -375,6 +376,40 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
     worker.graceTimer = undefined
   }
 
+  /**
+   * Running calls get `closeGraceMs` to finish; then each is given up on as at its deadline (its
+   * statement interrupted; a worker that stays silent for `graceMs` ended) and every thread is
+   * ended. `close` so takes `closeGraceMs`, plus the moment a statement takes to notice its
+   * interrupt, plus ending the threads (tenths of a second; scripts/shutdown-deadline.ts measures
+   * the whole shutdown of `serve`).
+   */
+  async function closeNow(closeGraceMs: number): Promise<void> {
+    closing = true
+    if (respawnTimer) clearTimeout(respawnTimer)
+    for (const call of queue.splice(0)) settle(call, () => call.reject(new EngineClosedError()))
+    if ([...workers].some((w) => w.call !== undefined)) {
+      let stop: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([
+        new Promise<void>((done) => drained.push(done)),
+        new Promise<void>((done) => { stop = setTimeout(done, closeGraceMs) }),
+      ])
+      clearTimeout(stop)
+    }
+    const threads = [...workers]
+    for (const w of threads) for (const call of w.call ? [w.call, ...w.next] : []) giveUp(call, new EngineClosedError())
+    // Ending a thread while its statement returns crashes the process (the native module cannot
+    // build its result in a terminating thread): wait for the interrupted calls to answer, which
+    // takes milliseconds, or for `giveUp`'s grace to end a silent worker.
+    if ([...workers].some((w) => w.call !== undefined)) await new Promise<void>((done) => drained.push(done))
+    await Promise.all(threads.map(async (w) => {
+      clearGrace(w)
+      w.state = 'gone'
+      await w.thread.terminate()
+    }))
+    workers.clear()
+    interrupter?.close()
+  }
+
   refill()
 
   return Object.freeze({
@@ -411,25 +446,8 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
       })
     },
     whenReady: () => (starting === 0 ? Promise.resolve() : new Promise<void>((done) => onReady.push(done))),
-    async close(closeGraceMs = options.closeGraceMs ?? CLOSE_GRACE_MS) {
-      if (closing) return
-      closing = true
-      if (respawnTimer) clearTimeout(respawnTimer)
-      for (const call of queue.splice(0)) settle(call, () => call.reject(new EngineClosedError()))
-      // Running calls get a grace period to finish, then are stopped like calls over budget.
-      if ([...workers].some((w) => w.call !== undefined)) {
-        const stop = setTimeout(() => {
-          for (const w of workers) for (const call of w.call ? [w.call, ...w.next] : []) giveUp(call, new EngineClosedError())
-        }, closeGraceMs)
-        await new Promise<void>((done) => drained.push(done))
-        clearTimeout(stop)
-      }
-      await Promise.all([...workers].map(async (w) => {
-        w.state = 'gone'
-        await w.thread.terminate()
-      }))
-      workers.clear()
-      interrupter?.close()
+    close(closeGraceMs = options.closeGraceMs ?? CLOSE_GRACE_MS) {
+      return (closed ??= closeNow(closeGraceMs))
     },
   })
 }
