@@ -20,6 +20,7 @@ import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { getRequestListener, RequestError, type HttpBindings } from '@hono/node-server'
+import { CLIENT_CLOSED_REQUEST, loggedStatus } from './observe.js'
 import { gracefulCloser, RETRY_AFTER_SECONDS, type CloseOptions, type CloseSummary, type GracefulCloser, type RawResponse } from './graceful-close.js'
 import { problemResponse } from './problem.js'
 
@@ -58,11 +59,15 @@ export interface NodeServerOptions {
 }
 
 export interface AccessEntry {
-  /** `app`: the fetch handler answered; `server`: the bridge did (413 before the body, 503 while closing, CONNECT). */
+  /**
+   * `app`: the fetch handler answered; `server`: the bridge did (413 before the body, 503 while
+   * closing, CONNECT, 499 for a body its client cut off).
+   */
   readonly source: 'app' | 'server'
   readonly method: string
   /** The path without the query string. */
   readonly path: string
+  /** 499 (nginx's "client closed request") when the client went away before its answer. */
   readonly status: number
   readonly ms: number
 }
@@ -184,6 +189,8 @@ function bridge(options: NodeServerOptions, closer: GracefulCloser): (incoming: 
       try {
         response = await options.fetch(await limitBody(request, maxBodyBytes))
       } catch (error) {
+        // A body cut off by its client: nobody is left to answer (CLIENT_CLOSED_REQUEST, app.ts).
+        if (error instanceof ClientGone && onAccess) onAccess({ source: 'server', method: request.method, path: pathOf(request.url), status: CLIENT_CLOSED_REQUEST, ms: performance.now() - started })
         // The error handler below answers it, unless the close already has.
         throw closer.claim(outgoing) ? error : ANSWERED_BY_CLOSE
       }
@@ -192,7 +199,7 @@ function bridge(options: NodeServerOptions, closer: GracefulCloser): (incoming: 
         await response.body?.cancel().catch(() => {})
         throw ANSWERED_BY_CLOSE
       }
-      if (onAccess) onAccess({ source: 'app', method: request.method, path: pathOf(request.url), status: response.status, ms: performance.now() - started })
+      if (onAccess) onAccess({ source: 'app', method: request.method, path: pathOf(request.url), status: loggedStatus(request, response.status), ms: performance.now() - started })
       return response
     },
     {
