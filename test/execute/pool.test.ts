@@ -379,6 +379,20 @@ describe('failures', () => {
     await closing
     expect(p.stats().workers).toBe(0)
   })
+
+  it('close(grace) interrupts what still runs after the grace, without the grace of a silent worker, and returns one promise to every caller', async () => {
+    // A long worker grace: a close that waited for it, or for the statements, would not end first.
+    const p = pool({ size: 2, graceMs: 60_000 })
+    await p.whenReady()
+    const running = [p.call('countTo', [FOREVER], heavy()), p.call('countTo', [FOREVER], heavy())].map((c) => c.catch((e: unknown) => e))
+    while (p.stats().busy < 2) await new Promise((r) => setTimeout(r, 10))
+    const closing = p.close(100)
+    expect(p.close(100)).toBe(closing)
+    const later = new Promise<'still running'>((r) => setTimeout(() => r('still running'), 20_000))
+    expect(await Promise.race([closing.then(() => 'closed' as const), later])).toBe('closed')
+    for (const outcome of await Promise.all(running)) expect(outcome).toBeInstanceOf(EngineClosedError)
+    expect(p.stats()).toMatchObject({ workers: 0, replaced: 0 })
+  })
 })
 
 describe('createEngine on a file', () => {
