@@ -37,11 +37,19 @@ export interface NodeServerOptions {
   readonly tls?: { readonly cert: string; readonly key: string }
   /** Largest request body accepted; a larger one is 413 before the app sees it. Default 1,000,000 bytes. */
   readonly maxBodyBytes?: number
-  /** Time a client has to send the request headers. Default 10 s (slow-loris protection). */
+  /**
+   * Time a client has to send the request headers, from connecting or from the end of its previous
+   * response: it is then answered 408 and disconnected, within a quarter of a second of the limit. Over
+   * HTTPS the TLS handshake has the same limit. Default 10 s (slow-loris protection).
+   */
   readonly headersTimeoutMs?: number
-  /** Time a client has to send the whole request. Default 30 s. */
+  /** Time a client has to send the whole request, checked as the header limit is. Default 30 s. */
   readonly requestTimeoutMs?: number
-  /** Idle time before a keep-alive connection is closed. Default 5 s. */
+  /**
+   * Idle time before a keep-alive connection is closed, as announced in `Keep-Alive: timeout=`;
+   * Node closes it a second after that, so that a client reusing it at the last moment is not
+   * reset. Default 5 s.
+   */
   readonly keepAliveTimeoutMs?: number
   /**
    * Called once per answered request with the path only: the query string is left out because it
@@ -122,14 +130,27 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
     extra: { retry_after: RETRY_AFTER_SECONDS },
   }))
-  const server: Server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }) : createHttpServer()
+  const headersTimeoutMs = options.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs
+  const timing = {
+    // Node checks the header and request limits only every `connectionsCheckingInterval` (30 s by
+    // default), so a connection that sends its headers slowly, or nothing, stayed open up to 40 s
+    // against a 10 s limit (scripts/connection-timeouts.ts). A check every 250 ms walks the list of
+    // connections with a request in progress: cheap.
+    connectionsCheckingInterval: checkingInterval(headersTimeoutMs, requestTimeoutMs),
+  }
+  // A TCP connection that never completes its TLS handshake gets no HTTP parser, hence none of the
+  // HTTP limits: the handshake gets the header limit (Node's default is 120 s).
+  const server: Server = options.tls
+    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key, handshakeTimeout: headersTimeoutMs || 120_000, ...timing })
+    : createHttpServer(timing)
   const closer = gracefulCloser(server, {
     unavailable,
     ...(options.onAccess ? { onRefused: accessLogger(options.onAccess, unavailable.status) } : {}),
   })
   server.on('request', bridge(options, closer))
-  server.headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs
-  server.requestTimeout = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs
+  server.headersTimeout = headersTimeoutMs
+  server.requestTimeout = requestTimeoutMs
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? DEFAULTS.keepAliveTimeoutMs
   // A request line or header block Node cannot parse: answer 400 when the socket still takes it.
   // Without a listener Node does the same; with one we also keep a reset client from logging noise.
@@ -233,6 +254,12 @@ function bridge(options: NodeServerOptions, closer: GracefulCloser): (incoming: 
       outgoing.destroy()
     })
   }
+}
+
+/** How often Node checks the header and request limits: every 250 ms, or a fortieth of the shorter limit. */
+function checkingInterval(headersTimeoutMs: number, requestTimeoutMs: number): number {
+  const shorter = Math.min(...[headersTimeoutMs, requestTimeoutMs].filter((ms) => ms > 0), 10_000)
+  return Math.max(10, Math.min(250, Math.floor(shorter / 40)))
 }
 
 /** Thrown to the adapter for a request the graceful close has already answered. */
