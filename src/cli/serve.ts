@@ -208,6 +208,9 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     // index, reads every company's row (0.5-1.6 s at 1,000,000 companies); after listening it
     // would hold up the first requests for that long.
     similarCoverage = await similarIndexCoverage(engine.database)
+    // A request's time limit counts from its arrival, and starting the worker threads is no part
+    // of it: they start (from createEngine, beside the check above) before the port opens.
+    await engine.ready()
     const app = createApp(engine, {
       ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
       ...(requestLog ? { onRequest: requestLog.log } : {}),

@@ -63,14 +63,16 @@ export type OperationTable = Record<string, (...args: any[]) => unknown>
 export class QueryTimeoutError extends Error {
   override readonly name = 'QueryTimeoutError'
   readonly issue: Issue
-  constructor(readonly budgetMs: number, readonly waited: 'queued' | 'running') {
+  constructor(readonly budgetMs: number, readonly waited: 'queued' | 'running' | 'starting') {
     const what = waited === 'queued'
       ? `waited ${budgetMs} ms for a free worker (every worker was busy with other queries) and was not started`
-      : `ran past its time budget of ${budgetMs} ms and was stopped`
+      : waited === 'starting'
+        ? `waited ${budgetMs} ms for the engine's worker threads to start and was not started (await engine.ready() before the first call)`
+        : `ran past its time budget of ${budgetMs} ms and was stopped`
     const message = `The query ${what}. Narrow it: add a selective condition (an id, a slug, a domain, a country or stage), `
       + 'use fewer `foreign` or `or` branches, or ask for an earlier page; or retry later, or with a larger budget (`timeoutMs`).'
     super(message)
-    this.issue = issue({ code: 'query_timeout', path: '', message, expected: `at most ${budgetMs} ms`, got: waited === 'queued' ? 'still queued at the deadline' : 'still running at the deadline' })
+    this.issue = issue({ code: 'query_timeout', path: '', message, expected: `at most ${budgetMs} ms`, got: waited === 'running' ? 'still running at the deadline' : 'still queued at the deadline' })
   }
 }
 

@@ -10,9 +10,9 @@
  *   call (a light one, or a search) may be posted to a worker behind its running short call
  *   (`PIPELINE_DEPTH`), which saves the thread a wake-up; it still starts only when the call before
  *   it has answered. The reserved workers take only light calls, pipelined or not.
- * - A call's budget counts from when it is queued (or, while the pool is still starting, from when
- *   its first worker is ready: starting threads is not the query's cost): a call still queued at its
- *   deadline fails unrun.
+ * - A call's budget counts from the call: a call still queued at its deadline fails unrun, also
+ *   while the threads are still starting (the limit is the caller's; `whenReady`, `engine.ready()`,
+ *   is what waits for them first).
  * - Over budget (or aborted), the caller is answered at once. The statement is interrupted through
  *   the `vql_interrupt` extension (`interrupt.ts`); a worker that does not answer within a grace
  *   period (JavaScript work, or no extension) is terminated and replaced, so a runaway call never
@@ -171,7 +171,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
   let closing = false
   let closed: Promise<void> | undefined
   let startupError: SerializedError | undefined
-  /** Until a first worker is ready, budgets wait (calls queued meanwhile start their clocks then). */
+  /** Whether a worker has been ready since the pool was created: a call timed out before says so. */
   let warm = false
   let respawnTimer: ReturnType<typeof setTimeout> | undefined
   const drained: (() => void)[] = []
@@ -215,10 +215,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
       worker.state = 'idle'
       startedOne()
       startupError = undefined
-      if (!warm) {
-        warm = true
-        for (const call of queue) startClock(call)
-      }
+      warm = true
       dispatch()
       return
     }
@@ -323,7 +320,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
   function startClock(call: PendingCall): void {
     if (!hasBudget(call.budgetMs) || call.timer) return
     // A pipelined call is in its worker's hands but has not started: it waited, like a queued one.
-    call.timer = setTimeout(() => giveUp(call, new QueryTimeoutError(call.budgetMs, call.worker?.call === call ? 'running' : 'queued')), call.budgetMs)
+    call.timer = setTimeout(() => giveUp(call, new QueryTimeoutError(call.budgetMs, call.worker?.call === call ? 'running' : warm ? 'queued' : 'starting')), call.budgetMs)
   }
 
   /** Answers the caller once; clears the call's timer and abort listener. */
@@ -436,7 +433,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
           op, args, light: options.light, short: options.short ?? options.light, token: nextToken++, budgetMs: options.timeoutMs,
           resolve: resolve as (value: unknown) => void, reject, settled: false, signal: options.signal,
         }
-        if (warm) startClock(call)
+        startClock(call)
         if (options.signal) {
           call.onAbort = () => giveUp(call, new QueryCancelledError())
           options.signal.addEventListener('abort', call.onAbort, { once: true })
