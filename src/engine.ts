@@ -126,6 +126,12 @@ export interface Engine<D extends VentureDb = VentureDb> {
    * them, ends the workers and closes a database it opened.
    */
   close(options?: { readonly graceMs?: number }): Promise<void>
+  /**
+   * Resolves once the worker threads have started (at once without workers). A call's time limit
+   * counts from the call, starting threads included (about a second): a server awaits this
+   * before it takes requests.
+   */
+  ready(): Promise<void>
   /** Counters since the engine was created, and the state of its connections: for metrics (`GET /metrics`). */
   stats(): EngineStats
   /**
@@ -360,6 +366,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
       cache: Object.freeze({ totalHits: counters.totalHits, totalMisses: counters.totalMisses, boundaryHits: counters.boundaryHits, boundaryMisses: counters.boundaryMisses }),
       pool: poolState(backend, vdb),
     }),
+    ready: () => ('whenReady' in backend ? (backend as WorkerPool).whenReady() : Promise.resolve()),
     async close(closeOptions) {
       await backend.close(closeOptions?.graceMs)
       if (owned) await vdb.close()

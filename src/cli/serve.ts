@@ -207,10 +207,11 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     const recovered = (engine.database as SqliteVentureDb).stateFile?.recovered
     if (recovered !== undefined) err(`ventureql: ${recovered}`)
   }
-  const closeDatabase = async (graceMs?: number) => {
+  let databaseClosed: Promise<void> | undefined
+  const closeDatabase = (graceMs?: number) => (databaseClosed ??= (async () => {
     await engine.close(graceMs === undefined ? undefined : { graceMs })
     await pgdb?.close()
-  }
+  })())
   let server: RunningServer
   const requestLog = options.accessLog
     ? createRequestLog({ format: resolveLogFormat(options.logFormat ?? 'auto'), ...(options.logDestination ? { destination: options.logDestination } : {}) })
@@ -221,6 +222,9 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     // index, reads every company's row (0.5-1.6 s at 1,000,000 companies); after listening it
     // would hold up the first requests for that long.
     similarCoverage = await similarIndexCoverage(engine.database)
+    // A request's time limit counts from its arrival, and starting the worker threads is no part
+    // of it: they start (from createEngine, beside the check above) before the port opens.
+    await engine.ready()
     const app = createApp(engine, {
       ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
       ...(requestLog ? { onRequest: requestLog.log } : {}),
@@ -301,10 +305,12 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
   let closing: Promise<CloseSummary> | undefined
   return Object.freeze({
     url: server.url, server, engine, databaseFile, tls, createdKeys,
-    // The database closes only after the server: requests still being answered need it.
-    close: () => (closing ??= server.close(shutdownTimeoutMs).then(async (summary) => {
+    // The database closes after the server has answered every request (they need it), or once the
+    // server has answered 503 what still runs: the statements behind those requests are
+    // interrupted then. The server's part ends STOP_RESERVE_MS early, so that stopping the
+    // statements and ending the worker threads fit in the timeout too.
+    close: () => (closing ??= server.close(shutdownTimeoutMs - stopReserveMs(shutdownTimeoutMs), { onRefused: () => { closeDatabase(0).catch(() => {}) } }).then(async (summary) => {
       stopWatching()
-      // Every request has its answer now; a query still running belongs to one answered 503: stop it.
       await closeDatabase(0)
       return summary
     })),
@@ -331,6 +337,14 @@ function watchStateFile(vdb: VentureDb, everyMs: number, report: (problem: strin
   timer.unref()
   return () => clearInterval(timer)
 }
+
+/**
+ * The end of the shutdown timeout kept for stopping the statements still running and ending the
+ * worker threads: about half a second with 3 workers on 2 busy cores at 100,000 companies
+ * (`npx tsx scripts/shutdown-deadline.ts`), at most a fifth of the timeout.
+ */
+export const STOP_RESERVE_MS = 1_000
+const stopReserveMs = (timeoutMs: number): number => Math.min(STOP_RESERVE_MS, Math.floor(timeoutMs / 5))
 
 /**
  * What the startup output says about a generated database: the day its dates are relative to and,

@@ -63,14 +63,16 @@ export type OperationTable = Record<string, (...args: any[]) => unknown>
 export class QueryTimeoutError extends Error {
   override readonly name = 'QueryTimeoutError'
   readonly issue: Issue
-  constructor(readonly budgetMs: number, readonly waited: 'queued' | 'running') {
+  constructor(readonly budgetMs: number, readonly waited: 'queued' | 'running' | 'starting') {
     const what = waited === 'queued'
       ? `waited ${budgetMs} ms for a free worker (every worker was busy with other queries) and was not started`
-      : `ran past its time budget of ${budgetMs} ms and was stopped`
+      : waited === 'starting'
+        ? `waited ${budgetMs} ms for the engine's worker threads to start and was not started (await engine.ready() before the first call)`
+        : `ran past its time budget of ${budgetMs} ms and was stopped`
     const message = `The query ${what}. Narrow it: add a selective condition (an id, a slug, a domain, a country or stage), `
       + 'use fewer `foreign` or `or` branches, or ask for an earlier page; or retry later, or with a larger budget (`timeoutMs`).'
     super(message)
-    this.issue = issue({ code: 'query_timeout', path: '', message, expected: `at most ${budgetMs} ms`, got: waited === 'queued' ? 'still queued at the deadline' : 'still running at the deadline' })
+    this.issue = issue({ code: 'query_timeout', path: '', message, expected: `at most ${budgetMs} ms`, got: waited === 'running' ? 'still running at the deadline' : 'still queued at the deadline' })
   }
 }
 
@@ -174,6 +176,8 @@ export function inlineBackend<Ops extends OperationTable>(ops: Ops, options: Inl
   const gate = heavyLimit ? createGate(Math.max(1, Math.floor(heavyLimit.slots))) : undefined
   let nextToken = 1
   let closed = false
+  /** Calls whose statements can be cancelled (PostgreSQL) and have not settled: what `close` stops after its grace. */
+  const cancellableRunning = new Set<{ readonly result: Promise<unknown>; cancel(): Promise<void> }>()
   return Object.freeze({
     kind: 'inline' as const,
     workers: 0,
@@ -202,8 +206,19 @@ export function inlineBackend<Ops extends OperationTable>(ops: Ops, options: Inl
         if (gated) gate.leave()
       }
     },
-    async close() {
+    async close(graceMs = 5_000) {
       closed = true
+      // A connection is returned to its pool only when its statement ends: without the cancel, a
+      // statement still running would hold the close up until it finished.
+      if (cancellableRunning.size > 0) {
+        let stop: ReturnType<typeof setTimeout> | undefined
+        await Promise.race([
+          Promise.allSettled([...cancellableRunning].map((c) => c.result)),
+          new Promise<void>((done) => { stop = setTimeout(done, graceMs) }),
+        ])
+        clearTimeout(stop)
+        await Promise.all([...cancellableRunning].map((c) => c.cancel().catch(() => {})))
+      }
       await watchdog?.close()
       await options.close?.()
     },
@@ -221,7 +236,10 @@ export function inlineBackend<Ops extends OperationTable>(ops: Ops, options: Inl
         const run = () => Promise.resolve(ops[op]!(...args)) as Promise<Awaited<ReturnType<Ops[K]>>>
         if (synchronous) return await settledUnlessAborted(run(), call.signal)
         if (!cancellable) return await (budget === undefined && !call.signal ? run() : withDeadline(run(), budget, call.signal))
-        const { result, cancel } = cancellable(run)
+        const running = cancellable(run)
+        const { result, cancel } = running
+        cancellableRunning.add(running)
+        void result.then(() => cancellableRunning.delete(running), () => cancellableRunning.delete(running))
         try {
           return await withDeadline(result, budget, call.signal)
         } catch (error) {

@@ -30,7 +30,7 @@ import { ROUTE_MODULES } from './routes/index.js'
 import { cors } from 'hono/cors'
 import { conditionalGet } from './caching.js'
 import { compressed } from './compression.js'
-import { loggablePath, REQUEST_ID_HEADER, requestIdOf, routeOf, type RequestEntry } from './observe.js'
+import { loggablePath, loggedStatus, REQUEST_ID_HEADER, requestIdOf, routeOf, type RequestEntry } from './observe.js'
 import { registerOps } from './ops.js'
 import { registerDocsPage } from './docs-page.js'
 
@@ -109,7 +109,7 @@ export function createApp(engine: Engine, options: AppOptions = {}): VentureApp 
     c.res.headers.set(REQUEST_ID_HEADER, requestId)
     if (!onRequest && !metrics) return
     const entry: RequestEntry = {
-      requestId, method: c.req.method, route: routeOf(c), path: loggablePath(c.req.path), status: c.res.status, ms: performance.now() - started,
+      requestId, method: c.req.method, route: routeOf(c), path: loggablePath(c.req.path), status: loggedStatus(c.req.raw, c.res.status), ms: performance.now() - started,
     }
     metrics?.observe({ method: entry.method, route: entry.route, status: entry.status, seconds: entry.ms / 1000 })
     onRequest?.(entry)

@@ -70,7 +70,17 @@ export interface GracefulCloser {
    */
   claim(outgoing: ServerResponse): boolean
   /** Runs the steps above once; later calls return the same promise. */
-  close(timeoutMs: number): Promise<CloseSummary>
+  close(timeoutMs: number, options?: CloseOptions): Promise<CloseSummary>
+}
+
+export interface CloseOptions {
+  /**
+   * Called once, right after the requests still running have been answered 503 (step 4, shortly
+   * before the timeout): nobody waits for the work behind them any more, and stopping it now (the
+   * engine's statements) lets it end within the timeout too. Not called when every request was
+   * answered before then.
+   */
+  readonly onRefused?: () => void
 }
 
 /** A response as bytes, so the 503 can be written synchronously when the time comes. */
@@ -166,7 +176,7 @@ export function gracefulCloser(server: Server, options: {
     return true
   }
 
-  const run = (timeoutMs: number): Promise<CloseSummary> => new Promise((resolvePromise) => {
+  const run = (timeoutMs: number, closeOptions: CloseOptions): Promise<CloseSummary> => new Promise((resolvePromise) => {
     const started = Date.now()
     const deadline = started + timeoutMs
     const refuseAt = deadline - Math.min(REFUSE_MARGIN_MS, timeoutMs / 10)
@@ -207,6 +217,11 @@ export function gracefulCloser(server: Server, options: {
           refuse(incoming, outgoing, startedAt)
         }
         // Claimed but not written yet: the adapter is about to write it; `finish` cuts it if not.
+      }
+      try {
+        closeOptions.onRefused?.()
+      } catch (error) {
+        process.stderr.write(`ventureql: close: onRefused failed: ${error instanceof Error ? error.message : String(error)}\n`)
       }
     }
     const finish = () => {
@@ -278,9 +293,9 @@ export function gracefulCloser(server: Server, options: {
       claimed.add(outgoing)
       return true
     },
-    close(timeoutMs) {
+    close(timeoutMs, closeOptions = {}) {
       if (!Number.isFinite(timeoutMs) || timeoutMs < 0) return Promise.reject(new RangeError(`close: the timeout must be a number of milliseconds >= 0, got ${String(timeoutMs)}`))
-      return (closing ??= run(timeoutMs))
+      return (closing ??= run(timeoutMs, closeOptions))
     },
   }
 }

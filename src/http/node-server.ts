@@ -20,10 +20,11 @@ import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { getRequestListener, RequestError, type HttpBindings } from '@hono/node-server'
-import { gracefulCloser, RETRY_AFTER_SECONDS, type CloseSummary, type GracefulCloser, type RawResponse } from './graceful-close.js'
+import { CLIENT_CLOSED_REQUEST, loggedStatus } from './observe.js'
+import { gracefulCloser, RETRY_AFTER_SECONDS, type CloseOptions, type CloseSummary, type GracefulCloser, type RawResponse } from './graceful-close.js'
 import { problemResponse } from './problem.js'
 
-export type { CloseSummary } from './graceful-close.js'
+export type { CloseOptions, CloseSummary } from './graceful-close.js'
 
 export interface NodeServerOptions {
   /** The handler, e.g. `createApp(engine).fetch`. It receives the full URL (`https://host:port/path?query`). */
@@ -36,11 +37,19 @@ export interface NodeServerOptions {
   readonly tls?: { readonly cert: string; readonly key: string }
   /** Largest request body accepted; a larger one is 413 before the app sees it. Default 1,000,000 bytes. */
   readonly maxBodyBytes?: number
-  /** Time a client has to send the request headers. Default 10 s (slow-loris protection). */
+  /**
+   * Time a client has to send the request headers, from connecting or from the end of its previous
+   * response: it is then answered 408 and disconnected, within a quarter of a second of the limit. Over
+   * HTTPS the TLS handshake has the same limit. Default 10 s (slow-loris protection).
+   */
   readonly headersTimeoutMs?: number
-  /** Time a client has to send the whole request. Default 30 s. */
+  /** Time a client has to send the whole request, checked as the header limit is. Default 30 s. */
   readonly requestTimeoutMs?: number
-  /** Idle time before a keep-alive connection is closed. Default 5 s. */
+  /**
+   * Idle time before a keep-alive connection is closed, as announced in `Keep-Alive: timeout=`;
+   * Node closes it a second after that, so that a client reusing it at the last moment is not
+   * reset. Default 5 s.
+   */
   readonly keepAliveTimeoutMs?: number
   /**
    * Called once per answered request with the path only: the query string is left out because it
@@ -58,11 +67,15 @@ export interface NodeServerOptions {
 }
 
 export interface AccessEntry {
-  /** `app`: the fetch handler answered; `server`: the bridge did (413 before the body, 503 while closing, CONNECT). */
+  /**
+   * `app`: the fetch handler answered; `server`: the bridge did (413 before the body, 503 while
+   * closing, CONNECT, 499 for a body its client cut off).
+   */
   readonly source: 'app' | 'server'
   readonly method: string
   /** The path without the query string. */
   readonly path: string
+  /** 499 (nginx's "client closed request") when the client went away before its answer. */
   readonly status: number
   readonly ms: number
 }
@@ -80,9 +93,10 @@ export interface RunningServer {
    * request received is answered, each with `Connection: close`, idle keep-alive connections are
    * closed, and then it resolves. Requests still running shortly before the timeout are answered
    * 503 with Retry-After; responses already streaming then are cut. Later calls return the same
-   * promise. The engine is the caller's to close afterwards. (`graceful-close.ts` has the steps.)
+   * promise. The engine is the caller's to close: `options.onRefused` is the moment to stop its
+   * statements so that they end within the timeout too. (`graceful-close.ts` has the steps.)
    */
-  close(timeoutMs?: number): Promise<CloseSummary>
+  close(timeoutMs?: number, options?: CloseOptions): Promise<CloseSummary>
 }
 
 /** Raised when the server cannot listen (port in use, no permission, bad address). */
@@ -116,14 +130,27 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
     extra: { retry_after: RETRY_AFTER_SECONDS },
   }))
-  const server: Server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }) : createHttpServer()
+  const headersTimeoutMs = options.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs
+  const timing = {
+    // Node checks the header and request limits only every `connectionsCheckingInterval` (30 s by
+    // default), so a connection that sends its headers slowly, or nothing, stayed open up to 40 s
+    // against a 10 s limit (scripts/connection-timeouts.ts). A check every 250 ms walks the list of
+    // connections with a request in progress: cheap.
+    connectionsCheckingInterval: checkingInterval(headersTimeoutMs, requestTimeoutMs),
+  }
+  // A TCP connection that never completes its TLS handshake gets no HTTP parser, hence none of the
+  // HTTP limits: the handshake gets the header limit (Node's default is 120 s).
+  const server: Server = options.tls
+    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key, handshakeTimeout: headersTimeoutMs || 120_000, ...timing })
+    : createHttpServer(timing)
   const closer = gracefulCloser(server, {
     unavailable,
     ...(options.onAccess ? { onRefused: accessLogger(options.onAccess, unavailable.status) } : {}),
   })
   server.on('request', bridge(options, closer))
-  server.headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs
-  server.requestTimeout = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs
+  server.headersTimeout = headersTimeoutMs
+  server.requestTimeout = requestTimeoutMs
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? DEFAULTS.keepAliveTimeoutMs
   // A request line or header block Node cannot parse: answer 400 when the socket still takes it.
   // Without a listener Node does the same; with one we also keep a reset client from logging noise.
@@ -162,7 +189,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
       resolvePromise(Object.freeze({
         url: `${protocol}://${urlHost(host)}:${port}`,
         protocol, host, port, server,
-        close: (timeoutMs?: number) => closer.close(timeoutMs ?? DEFAULTS.shutdownTimeoutMs),
+        close: (timeoutMs?: number, closeOptions?: CloseOptions) => closer.close(timeoutMs ?? DEFAULTS.shutdownTimeoutMs, closeOptions),
       }))
     }
     server.once('error', onError)
@@ -183,6 +210,8 @@ function bridge(options: NodeServerOptions, closer: GracefulCloser): (incoming: 
       try {
         response = await options.fetch(await limitBody(request, maxBodyBytes))
       } catch (error) {
+        // A body cut off by its client: nobody is left to answer (CLIENT_CLOSED_REQUEST, app.ts).
+        if (error instanceof ClientGone && onAccess) onAccess({ source: 'server', method: request.method, path: pathOf(request.url), status: CLIENT_CLOSED_REQUEST, ms: performance.now() - started })
         // The error handler below answers it, unless the close already has.
         throw closer.claim(outgoing) ? error : ANSWERED_BY_CLOSE
       }
@@ -191,7 +220,7 @@ function bridge(options: NodeServerOptions, closer: GracefulCloser): (incoming: 
         await response.body?.cancel().catch(() => {})
         throw ANSWERED_BY_CLOSE
       }
-      if (onAccess) onAccess({ source: 'app', method: request.method, path: pathOf(request.url), status: response.status, ms: performance.now() - started })
+      if (onAccess) onAccess({ source: 'app', method: request.method, path: pathOf(request.url), status: loggedStatus(request, response.status), ms: performance.now() - started })
       return response
     },
     {
@@ -225,6 +254,12 @@ function bridge(options: NodeServerOptions, closer: GracefulCloser): (incoming: 
       outgoing.destroy()
     })
   }
+}
+
+/** How often Node checks the header and request limits: every 250 ms, or a fortieth of the shorter limit. */
+function checkingInterval(headersTimeoutMs: number, requestTimeoutMs: number): number {
+  const shorter = Math.min(...[headersTimeoutMs, requestTimeoutMs].filter((ms) => ms > 0), 10_000)
+  return Math.max(10, Math.min(250, Math.floor(shorter / 40)))
 }
 
 /** Thrown to the adapter for a request the graceful close has already answered. */

@@ -20,6 +20,7 @@ export interface RequestEntry {
   readonly route: string
   /** The path without the query string, key-shaped runs redacted, capped at 200 characters. */
   readonly path: string
+  /** The answer's status, or 499 when the client went away first (`CLIENT_CLOSED_REQUEST`). */
   readonly status: number
   readonly ms: number
 }
@@ -39,3 +40,16 @@ export function routeOf(c: Context): string {
 }
 
 export const loggablePath = (path: string): string => capText(path, 200)
+
+/**
+ * nginx's "client closed request": the client went away before its answer (the request's signal,
+ * aborted by the server bridge when the connection closes). Nobody receives the answer, a 503 for
+ * a call abandoned in the queue included: logged and counted as a 5xx it would page someone for a
+ * client's impatience.
+ */
+export const CLIENT_CLOSED_REQUEST = 499
+
+/** The status the log and metrics record: `CLIENT_CLOSED_REQUEST` when the client is gone, else the answer's. */
+export function loggedStatus(request: Request, status: number): number {
+  return request.signal.aborted ? CLIENT_CLOSED_REQUEST : status
+}

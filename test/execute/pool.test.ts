@@ -118,6 +118,33 @@ describe('time budgets', () => {
     expect(p.stats()).toMatchObject({ started: 1, replaced: 0, timedOut: 1 })
   })
 
+  it('count from the call on a fresh pool: a call whose limit ends while the threads start answers at its deadline, before they are ready', async () => {
+    const p = pool()
+    const events: string[] = []
+    const ready = p.whenReady().then(() => events.push('workers ready'))
+    const first = p.call('companyExists', [1], heavy(20)).then(
+      () => events.push('answered'),
+      (error: unknown) => events.push(error instanceof QueryTimeoutError ? `query_timeout (${error.waited})` : String(error)),
+    )
+    await Promise.all([ready, first])
+    // Starting a thread (a module graph, a connection) takes far longer than 20 ms.
+    expect(events).toEqual(['query_timeout (starting)', 'workers ready'])
+    // Once ready, the same limit is plenty for the same call.
+    expect(await p.call('companyExists', [1], heavy(2_000))).toBe(true)
+  })
+
+  it('engine.ready() resolves once the workers have started, and a first call then keeps a short limit', async () => {
+    const engine = createEngine({ database: file, workers: 1 })
+    try {
+      await engine.ready()
+      expect(engine.stats().pool).toMatchObject({ kind: 'workers', busy: 0 })
+      const r = await engine.count({ dataset: 'companies', filter: {} }, { timeoutMs: 2_000 })
+      expect(r.ok).toBe(true)
+    } finally {
+      await engine.close()
+    }
+  })
+
   it.runIf(interruptExtension() !== undefined)('have the interrupt extension on this machine (built by npm install)', () => {
     expect(pool().interruptible).toBe(true)
   })
@@ -147,9 +174,10 @@ describe('time budgets', () => {
 
   it('count queueing: a call that never got a worker fails as queued, without running', async () => {
     const p = pool()
+    await p.whenReady()
     const blocker = new AbortController()
     const running = p.call('countTo', [FOREVER], heavy(0, blocker.signal)).catch((e: unknown) => e)
-    await new Promise((r) => setTimeout(r, 50))
+    while (p.stats().busy < 1) await new Promise((r) => setTimeout(r, 10))
     const queued = await timed(p.call('companyExists', [1], heavy(150)))
     expect(queued.error).toBeInstanceOf(QueryTimeoutError)
     expect((queued.error as QueryTimeoutError).waited).toBe('queued')
@@ -378,6 +406,20 @@ describe('failures', () => {
     expect(await running).toBe(short)
     await closing
     expect(p.stats().workers).toBe(0)
+  })
+
+  it('close(grace) interrupts what still runs after the grace, without the grace of a silent worker, and returns one promise to every caller', async () => {
+    // A long worker grace: a close that waited for it, or for the statements, would not end first.
+    const p = pool({ size: 2, graceMs: 60_000 })
+    await p.whenReady()
+    const running = [p.call('countTo', [FOREVER], heavy()), p.call('countTo', [FOREVER], heavy())].map((c) => c.catch((e: unknown) => e))
+    while (p.stats().busy < 2) await new Promise((r) => setTimeout(r, 10))
+    const closing = p.close(100)
+    expect(p.close(100)).toBe(closing)
+    const later = new Promise<'still running'>((r) => setTimeout(() => r('still running'), 20_000))
+    expect(await Promise.race([closing.then(() => 'closed' as const), later])).toBe('closed')
+    for (const outcome of await Promise.all(running)) expect(outcome).toBeInstanceOf(EngineClosedError)
+    expect(p.stats()).toMatchObject({ workers: 0, replaced: 0 })
   })
 })
 

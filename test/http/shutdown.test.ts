@@ -16,6 +16,10 @@ import { startServe } from '../../src/cli/serve.js'
 import { startNodeServer, type AccessEntry, type RunningServer } from '../../src/http/node-server.js'
 import { problemSchema } from '../../src/http/schemas/common.js'
 import { loadOrCreateDevCertificate, type TlsMaterial } from '../../src/http/tls.js'
+import { DEFAULT_LIMITS } from '../../src/check/limits.js'
+import { createWorkerPool } from '../../src/execute/pool/pool.js'
+import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
+import type { TestOperations } from '../support/test-operations.js'
 import { fresh, startServeChild, tally, volleyWithSignal, type Outcome, type ServeChild } from './support/serve-child.js'
 
 const dirs: string[] = []
@@ -278,6 +282,49 @@ describe('RunningServer.close() of the library', () => {
       stderr.mockRestore()
     }
   })
+
+  it('calls onRefused once the requests still running are answered 503, where the work behind them is stopped, before the close ends', async () => {
+    const dir = tempDir()
+    const file = join(dir, 'fixture.db')
+    await (await createFixtureDatabase({ file, companies: 20 })).close()
+    // Statements that only an interrupt ends, in worker threads, as `serve`'s requests run them.
+    const pool = createWorkerPool<TestOperations>({ file, limits: DEFAULT_LIMITS, operationsModule: new URL('../support/test-operations.ts', import.meta.url).href, size: 2, reserve: 0 })
+    const events: string[] = []
+    const access: AccessEntry[] = []
+    const inSlow = entered(2)
+    const calls: Promise<unknown>[] = []
+    try {
+      await pool.whenReady()
+      server = await startNodeServer({
+        port: 0,
+        onAccess: (e) => access.push(e),
+        fetch: async (request) => {
+          const call = pool.call('countTo', [1e13], { timeoutMs: 0, light: false, signal: request.signal })
+          calls.push(call.then(() => events.push('statement finished'), (e: unknown) => events.push(`statement stopped: ${(e as Error).name}`)))
+          inSlow.hit()
+          return new Response(String(await call))
+        },
+      })
+      const replies = [get(`${server.url}/a`), get(`${server.url}/b`)]
+      await inSlow.reached
+      const closed = server.close(1_000, {
+        onRefused: () => {
+          events.push(`onRefused after ${access.filter((e) => e.status === 503).length} answered 503`)
+          void pool.close(0).then(() => events.push('pool closed'))
+        },
+      }).then(() => events.push('server closed'))
+      expect((await Promise.all(replies)).map((r) => r.status)).toEqual([503, 503])
+      await closed
+      await Promise.all(calls)
+      expect(events[0]).toBe('onRefused after 2 answered 503')
+      // The statements are interrupted at that point, not left to run past the close.
+      expect(events.slice(1, 3)).toEqual(['statement stopped: EngineClosedError', 'statement stopped: EngineClosedError'])
+      expect(events.filter((e) => e.startsWith('onRefused'))).toHaveLength(1)
+      expect(events.indexOf('server closed')).toBeGreaterThan(2)
+    } finally {
+      await pool.close(0)
+    }
+  }, 60_000)
 
   it('answers 503 without running them the requests dispatched after the 503 point behind handlers that block the event loop', async () => {
     // Like better-sqlite3: each handler holds the event loop for its whole run, so no timer fires

@@ -83,3 +83,20 @@ describe('a call over its budget', () => {
     await engine.close()
   })
 })
+
+describe('close', () => {
+  it('cancels the statements still running after its grace, so that it ends within the grace', async () => {
+    const marker = `sleep_${Math.random().toString(36).slice(2)}`
+    const backend = sleeper(marker)
+    const running = backend.call('sleep', [30], call(0))
+    running.catch(() => {})
+    for (let i = 0; i < 100 && await sleepingBackends(pgdb, marker) === 0; i++) await new Promise((r) => setTimeout(r, 20))
+    expect(await sleepingBackends(pgdb, marker)).toBe(1)
+    const closing = backend.close(200).then(() => 'closed' as const)
+    const later = new Promise<'statement still running'>((r) => setTimeout(() => r('statement still running'), 10_000))
+    // Order, not speed: the close ends once the statement is cancelled, long before its 30 s.
+    expect(await Promise.race([closing, later])).toBe('closed')
+    await expect(running).rejects.toThrow()
+    expect(await stillSleeping(marker)).toBe(0)
+  }, 30_000)
+})

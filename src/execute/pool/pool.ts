@@ -10,9 +10,9 @@
  *   call (a light one, or a search) may be posted to a worker behind its running short call
  *   (`PIPELINE_DEPTH`), which saves the thread a wake-up; it still starts only when the call before
  *   it has answered. The reserved workers take only light calls, pipelined or not.
- * - A call's budget counts from when it is queued (or, while the pool is still starting, from when
- *   its first worker is ready: starting threads is not the query's cost): a call still queued at its
- *   deadline fails unrun.
+ * - A call's budget counts from the call: a call still queued at its deadline fails unrun, also
+ *   while the threads are still starting (the limit is the caller's; `whenReady`, `engine.ready()`,
+ *   is what waits for them first).
  * - Over budget (or aborted), the caller is answered at once. The statement is interrupted through
  *   the `vql_interrupt` extension (`interrupt.ts`); a worker that does not answer within a grace
  *   period (JavaScript work, or no extension) is terminated and replaced, so a runaway call never
@@ -169,8 +169,9 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
   const queue: PendingCall[] = []
   let nextToken = 1
   let closing = false
+  let closed: Promise<void> | undefined
   let startupError: SerializedError | undefined
-  /** Until a first worker is ready, budgets wait (calls queued meanwhile start their clocks then). */
+  /** Whether a worker has been ready since the pool was created: a call timed out before says so. */
   let warm = false
   let respawnTimer: ReturnType<typeof setTimeout> | undefined
   const drained: (() => void)[] = []
@@ -214,10 +215,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
       worker.state = 'idle'
       startedOne()
       startupError = undefined
-      if (!warm) {
-        warm = true
-        for (const call of queue) startClock(call)
-      }
+      warm = true
       dispatch()
       return
     }
@@ -334,7 +332,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
   function startClock(call: PendingCall): void {
     if (!hasBudget(call.budgetMs) || call.timer) return
     // A pipelined call is in its worker's hands but has not started: it waited, like a queued one.
-    call.timer = setTimeout(() => giveUp(call, new QueryTimeoutError(call.budgetMs, call.worker?.call === call ? 'running' : 'queued')), call.budgetMs)
+    call.timer = setTimeout(() => giveUp(call, new QueryTimeoutError(call.budgetMs, call.worker?.call === call ? 'running' : warm ? 'queued' : 'starting')), call.budgetMs)
   }
 
   /** Answers the caller once; clears the call's timer and abort listener. */
@@ -387,6 +385,40 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
     worker.graceTimer = undefined
   }
 
+  /**
+   * Running calls get `closeGraceMs` to finish; then each is given up on as at its deadline (its
+   * statement interrupted; a worker that stays silent for `graceMs` ended) and every thread is
+   * ended. `close` so takes `closeGraceMs`, plus the moment a statement takes to notice its
+   * interrupt, plus ending the threads (tenths of a second; scripts/shutdown-deadline.ts measures
+   * the whole shutdown of `serve`).
+   */
+  async function closeNow(closeGraceMs: number): Promise<void> {
+    closing = true
+    if (respawnTimer) clearTimeout(respawnTimer)
+    for (const call of queue.splice(0)) settle(call, () => call.reject(new EngineClosedError()))
+    if ([...workers].some((w) => w.call !== undefined)) {
+      let stop: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([
+        new Promise<void>((done) => drained.push(done)),
+        new Promise<void>((done) => { stop = setTimeout(done, closeGraceMs) }),
+      ])
+      clearTimeout(stop)
+    }
+    const threads = [...workers]
+    for (const w of threads) for (const call of w.call ? [w.call, ...w.next] : []) giveUp(call, new EngineClosedError())
+    // Ending a thread while its statement returns crashes the process (the native module cannot
+    // build its result in a terminating thread): wait for the interrupted calls to answer, which
+    // takes milliseconds, or for `giveUp`'s grace to end a silent worker.
+    if ([...workers].some((w) => w.call !== undefined)) await new Promise<void>((done) => drained.push(done))
+    await Promise.all(threads.map(async (w) => {
+      clearGrace(w)
+      w.state = 'gone'
+      await w.thread.terminate()
+    }))
+    workers.clear()
+    interrupter?.close()
+  }
+
   refill()
 
   return Object.freeze({
@@ -413,7 +445,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
           op, args, light: options.light, short: options.short ?? options.light, token: nextToken++, budgetMs: options.timeoutMs,
           resolve: resolve as (value: unknown) => void, reject, settled: false, signal: options.signal,
         }
-        if (warm) startClock(call)
+        startClock(call)
         if (options.signal) {
           call.onAbort = () => giveUp(call, new QueryCancelledError())
           options.signal.addEventListener('abort', call.onAbort, { once: true })
@@ -423,25 +455,8 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
       })
     },
     whenReady: () => (starting === 0 ? Promise.resolve() : new Promise<void>((done) => onReady.push(done))),
-    async close(closeGraceMs = options.closeGraceMs ?? CLOSE_GRACE_MS) {
-      if (closing) return
-      closing = true
-      if (respawnTimer) clearTimeout(respawnTimer)
-      for (const call of queue.splice(0)) settle(call, () => call.reject(new EngineClosedError()))
-      // Running calls get a grace period to finish, then are stopped like calls over budget.
-      if ([...workers].some((w) => w.call !== undefined)) {
-        const stop = setTimeout(() => {
-          for (const w of workers) for (const call of w.call ? [w.call, ...w.next] : []) giveUp(call, new EngineClosedError())
-        }, closeGraceMs)
-        await new Promise<void>((done) => drained.push(done))
-        clearTimeout(stop)
-      }
-      await Promise.all([...workers].map(async (w) => {
-        w.state = 'gone'
-        await w.thread.terminate()
-      }))
-      workers.clear()
-      interrupter?.close()
+    close(closeGraceMs = options.closeGraceMs ?? CLOSE_GRACE_MS) {
+      return (closed ??= closeNow(closeGraceMs))
     },
   })
 }
