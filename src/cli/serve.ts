@@ -341,10 +341,11 @@ function watchStateFile(vdb: VentureDb, everyMs: number, report: (problem: strin
 /**
  * The end of the shutdown timeout kept for stopping the statements still running and ending the
  * worker threads: about half a second with 3 workers on 2 busy cores at 100,000 companies
- * (`npx tsx scripts/shutdown-deadline.ts`), at most a fifth of the timeout.
+ * (`npx tsx scripts/shutdown-deadline.ts`; about a second from the TypeScript sources, whose threads
+ * each run tsx's loader), at most half the timeout.
  */
 export const STOP_RESERVE_MS = 1_000
-const stopReserveMs = (timeoutMs: number): number => Math.min(STOP_RESERVE_MS, Math.floor(timeoutMs / 5))
+const stopReserveMs = (timeoutMs: number): number => Math.min(STOP_RESERVE_MS, Math.floor(timeoutMs / 2))
 
 /**
  * What the startup output says about a generated database: the day its dates are relative to and,

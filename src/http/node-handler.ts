@@ -24,7 +24,15 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { getRequestListener, RequestError } from '@hono/node-server'
-import { problemResponse } from './problem.js'
+import { resolveLimits } from '../check/limits.js'
+import { guardInput } from '../parse/guard.js'
+import { issuesResponse, problemResponse } from './problem.js'
+
+/**
+ * The bounds a parser's object is checked against before it is serialised again: the default
+ * nesting depth; its size is the parser's own business (the app checks the rebuilt body's).
+ */
+const REBUILD_LIMITS = resolveLimits({ maxBodyBytes: Number.POSITIVE_INFINITY })
 
 /** A Node request handler over the app; resolves when the response has been written. */
 export type NodeHandler = (
@@ -61,7 +69,17 @@ export function toNodeHandler(app: { fetch(request: Request): Promise<Response> 
     const parsed = typeof body === 'function' || body === undefined ? req.body : body
     // Only when the stream is gone: a parser that left it unread (or a GET) loses nothing.
     if (parsed !== undefined && req.readableEnded && !hasRawBody(req)) {
-      const rebuilt = rebuildBody(parsed, String(req.headers['content-type'] ?? ''))
+      // A parser's object is walked before it is serialised again: JSON.stringify recurses, and
+      // express.json() parses 50,000 levels within its default 100 KB. Refused as the app refuses
+      // such a body itself (`guardInput`, a 400 with the issue), not as a RangeError.
+      const guarded = typeof parsed === 'object' && parsed !== null && !(parsed instanceof Uint8Array)
+        ? guardInput(parsed, REBUILD_LIMITS, 'The request body')
+        : { ok: true as const, value: parsed }
+      if (!guarded.ok) {
+        await writeResponse(res, issuesResponse([...guarded.issues], 400))
+        return
+      }
+      const rebuilt = rebuildBody(guarded.value, String(req.headers['content-type'] ?? ''))
       if (typeof rebuilt === 'string') {
         await writeResponse(res, problemResponse(415, { detail: rebuilt }))
         return

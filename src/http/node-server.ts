@@ -133,10 +133,10 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const headersTimeoutMs = options.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs
   const timing = {
-    // Node checks the header and request limits only every `connectionsCheckingInterval` (30 s by
-    // default), so a connection that sends its headers slowly, or nothing, stayed open up to 40 s
-    // against a 10 s limit (scripts/connection-timeouts.ts). A check every 250 ms walks the list of
-    // connections with a request in progress: cheap.
+    // Node checks the header and request limits only every `connectionsCheckingInterval`, 30 s by
+    // default, with which a connection that sends its headers slowly, or nothing, stays open up to
+    // 40 s against a 10 s limit (scripts/connection-timeouts.ts). A check every 250 ms walks the
+    // list of connections with a request in progress: cheap.
     connectionsCheckingInterval: checkingInterval(headersTimeoutMs, requestTimeoutMs),
   }
   // A TCP connection that never completes its TLS handshake gets no HTTP parser, hence none of the

@@ -133,6 +133,28 @@ describe('Express', () => {
   })
 })
 
+describe('a deep body an earlier parser read', () => {
+  it('is the app\'s 400 limit_exceeded, not a RangeError from serialising it again; the server keeps serving', async () => {
+    const handler = toNodeHandler(app)
+    const server = express()
+    server.use(express.json({ limit: '1mb' }))
+    server.use((req, res) => handler(req, res))
+    const http = createServer(server)
+    const base = await listen(http)
+    try {
+      const body = `{"dataset":"companies","x":${'['.repeat(20_000)}${']'.repeat(20_000)}}`
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${base}/queries?key=${h.fullKey}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+        expect(res.status).toBe(400)
+        expect((await res.json() as { issues: { code: string; path: string }[] }).issues[0]).toMatchObject({ code: 'limit_exceeded', path: `/x${'/0'.repeat(63)}` })
+      }
+      expect((await fetch(`${base}/companies?per_page=1&key=${h.fullKey}`)).status).toBe(200)
+    } finally {
+      await close(http)
+    }
+  })
+})
+
 describe('a body that cannot be rebuilt', () => {
   it('is 415 with what to change, not a silently empty body', async () => {
     const handler = toNodeHandler(app)
