@@ -34,6 +34,7 @@ import { callOptions, type AppDeps, type HttpEnv, type RouteModule } from '../co
 import { readPaging } from '../paging.js'
 import { misspeltParameterIssues, parameterNames, QueryParams } from '../params.js'
 import { issuesResponse } from '../problem.js'
+import { QUERY_COST_HEADER, queryCostHeader } from '../query-cost.js'
 import { pagingParams } from '../schemas/common.js'
 import { queryEnvelopeSchema, queryRequestSchema } from '../schemas/queries.js'
 import { fundingIds, fundingViews } from '../views/funding.js'
@@ -207,9 +208,10 @@ const RESULTS_VIEWS: Readonly<Record<DatasetName, ResultsView>> = {
     fundingViews(await deps.engine.records.fundingExtras(fundingIds(records), call), records).map((view) => ({ ...view })),
 }
 
-async function withViews(envelope: QueryEnvelope, deps: AppDeps, call: CallOptions): Promise<QueryEnvelope> {
+async function withViews(envelope: QueryEnvelope, deps: AppDeps, call: CallOptions): Promise<Omit<QueryEnvelope, 'cost'>> {
   const view = RESULTS_VIEWS[envelope.query.dataset as DatasetName]
-  return { ...envelope, results: await view(envelope.results, deps, call) }
+  const { cost: _inHeader, ...body } = envelope
+  return { ...body, results: await view(envelope.results, deps, call) }
 }
 
 //// routes ////
@@ -235,6 +237,7 @@ async function postQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> 
   }
   const result = await deps.engine.query(request, { ...callOptions(c), owner: checkedIdentity(c).owner })
   if (!result.ok) return issuesResponse(result.issues)
+  c.header(QUERY_COST_HEADER, queryCostHeader(result.value.cost))
   return c.json(await withViews(result.value, deps, callOptions(c)))
 }
 
@@ -255,6 +258,7 @@ async function getQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
   if (!paging.ok) return paging.response
   const result = await deps.engine.page(c.req.param('query_id'), { page: paging.page, per_page: paging.perPage }, callOptions(c))
   if (!result.ok) return pageFailure(result.issues)
+  c.header(QUERY_COST_HEADER, queryCostHeader(result.value.cost))
   return c.json(await withViews(result.value, deps, callOptions(c)))
 }
 
