@@ -188,7 +188,7 @@ for (const c of cases) {
   const filter = (parsed.value as { filter: FilterNode }).filter
   const units = estimateCost(filter).total
   const work = workOnData(filter, c.request.dataset, (t) => tableRows.get(t) ?? 0)
-  const predicted = predictCost(units, work, rowsOf[c.request.dataset], backend)
+  const predicted = predictCost(units, work, rowsOf[c.request.dataset], backend, c.request.dataset)
   const t0 = performance.now()
   const r = await engine.list({ ...c.request, per_page: 50 })
   const ms = performance.now() - t0
@@ -223,14 +223,17 @@ const rho = spearman(timed.map((r) => r.units), timed.map((r) => r.ms))
 const slow = accAfter.filter((r) => r.ms >= 100)
 const worstRatio = slow.reduce((m, r) => Math.max(m, r.ms / Math.max(1, r.predictedMs)), 0)
 // The time model's constants as this corpus calibrates them (check/cost.ts, TIME_MODEL), each the
-// largest that requests over 100 ms need once the others are counted: the scan from requests of at
-// most 3 condition tests and no visits, the tests from requests without visits, the visits from the rest.
+// largest that finished requests need once the others are counted: each dataset's scan from its
+// requests of at most 3 condition tests and no visits, the tests from requests without visits, the
+// visits from the rest.
 const model = TIME_MODEL[backend]
-const slowOnes = timed.filter((r) => r.ms >= 100 && (r.tests > 0 || r.visits > 0))
+const slowOnes = timed.filter((r) => r.tests > 0 || r.visits > 0)
+const datasetOf = (r: Row) => (r.request as Case['request']).dataset
 const left = (r: Row) => ((r.ms - model.baseMs) * 1e6) / r.rows
-const scanNs = slowOnes.filter((r) => r.visits === 0 && r.tests <= 3).reduce((m, r) => Math.max(m, left(r)), 0)
-const testNs = slowOnes.filter((r) => r.visits === 0 && r.tests > 3).reduce((m, r) => Math.max(m, (left(r) - scanNs) / r.tests), 0)
-const visitNs = slowOnes.filter((r) => r.visits > 0).reduce((m, r) => Math.max(m, (left(r) - scanNs - r.tests * testNs) / r.visits), 0)
+const scanNs = Object.fromEntries((['companies', 'investors', 'fundings'] as const).map((d) =>
+  [d, slowOnes.filter((r) => datasetOf(r) === d && r.visits === 0 && r.tests <= 3).reduce((m, r) => Math.max(m, left(r)), 0)]))
+const testNs = slowOnes.filter((r) => r.visits === 0 && r.tests > 3).reduce((m, r) => Math.max(m, (left(r) - scanNs[datasetOf(r)]!) / r.tests), 0)
+const visitNs = slowOnes.filter((r) => r.visits > 0).reduce((m, r) => Math.max(m, (left(r) - scanNs[datasetOf(r)]! - r.tests * testNs) / r.visits), 0)
 const rhoData = spearman(timed.map((r) => r.predictedMs), timed.map((r) => r.ms))
 console.log(`\nbench cost-calibration (${backend}, ${companies.toLocaleString('en-US')} companies, budget ${budgetMs} ms, ${rows.length} requests, ${((performance.now() - started) / 1000).toFixed(0)} s)`)
 console.log(`  accepted before (maxCost ${DEFAULT_LIMITS.maxCost}): ${pct(within(accBefore), accBefore.length)} finish within the budget`)
@@ -238,7 +241,7 @@ console.log(`  accepted after (maxCost and predicted time within the budget): ${
 console.log(`  refused after that would have finished: ${rows.filter((r) => r.refusedAfter && r.finished).length}; refused after that would not: ${rows.filter((r) => r.refusedAfter && !r.finished).length}`)
 console.log(`  Spearman rank correlation with time (finished requests): static estimate ${rho.toFixed(3)}, prediction ${rhoData.toFixed(3)}`)
 console.log(`  largest time / prediction among accepted requests over 100 ms: ${worstRatio.toFixed(2)} (${slow.length} such requests)`)
-console.log(`  TIME_MODEL.${backend} as this corpus calibrates it (baseMs ${model.baseMs}): scanNs ${scanNs.toFixed(0)}, testNs ${testNs.toFixed(1)}, visitNs ${visitNs.toFixed(1)} (in use: ${model.scanNs}, ${model.testNs}, ${model.visitNs})`)
+console.log(`  TIME_MODEL.${backend} as this corpus calibrates it (baseMs ${model.baseMs}): scanNs ${JSON.stringify(Object.fromEntries(Object.entries(scanNs).map(([d, v]) => [d, Math.round(v)])))}, testNs ${testNs.toFixed(1)}, visitNs ${visitNs.toFixed(1)} (in use: ${JSON.stringify(model.scanNs)}, ${model.testNs}, ${model.visitNs})`)
 const out = join(BENCH_DIR, `cost-calibration-${backend}-${companies}.json`)
 writeFileSync(out, JSON.stringify({ backend, companies, budgetMs, rowsOf, rows }, null, 1))
 console.log(`  rows written to ${out}`)

@@ -164,11 +164,11 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
   async function costOf(checked: CheckedQuery): Promise<{ estimate: CostEstimate; predicted: PredictedCost }> {
     let estimate = estimates.get(checked)
     if (!estimate) estimates.set(checked, (estimate = estimateCost(checked.filter)))
-    if (estimate.total === 0) return { estimate, predicted: predictCost(0, { tests: 0, visits: 0 }, await tableRows(checked.dataset.table), vdb.dialect) }
+    if (estimate.total === 0) return { estimate, predicted: predictCost(0, { tests: 0, visits: 0 }, await tableRows(checked.dataset.table), vdb.dialect, checked.dataset.name) }
     const counted = new Map<string, number>()
     for (const table of COST_TABLES) counted.set(table, await tableRows(table))
     const work = workOnData(checked.filter, checked.dataset.name, (table) => counted.get(table) ?? 0)
-    return { estimate, predicted: predictCost(estimate.total, work, counted.get(checked.dataset.table)!, vdb.dialect) }
+    return { estimate, predicted: predictCost(estimate.total, work, counted.get(checked.dataset.table)!, vdb.dialect, checked.dataset.name) }
   }
   const tableRows = async (table: string): Promise<number> =>
     latestRowCount(vdb.db, table) ?? (await datasetRows(await context(), { table }))

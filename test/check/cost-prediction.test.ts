@@ -26,7 +26,7 @@ function predicted(request: { dataset: string; filter: unknown }, companies: num
   const filter = (parsed.value as { filter: FilterNode }).filter
   const rows = rowsAt(companies)
   const table = request.dataset === 'fundings' ? 'fundings' : request.dataset
-  return predictCost(estimateCost(filter).total, workOnData(filter, request.dataset, rows), rows(table), backend)
+  return predictCost(estimateCost(filter).total, workOnData(filter, request.dataset, rows), rows(table), backend, request.dataset)
 }
 
 const BUDGET = DEFAULT_QUERY_TIMEOUT_MS

@@ -5,6 +5,7 @@
  * reports the same cost, and the CLI's `explain` prints it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TIME_MODEL } from '../../src/check/cost.js'
 import { createEngine, type Engine } from '../../src/engine.js'
 import { formatExplain } from '../../src/cli/explain.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
@@ -35,7 +36,7 @@ describe('the cost and the call\'s budget', () => {
     const cost = await costOf(CHAIN)
     expect(cost.units).toBe(2461)
     expect(cost.rows).toBe(150)
-    expect(cost.ms).toBeGreaterThan(150)
+    expect(cost.ms).toBeGreaterThan(TIME_MODEL.sqlite.baseMs)
     expect(formatExplain((await engine.explain(CHAIN) as { ok: true; value: any }).value)).toContain(`cost: 2461 units per record, 150 records, predicted up to ${cost.ms} ms`)
   })
 

@@ -24,7 +24,7 @@ describe('X-Query-Cost', () => {
   it('POST /queries and GET /queries/{id}: the engine\'s cost of the filter, the same on both', async () => {
     const posted = await h.request('/queries', { init: { method: 'POST', body: JSON.stringify(FILTER), headers: { 'content-type': 'application/json' } } })
     expect(posted.status).toBe(200)
-    const body = await posted.json()
+    const body = await posted.json() as { query_id: string }
     expect(body).not.toHaveProperty('cost')
     const cost = parsed(posted)
     const explained = await h.engine.explain(FILTER)
