@@ -274,6 +274,7 @@ export const queryRoutes: RouteModule = {
         + 'An invalid filter is a 400 whose `issues` name each problem by JSON Pointer, with did-you-mean suggestions. '
         + 'A body over the size limit is a 413. `per_page` above the cap is lowered to it; trial keys get page 1 only.',
       specSection: '4.14',
+      queryCost: true,
       body: queryRequestSchema,
       response: queryEnvelopeSchema,
       authenticated: true,
@@ -285,6 +286,7 @@ export const queryRoutes: RouteModule = {
       description: 'A page of the stored query. An unknown id is a 404; a query stored under an older query_version that no '
         + 'longer checks is a 400 (`query_outdated`): post its filter again for a current id.',
       specSection: '4.15',
+      queryCost: true,
       pathParams: z.object({ query_id: z.string().describe('The id returned by POST /queries.') }),
       query: STORED_PAGE_QUERY,
       response: queryEnvelopeSchema,
