@@ -52,6 +52,13 @@ describe('X-Query-Cost', () => {
     expect(detail.headers.get('x-query-cost')).toBeNull()
   })
 
+  it('is documented in the OpenAPI document on exactly the operations that run a filter', async () => {
+    const doc = await h.json('/openapi.json')
+    const documented = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
+      Object.entries(ops).filter(([, op]) => op.responses?.['200']?.headers?.['X-Query-Cost']).map(([method]) => `${method} ${path}`))
+    expect(documented.sort()).toEqual(['get /companies', 'get /fundings', 'get /queries/{query_id}', 'post /queries'])
+  })
+
   it('is exposed to browsers when CORS is on', async () => {
     const app = createApp(h.engine, { corsOrigins: ['https://app.example'] })
     const r = await app.fetch(new Request('http://localhost/companies', { headers: { origin: 'https://app.example', authorization: `Bearer ${h.fullKey}` } }))
