@@ -62,6 +62,7 @@ describe('the cost and the call\'s budget', () => {
   })
 
   it('no budget (0), or maxCost Infinity, turns the time check off', async () => {
+    expect((await engine.list(CHAIN, { timeoutMs: 1 })).ok).toBe(false)
     expect((await engine.list(CHAIN, { timeoutMs: 0 })).ok).toBe(true)
     const unlimited = createEngine({ database: vdb, limits: { maxCost: Number.POSITIVE_INFINITY } })
     try {
@@ -75,6 +76,7 @@ describe('the cost and the call\'s budget', () => {
     const listed = await engine.list(CHAIN)
     const queried = await engine.query(CHAIN)
     if (!listed.ok || !queried.ok) throw new Error('refused')
+    expect(listed.value.cost.units).toBe(2461)
     expect(listed.value.cost).toEqual(await costOf(CHAIN))
     expect(queried.value.cost).toEqual(await costOf(CHAIN))
   })
