@@ -18,7 +18,10 @@
  * So a chain of nested `foreign` costs the sum of its levels; as correlated probes it cost their
  * product (`FAN_OUT` to the power of the depth), which is what froze a server (language.md,
  * "Foreign"). Merged siblings (`mergeForeignSiblings`) are costed as the one `foreign` they become.
- * The model knows no data: selective conditions make a plan cheaper than its estimate, and the time
+ * The static estimate knows no data. `workOnData` and `predictCost` (below) run the same walk on the
+ * data's shape (each relation's related rows per record, from row counts) and turn it into a
+ * predicted worst-case time, which the pipeline holds to the call's budget where the row counts are
+ * known (`execute/pipeline.ts`). Selective conditions make a plan cheaper than either, and the time
  * budget remains the net for what the model cannot see. Measured on SQLite, one unit is 20-50 ns
  * per record (1,000,000 companies: a lone probe, 110 units, 4.3 s; an `or` of 499 conditions,
  * 499 units, about 10 s; a 5-level chain that every company meets, 1,240 units, 29 s).
