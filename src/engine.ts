@@ -29,7 +29,7 @@ import {
   type Backend, type CallOptions,
 } from './execute/backend.js'
 import { createOperations, LIGHT_OPERATIONS, SHORT_OPERATIONS, type Authorization, type GuardableOperation, type OperationArgs, type OperationName, type OperationResult, type Operations } from './execute/operations.js'
-import type { ExplainResult, ListPage, PageWithoutTotal, QueryEnvelope, StoreOptions, StoreResult } from './execute/pipeline.js'
+import type { ExplainResult, ListPage, PageWithoutTotal, QueryEnvelope, RunOptions, StoreOptions, StoreResult } from './execute/pipeline.js'
 import { createWatchdog, makeInterruptible } from './execute/pool/interrupt.js'
 import { admits, claimKeyCheck, DeferredKeyCheck, KeyRefusedError, type Guarded, type KeyCheckRequest } from './execute/key-check.js'
 import { createWorkerPool, defaultPoolSize, type WorkerPool } from './execute/pool/pool.js'
@@ -325,18 +325,20 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
   }
 
   const storeOptions = (o: StoreOptions | undefined): StoreOptions => (o?.owner === undefined ? {} : { owner: o.owner })
+  /** The call's budget, for the pipeline's cost prediction: a filter predicted to take longer is refused before it runs. */
+  const runOptions = (o: CallOptions | undefined): RunOptions => ({ budgetMs: o?.timeoutMs ?? timeoutMs })
 
   const engine: Engine<D> = {
     limits,
     database: vdb,
     execution: Object.freeze({ kind: backend.kind, workers: backend.workers, interruptible: backend.interruptible, timeoutMs }),
-    query: (request, o) => result('query', [request, storeOptions(o)], o),
-    list: (request, o) => result('list', [request], o),
+    query: (request, o) => result('query', [request, storeOptions(o), runOptions(o)], o),
+    list: (request, o) => result('list', [request, runOptions(o)], o),
     store: (request, o) => result('store', [request, storeOptions(o)], o),
     page: (queryId, paging = {}, o) => paged('page', queryId, paging, o),
     pageWithoutTotal: (queryId, paging = {}, o) => paged('pageWithoutTotal', queryId, paging, o),
     explain: (request, o) => result('explain', [request], o),
-    count: (request, o) => result('count', [request], o),
+    count: (request, o) => result('count', [request, runOptions(o)], o),
     records: Object.freeze<EngineRecords>({
       companyDetail: (id, o) => run('companyDetail', [id], o),
       companyByDomain: (domain, o) => run('companyByDomain', [domain], o),

@@ -18,14 +18,18 @@
  * So a chain of nested `foreign` costs the sum of its levels; as correlated probes it cost their
  * product (`FAN_OUT` to the power of the depth), which is what froze a server (language.md,
  * "Foreign"). Merged siblings (`mergeForeignSiblings`) are costed as the one `foreign` they become.
- * The model knows no data: selective conditions make a plan cheaper than its estimate, and the time
+ * The static estimate knows no data. `workOnData` and `predictCost` (below) run the same walk on the
+ * data's shape (each relation's related rows per record, from row counts) and turn it into a
+ * predicted worst-case time, which the pipeline holds to the call's budget where the row counts are
+ * known (`execute/pipeline.ts`). Selective conditions make a plan cheaper than either, and the time
  * budget remains the net for what the model cannot see. Measured on SQLite, one unit is 20-50 ns
  * per record (1,000,000 companies: a lone probe, 110 units, 4.3 s; an `or` of 499 conditions,
  * 499 units, about 10 s; a 5-level chain that every company meets, 1,240 units, 29 s).
  */
 import type { FilterNode } from '../ast/nodes.js'
 import { childrenOf } from '../ast/visit.js'
-import { resolveDataset } from '../catalog/index.js'
+import { datasets, findRelation, relations, resolveDataset } from '../catalog/index.js'
+import type { DatasetName } from '../catalog/define.js'
 import { mayProbe, mergeForeignSiblings, rootForeignCount } from './foreign-plan.js'
 
 /**
@@ -47,6 +51,52 @@ export const VISIT = 10
  * broad set took 2.4 times the probe of the same rows (10.4 s against 4.3 s), so 2.5 probes.
  */
 export const SET_PASS = 2.5 * FAN_OUT * VISIT
+
+/**
+ * The shape of the data a filter runs on, per record of the queried dataset: the static estimate
+ * assumes `FAN_OUT` related rows everywhere (`STATIC_SHAPE`); the prediction on a database reads
+ * it from the row counts (`shapeOf`).
+ */
+export interface DataShape {
+  /** Related rows per record of `from` on the relation to `to` (what a probe reaches). */
+  fanOut(from: string | undefined, to: string): number
+  /** Rows of the relation from `from` to `to` per record of the queried dataset (what a set passes over). */
+  setRows(from: string | undefined, to: string): number
+  /** Records of `to` per record of the queried dataset (where a set tests its inner filter). */
+  records(to: string): number
+  /** What reaching one row costs against testing a condition: `VISIT`, or 0 to count condition tests alone. */
+  readonly visit: number
+}
+
+export const STATIC_SHAPE: DataShape = Object.freeze({ fanOut: () => FAN_OUT, setRows: () => FAN_OUT, records: () => 1, visit: VISIT })
+
+/** The tables whose row counts `shapeOf` reads: every dataset's and every link table. */
+export const COST_TABLES: readonly string[] = Object.freeze([...new Set([
+  ...Object.values(datasets).map((d) => d.table),
+  ...relations.flatMap((r) => (r.kind === 'link' ? [r.table] : [])),
+])])
+
+/**
+ * The data shape of a database from its row counts: `rows(table)` for each dataset's table and
+ * each link table, `root` the queried dataset.
+ */
+export function shapeOf(rows: (table: string) => number, root: string, visit: number = VISIT): DataShape {
+  const tableOf = (name: string) => resolveDataset(name)?.table ?? name
+  const rootRows = Math.max(1, rows(tableOf(root)))
+  // A link relation's rows are its link table's; a direct one's, those of its many side.
+  const relationRows = (from: string | undefined, to: string): number => {
+    const relation = from === undefined ? undefined : findRelation(from as DatasetName, to as DatasetName)
+    if (relation === undefined) return rows(tableOf(to))
+    if (relation.kind === 'link') return rows(relation.table)
+    return Math.max(rows(tableOf(from!)), rows(tableOf(to)))
+  }
+  return Object.freeze({
+    fanOut: (from: string | undefined, to: string) => Math.max(1, relationRows(from, to) / Math.max(1, rows(tableOf(from ?? root)))),
+    setRows: (from: string | undefined, to: string) => relationRows(from, to) / rootRows,
+    records: (to: string) => rows(tableOf(to)) / rootRows,
+    visit,
+  })
+}
 
 export interface CostEstimate {
   /** Worst-case row visits per record of the queried dataset, rounded up. */
@@ -73,19 +123,19 @@ interface Costed {
 
 const totalOf = (c: Costed): number => c.perRow + c.once
 
-function costOf(node: FilterNode, nested: boolean, rootForeigns: number): Costed {
+function costOf(node: FilterNode, nested: boolean, rootForeigns: number, dataset: string | undefined, shape: DataShape): Costed {
   switch (node.kind) {
     case 'MatchAll':
       return { node, perRow: 0, once: 0, parts: [] }
     case 'Condition':
       return { node, perRow: 1, once: 0, parts: [] }
     case 'Not': {
-      const child = costOf(node.child, nested, rootForeigns)
+      const child = costOf(node.child, nested, rootForeigns, dataset, shape)
       return { node, perRow: child.perRow, once: child.once, parts: [{ part: child, adds: totalOf(child) }] }
     }
     case 'And':
     case 'Or': {
-      const parts = mergeForeignSiblings(node.children, node.kind, node.path).map((c) => costOf(c, nested, rootForeigns))
+      const parts = mergeForeignSiblings(node.children, node.kind, node.path).map((c) => costOf(c, nested, rootForeigns, dataset, shape))
       return {
         node,
         perRow: parts.reduce((sum, p) => sum + p.perRow, 0),
@@ -94,26 +144,35 @@ function costOf(node: FilterNode, nested: boolean, rootForeigns: number): Costed
       }
     }
     case 'Foreign': {
-      const inner = costOf(node.filter, true, rootForeigns)
+      const inner = costOf(node.filter, true, rootForeigns, node.dataset, shape)
       const twice = node.match === 'all' ? 2 : 1
+      const fan = shape.fanOut(dataset, node.dataset)
       if (!nested && mayProbe(node, resolveDataset(node.dataset), rootForeigns)) {
-        // A correlated probe; `all` also probes for a related row at all (at most FAN_OUT visits).
-        const perRow = twice * FAN_OUT * VISIT + FAN_OUT * inner.perRow
-        return { node, perRow, once: inner.once, parts: [{ part: inner, adds: FAN_OUT * inner.perRow + inner.once }] }
+        // A correlated probe; `all` also probes for a related row at all (at most `fan` visits).
+        const perRow = twice * fan * shape.visit + fan * inner.perRow
+        return { node, perRow, once: inner.once, parts: [{ part: inner, adds: fan * inner.perRow + inner.once }] }
       }
+      // A set: a pass over the relation's rows into a temporary index (2.5 probes of them: SET_PASS
+      // when there are FAN_OUT per record), and the inner filter on each related record.
+      const setPass = 2.5 * shape.visit * shape.setRows(dataset, node.dataset)
+      const tests = inner.perRow * shape.records(node.dataset)
       return {
         node,
-        perRow: twice * VISIT,
-        once: twice * SET_PASS + inner.perRow + inner.once,
-        parts: [{ part: inner, adds: inner.perRow + inner.once }],
+        perRow: twice * shape.visit,
+        once: twice * setPass + tests + inner.once,
+        parts: [{ part: inner, adds: tests + inner.once }],
       }
     }
   }
 }
 
-/** The estimate for a whole filter over its dataset (the top-level `{}` costs nothing). */
-export function estimateCost(filter: FilterNode): CostEstimate {
-  const root = costOf(filter, false, rootForeignCount(filter))
+/**
+ * The estimate for a whole filter over its dataset (the top-level `{}` costs nothing): with
+ * `FAN_OUT` related rows per record on every relation unless `shape` says what the data holds
+ * (then `dataset` names the filter's dataset, where the first relation starts).
+ */
+export function estimateCost(filter: FilterNode, shape: DataShape = STATIC_SHAPE, dataset?: string): CostEstimate {
+  const root = costOf(filter, false, rootForeignCount(filter), dataset, shape)
   let at = root
   for (;;) {
     const whole = totalOf(at)
@@ -156,4 +215,69 @@ export function foreignCount(node: FilterNode): number {
     stack.push(...childrenOf(x))
   }
   return n
+}
+
+/** The backends a prediction is calibrated for (`VentureDb['dialect']`). */
+export type CostBackend = 'sqlite' | 'postgres'
+
+/**
+ * The time model, per backend: a request's worst case is `baseMs` plus, per record of the queried
+ * dataset, `scanNs` of that dataset (a pass over its records, counted, and page 1's records
+ * assembled), `testNs` per condition test and `visitNs` per row reached through an index or a
+ * temporary index, as the estimate counts them on the data's shape (`workOnData`). Each is the
+ * largest the calibration corpus needed once the others are counted, so that the prediction bounds
+ * every request it ran (120 requests at 100,000 companies, a 10 s budget):
+ * `npx tsx bench/cost-calibration.ts` and `BENCH_BACKEND=postgres npx tsx bench/cost-calibration.ts`
+ * print them. The largest visit costs come from `match: all` and `none` probes (SQLite: 4 us a
+ * visit for companies whose every funding is tested; the median request needed 0.36 us).
+ */
+export const TIME_MODEL: Readonly<Record<CostBackend, TimeModel>> = Object.freeze({
+  sqlite: Object.freeze({ baseMs: 5, scanNs: Object.freeze({ companies: 1800, investors: 24600, fundings: 800 }), testNs: 26, visitNs: 4000 }),
+  // PostgreSQL's corpus left no time to condition tests beyond its scans (an `or` of 499 names ran
+  // within the scan's figure); SQLite's per-test figure is kept as a floor.
+  postgres: Object.freeze({ baseMs: 5, scanNs: Object.freeze({ companies: 5400, investors: 58800, fundings: 3800 }), testNs: 26, visitNs: 15500 }),
+})
+
+export interface TimeModel {
+  readonly baseMs: number
+  /** Per record of the queried dataset, by dataset name. */
+  readonly scanNs: Readonly<Record<string, number>>
+  readonly testNs: number
+  /** Per row reached (one visit is `VISIT` units of the estimate). */
+  readonly visitNs: number
+}
+
+/** The cost of a request on the data it runs on. */
+export interface PredictedCost {
+  /** `estimateCost(...).total`: units per record of the queried dataset, as held to `maxCost`. */
+  readonly units: number
+  /** Records of the queried dataset the prediction is for. */
+  readonly rows: number
+  /** Predicted worst-case milliseconds of the count and page 1, rounded up. */
+  readonly ms: number
+}
+
+/** Condition tests and row visits per record of the queried dataset, on the data's shape. */
+export interface WorkOnData {
+  readonly tests: number
+  readonly visits: number
+}
+
+/** `WorkOnData` of a filter over `dataset`, whose tables hold `rows(table)` rows (`COST_TABLES`). */
+export function workOnData(filter: FilterNode, dataset: string, rows: (table: string) => number): WorkOnData {
+  const tests = estimateCost(filter, shapeOf(rows, dataset, 0), dataset).total
+  const all = estimateCost(filter, shapeOf(rows, dataset, 1), dataset).total
+  return { tests, visits: Math.max(0, all - tests) }
+}
+
+/**
+ * The prediction for a filter of `units` (static estimate) doing `work` per record over `rows`
+ * records of `dataset` on `backend` (`TIME_MODEL`). A match-all filter (no work) is answered from the table's
+ * row count and the sort's index: `baseMs`.
+ */
+export function predictCost(units: number, work: WorkOnData, rows: number, backend: CostBackend, dataset: string, model: TimeModel = TIME_MODEL[backend]): PredictedCost {
+  const none = work.tests === 0 && work.visits === 0
+  const scan = model.scanNs[dataset] ?? Math.max(...Object.values(model.scanNs))
+  const perRecordNs = none ? 0 : scan + work.tests * model.testNs + work.visits * model.visitNs
+  return Object.freeze({ units, rows, ms: Math.ceil(model.baseMs + (rows * perRecordNs) / 1e6) })
 }

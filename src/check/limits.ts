@@ -66,6 +66,13 @@ export interface Limits {
    * probes one by one. At 20-50 ns a unit, 3,000 is under a second on the 5,000-company demo.
    */
   readonly maxCost: number
+  /**
+   * Also refuse (`cost_exceeded`) a filter whose predicted worst-case time on the data it runs on
+   * (`predictCost` in `cost.ts`) is over the call's time budget. Off by default: the prediction
+   * bounds what the calibration corpus ran but cannot see how selective a condition is, so it
+   * refuses selective queries that would finish at once. The cost is reported either way.
+   */
+  readonly refuseOverBudget: boolean
 }
 
 export const DEFAULT_LIMITS: Limits = Object.freeze({
@@ -85,6 +92,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxStoredBytesPerOwner: 16 * 1024 * 1024,
   storedQueryDays: 90,
   maxCost: 3000,
+  refuseOverBudget: false,
 })
 
 /** Levels of nesting the deepest request admitted under `maxDepth` needs (see `maxInputDepth`), plus room for `maxDepth`'s own issue. */

@@ -1,6 +1,6 @@
 /**
  * @module `ventureql explain --database FILE REQUEST`: shows what a query means and what it runs
- * (canonical form, query id and version, the SQL and its parameters, the count SQL) without
+ * (canonical form, query id and version, the SQL and its parameters, the count SQL, the cost) without
  * storing or running it. `--json` prints the same as one JSON object.
  */
 import type { Command } from 'commander'
@@ -19,6 +19,7 @@ export function formatExplain(e: ExplainResult): string {
     'count sql:',
     e.count_sql,
     `count parameters: ${JSON.stringify(e.count_parameters)}`,
+    `cost: ${e.cost.units} units per record, ${e.cost.rows} records, predicted up to ${e.cost.ms} ms (X-Query-Cost; grammar-docs/language.md, "Limits")`,
   ].join('\n')
 }
 

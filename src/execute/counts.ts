@@ -8,7 +8,7 @@ import type { DatasetDef } from '../catalog/define.js'
 import type { QueryPlan } from '../compile/plan.js'
 import { completeOwners } from '../store/owner-integrity.js'
 import { DATA_VERSION_KEY, META_TABLE } from '../store/schema/stored-query-tables.js'
-import { rememberedRowCounts, rememberedTotals } from '../store/row-counts.js'
+import { noteLatestRowCount, rememberedRowCounts, rememberedTotals } from '../store/row-counts.js'
 import { noteCacheWrites } from './cache-trim.js'
 import { writeCache } from './cache-write.js'
 import type { ExecContext } from './context.js'
@@ -20,7 +20,7 @@ import { boundQuery, readRows } from './statements.js'
  * thing that changes it; `copy` sets a newer version too, so another process sees new rows). Plan steering
  * divides the query's total by it (`compile/steer.ts`), and a match-all total is it (`countRows`).
  */
-export async function datasetRows(ctx: ExecContext, dataset: DatasetDef): Promise<number> {
+export async function datasetRows(ctx: ExecContext, dataset: Pick<DatasetDef, 'table'>): Promise<number> {
   const cache = rememberedRowCounts(ctx.db)
   const key = `${ctx.dataVersion}\u0000${dataset.table}`
   const known = cache.get(key)
@@ -28,6 +28,7 @@ export async function datasetRows(ctx: ExecContext, dataset: DatasetDef): Promis
   const row = await ctx.db.selectFrom(dataset.table).select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow()
   const rows = Number(row.count)
   cache.set(key, rows)
+  noteLatestRowCount(ctx.db, dataset.table, rows)
   return rows
 }
 

@@ -12,15 +12,18 @@
 import type { QueryNode } from '../ast/nodes.js'
 import type { CheckedQuery } from '../check/checked.js'
 import { checkQuery } from '../check/index.js'
+import { COST_TABLES, estimateCost, predictCost, workOnData, type CostEstimate, type PredictedCost } from '../check/cost.js'
+import { timeCostIssue } from '../check/rules/cost-within-limit.js'
 import type { Limits } from '../check/limits.js'
 import { DIALECTS } from '../compile/index.js'
 import { planQuery, type QueryPlan } from '../compile/plan.js'
 import { fail, issue, ok, type Issue, type Result } from '../errors/issue.js'
 import { parseQuery, parseQueryParts } from '../parse/index.js'
 import { dataVersion, type VentureDb } from '../store/open.js'
+import { latestRowCount } from '../store/row-counts.js'
 import { newCacheTally, type CacheTally, type ExecContext } from './context.js'
 import { memoKey, PreparedMemo } from './prepared-memo.js'
-import { cachedTotal, knownTotal, rememberedTotal, versionAndKnownTotal, type VersionAndTotal } from './counts.js'
+import { cachedTotal, datasetRows, knownTotal, rememberedTotal, versionAndKnownTotal, type VersionAndTotal } from './counts.js'
 import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './cursor.js'
 import type { ResultRecord } from './records.js'
 import {
@@ -48,6 +51,8 @@ export interface QueryEnvelope {
   readonly results: readonly ResultRecord[]
   readonly meta: PageMeta
   readonly query_id: string
+  /** The filter's cost on this data (`check/cost.ts`): units per record, records, predicted ms. */
+  readonly cost: PredictedCost
   /** This call's cache use, for the engine's counters (`engine.stats()`); the engine removes it from what it returns. */
   readonly cache?: CacheTally
 }
@@ -68,6 +73,8 @@ export interface ListPage {
   readonly dataset: string
   readonly results: readonly ResultRecord[]
   readonly meta: PageMeta
+  /** As `QueryEnvelope.cost`. */
+  readonly cost: PredictedCost
   /** As `QueryEnvelope.cache`. */
   readonly cache?: CacheTally
 }
@@ -84,6 +91,8 @@ export interface ExplainResult extends StoreResult {
   readonly parameters: readonly unknown[]
   readonly count_sql: string
   readonly count_parameters: readonly unknown[]
+  /** As `QueryEnvelope.cost`: what `query` and `list` would be held to. */
+  readonly cost: PredictedCost
 }
 
 /** Who is storing (POST /queries): an opaque owner id, e.g. the API key's; see grammar-docs, "Stored queries". */
@@ -92,15 +101,23 @@ export interface StoreOptions {
   readonly owner?: unknown
 }
 
+/**
+ * What the engine passes along with a call that runs a filter: the call's time budget (0 or
+ * absent: none). A filter predicted to take longer (`check/cost.ts`) is refused before it runs.
+ */
+export interface RunOptions {
+  readonly budgetMs?: number
+}
+
 /** The engine's query methods on one connection (see `Engine` in src/engine.ts for their contracts). */
 export interface Pipeline {
-  query(request: unknown, options?: StoreOptions): Promise<Result<QueryEnvelope>>
-  list(request: unknown): Promise<Result<ListPage>>
+  query(request: unknown, options?: StoreOptions, run?: RunOptions): Promise<Result<QueryEnvelope>>
+  list(request: unknown, run?: RunOptions): Promise<Result<ListPage>>
   store(request: unknown, options?: StoreOptions): Promise<Result<StoreResult>>
   page(queryId: unknown, paging?: { page?: unknown; per_page?: unknown }): Promise<Result<QueryEnvelope>>
   pageWithoutTotal(queryId: unknown, paging?: { page?: unknown; per_page?: unknown }): Promise<Result<PageWithoutTotal>>
   explain(request: unknown): Promise<Result<ExplainResult>>
-  count(request: unknown): Promise<Result<number>>
+  count(request: unknown, run?: RunOptions): Promise<Result<number>>
 }
 
 interface Prepared {
@@ -137,6 +154,40 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     return plan
   }
 
+  /**
+   * The cost of a checked filter on this connection's data. It is computed here, where the pipeline
+   * runs (a worker of the pool for a SQLite file), because only here are the row counts known: the
+   * estimate is a walk of the checked tree (kept per checked query), and the queried dataset's row
+   * count is the last one counted on this connection (`latestRowCount`; counted once when none is).
+   */
+  const estimates = new WeakMap<CheckedQuery, CostEstimate>()
+  async function costOf(checked: CheckedQuery): Promise<{ estimate: CostEstimate; predicted: PredictedCost }> {
+    let estimate = estimates.get(checked)
+    if (!estimate) estimates.set(checked, (estimate = estimateCost(checked.filter)))
+    if (estimate.total === 0) return { estimate, predicted: predictCost(0, { tests: 0, visits: 0 }, await tableRows(checked.dataset.table), vdb.dialect, checked.dataset.name) }
+    const counted = new Map<string, number>()
+    for (const table of COST_TABLES) counted.set(table, await tableRows(table))
+    const work = workOnData(checked.filter, checked.dataset.name, (table) => counted.get(table) ?? 0)
+    return { estimate, predicted: predictCost(estimate.total, work, counted.get(checked.dataset.table)!, vdb.dialect, checked.dataset.name) }
+  }
+  const tableRows = async (table: string): Promise<number> =>
+    latestRowCount(vdb.db, table) ?? (await datasetRows(await context(), { table }))
+
+  /** The cost, or `cost_exceeded` when the prediction is over the call's budget. */
+  async function costWithinBudget(checked: CheckedQuery, run: RunOptions | undefined): Promise<Result<PredictedCost>> {
+    const { estimate, predicted } = await costOf(checked)
+    const budget = run?.budgetMs
+    // Opt-in (`refuseOverBudget`): the prediction is a worst case that knows no selectivity, so it
+    // would refuse selective queries that finish in milliseconds (the spec's investors example is
+    // predicted over 10 s at 1,000,000 companies); `npx tsx bench/cost-calibration.ts` measures it.
+    // `maxCost: Infinity` turns the cost checks off, the static one and this one.
+    const enforced = limits.refuseOverBudget && Number.isFinite(limits.maxCost) && budget !== undefined && budget > 0 && Number.isFinite(budget)
+    if (enforced && predicted.ms > budget) {
+      return fail([timeCostIssue(estimate, predicted, budget, checked.dataset.name)])
+    }
+    return ok(predicted)
+  }
+
   function prepare(request: unknown): Result<Prepared> {
     const key = memoKey(request)
     const known = key === undefined ? undefined : preparedMemo.get(key)
@@ -168,7 +219,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     return checked
   }
 
-  async function envelope(plan: QueryPlan, canonical: CanonicalQuery, queryId: string, version: number, page: number, perPage: number): Promise<QueryEnvelope> {
+  async function envelope(plan: QueryPlan, canonical: CanonicalQuery, queryId: string, version: number, page: number, perPage: number, cost: PredictedCost): Promise<QueryEnvelope> {
     const tally = newCacheTally()
     const read = await contextAndTotal(plan, queryId)
     const ctx: ExecContext = { ...read.ctx, tally }
@@ -180,13 +231,14 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       results: Object.freeze([...fetched.records]),
       meta: Object.freeze({ total_record_count: total, total_pages: Math.ceil(total / perPage), current_page: page, per_page: perPage }),
       query_id: queryId,
+      cost,
       cache: tally,
     })
   }
 
   /** A stored query's plan and the page asked for, validated (page() and pageWithoutTotal()). */
   async function storedPage(queryId: unknown, rawPaging: { page?: unknown; per_page?: unknown }): Promise<Result<{
-    plan: QueryPlan; canonical: CanonicalQuery; id: string; version: number; page: number; perPage: number
+    plan: QueryPlan; checked: CheckedQuery; canonical: CanonicalQuery; id: string; version: number; page: number; perPage: number
   }>> {
     const paging = { page: fromDigits(rawPaging.page), per_page: fromDigits(rawPaging.per_page) }
     const issues = pagingIssues(queryId, paging, limits)
@@ -196,6 +248,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     const { checked, canonical, query_version } = loaded.value
     return ok({
       plan: planOf(checked),
+      checked,
       canonical,
       id: loaded.value.query_id,
       version: query_version,
@@ -205,16 +258,18 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
   }
 
   const pipeline: Pipeline = {
-    async list(request) {
+    async list(request, run) {
       const prepared = prepare(request)
       if (!prepared.ok) return prepared
       const { checked, canonical, queryId } = prepared.value
+      const cost = await costWithinBudget(checked, run)
+      if (!cost.ok) return cost
       const plan = planOf(checked)
-      const { results, meta, cache } = await envelope(plan, canonical, queryId, QUERY_VERSION, checked.page, checked.perPage)
-      return ok(Object.freeze({ dataset: canonical.dataset, results, meta, cache }))
+      const { results, meta, cache } = await envelope(plan, canonical, queryId, QUERY_VERSION, checked.page, checked.perPage, cost.value)
+      return ok(Object.freeze({ dataset: canonical.dataset, results, meta, cost: cost.value, cache }))
     },
 
-    async query(request, storeOptions = {}) {
+    async query(request, storeOptions = {}, run) {
       const prepared = prepare(request)
       if (!prepared.ok) return prepared
       const { checked, canonical } = prepared.value
@@ -222,13 +277,16 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       if (!owner.ok) return owner
       const tooLarge = storageIssues(canonical, limits)
       if (tooLarge.length > 0) return fail(tooLarge)
+      // Refused before it is stored: a query that would not finish within the budget is not kept either.
+      const cost = await costWithinBudget(checked, run)
+      if (!cost.ok) return cost
       // A read-only database cannot remember the query: it runs under its id all the same, and
       // page() finds it only if it was stored before the file became read-only.
       const stored = vdb.readonly
         ? { query_id: prepared.value.queryId, query_version: QUERY_VERSION }
         : await storeQuery(vdb.db, canonical, { owner: owner.value, limits, writer })
       const plan = planOf(checked)
-      return ok(await envelope(plan, canonical, stored.query_id, stored.query_version, checked.page, checked.perPage))
+      return ok(await envelope(plan, canonical, stored.query_id, stored.query_version, checked.page, checked.perPage, cost.value))
     },
 
     async store(request, storeOptions = {}) {
@@ -244,8 +302,11 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     async page(queryId, rawPaging = {}) {
       const stored = await storedPage(queryId, rawPaging)
       if (!stored.ok) return stored
-      const { plan, canonical, id, version, page, perPage } = stored.value
-      return ok(await envelope(plan, canonical, id, version, page, perPage))
+      const { plan, checked, canonical, id, version, page, perPage } = stored.value
+      // A stored query was held to the budget when it was stored; its later pages report the cost
+      // and are not refused (the budget still stops a page that runs over it).
+      const { predicted } = await costOf(checked)
+      return ok(await envelope(plan, canonical, id, version, page, perPage, predicted))
     },
 
     async pageWithoutTotal(queryId, rawPaging = {}) {
@@ -271,17 +332,21 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       const plan = planOf(checked)
       const keys = plan.keysQuery(vdb.db, { limit: checked.perPage }).compile()
       const count = plan.countQuery(vdb.db).compile()
+      const { predicted } = await costOf(checked)
       return ok(Object.freeze({
         canonical, query_id: queryId, query_version: QUERY_VERSION,
         sql: keys.sql, parameters: Object.freeze([...keys.parameters]),
         count_sql: count.sql, count_parameters: Object.freeze([...count.parameters]),
+        cost: predicted,
       }))
     },
 
-    async count(request) {
+    async count(request, run) {
       const prepared = prepare(request)
       if (!prepared.ok) return prepared
       const { checked, queryId } = prepared.value
+      const cost = await costWithinBudget(checked, run)
+      if (!cost.ok) return cost
       // Cached by id like a stored query's total; the query itself is not stored.
       const plan = planOf(checked)
       const { ctx, lookedUp } = await contextAndTotal(plan, queryId)

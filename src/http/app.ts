@@ -87,7 +87,7 @@ export function resolveOptions(options: AppOptions = {}): ResolvedOptions {
 }
 
 /** Headers a browser client may read (CORS): the quota, the request id, caching and retry advice. */
-const CORS_EXPOSED_HEADERS = ['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'X-Request-Id', 'ETag', 'Retry-After']
+const CORS_EXPOSED_HEADERS = ['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'X-Request-Id', 'ETag', 'Retry-After', 'X-Query-Cost']
 
 /**
  * The HTTP handler over an engine, on SQLite or PostgreSQL: every database call goes through the

@@ -175,6 +175,8 @@ export interface RouteSpec {
    * that call (one call to a worker instead of two; auth.ts).
    */
   readonly carriesKeyCheck?: boolean
+  /** The handler runs a filter and answers its cost in `X-Query-Cost` (query-cost.ts), documented in the OpenAPI document. */
+  readonly queryCost?: boolean
 }
 
 export interface RouteModule {

@@ -12,6 +12,7 @@
  * produces from the demo database (src/docs/openapi-examples.ts). They become the `example` of each
  * parameter (what the /docs page's "Try it out" sends), of the request body and of the 200 response.
  */
+import { QUERY_COST_HEADER } from './query-cost.js'
 import { z } from 'zod'
 import packageJson from '../../package.json' with { type: 'json' }
 import type { RouteSpec } from './context.js'
@@ -135,6 +136,13 @@ const QUOTA_HEADERS = Object.freeze({
   'X-Quota-Reset': { description: 'Unix time (seconds, UTC) at which the next period starts.', schema: { type: 'integer' } },
 })
 
+const QUERY_COST_HEADER_DOC = Object.freeze({
+  description: 'The cost of the filter this request ran, as `units=<u>, rows=<n>, ms=<t>`: its estimated worst-case units per record '
+    + '(held to maxCost), the records of the queried dataset, and the predicted worst-case milliseconds of its count and page 1, which '
+    + 'must be within the request\'s time budget or the request is refused (400, cost_exceeded). See grammar-docs/language.md, "Limits".',
+  schema: { type: 'string', pattern: '^units=\\d+, rows=\\d+, ms=\\d+$' },
+})
+
 /** The error statuses an authenticated operation can answer under `access`. */
 function authenticatedErrorStatuses(access: DocumentedAccess): string[] {
   return Object.keys(ERROR_RESPONSES).filter((status) =>
@@ -176,7 +184,9 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], options: Open
       responses: {
         200: {
           description: 'Success.',
-          ...(authenticated && access.quota !== 'none' ? { headers: quotaHeaderRefs() } : {}),
+          ...(authenticated && access.quota !== 'none' || route.queryCost
+            ? { headers: { ...(authenticated && access.quota !== 'none' ? quotaHeaderRefs() : {}), ...(route.queryCost ? { [QUERY_COST_HEADER]: QUERY_COST_HEADER_DOC } : {}) } }
+            : {}),
           content: {
             'application/json': {
               schema: components.inline(route.response, 'output'),

@@ -9,6 +9,7 @@ import type { Kysely } from 'kysely'
 
 const counts = new WeakMap<Kysely<any>, Map<string, number>>()
 const totals = new WeakMap<Kysely<any>, Map<string, number>>()
+const latest = new WeakMap<Kysely<any>, Map<string, number>>()
 
 function mapOf(store: WeakMap<Kysely<any>, Map<string, number>>, db: Kysely<any>): Map<string, number> {
   let cache = store.get(db)
@@ -19,6 +20,19 @@ function mapOf(store: WeakMap<Kysely<any>, Map<string, number>>, db: Kysely<any>
 /** The remembered counts of `db`, keyed by data version and table. */
 export function rememberedRowCounts(db: Kysely<any>): Map<string, number> {
   return mapOf(counts, db)
+}
+
+/**
+ * The last row count of `table` counted on `db` at any data version (`execute/counts.ts` notes each
+ * count here): the cost prediction (`check/cost.ts`) scales by it, and a count one ingest old
+ * predicts time as well as a fresh one without a statement per request.
+ */
+export function latestRowCount(db: Kysely<any>, table: string): number | undefined {
+  return latest.get(db)?.get(table)
+}
+
+export function noteLatestRowCount(db: Kysely<any>, table: string, rows: number): void {
+  mapOf(latest, db).set(table, rows)
 }
 
 /**
@@ -38,4 +52,5 @@ export function forgetRememberedTotals(db: Kysely<any>): void {
 export function forgetRowCounts(db: Kysely<any>): void {
   counts.delete(db)
   totals.delete(db)
+  latest.delete(db)
 }

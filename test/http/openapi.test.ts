@@ -116,7 +116,9 @@ describe('the document', () => {
         expect(response?.content['application/problem+json'].schema, `${route.path} ${status}`).toEqual({ $ref: '#/components/schemas/Problem' })
       }
       if (route.authenticated !== false) {
-        expect(Object.keys(op.responses['200'].headers)).toEqual(['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset'])
+        // Routes that run a filter also answer its cost (src/http/query-cost.ts).
+        const cost = route.queryCost ? ['X-Query-Cost'] : []
+        expect(Object.keys(op.responses['200'].headers)).toEqual(['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', ...cost])
       }
     }
     expect(doc.components.schemas.Problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'detail', 'error']))

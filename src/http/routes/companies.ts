@@ -28,6 +28,7 @@ export const companyListRoutes: RouteModule = {
       + 'naming the parameter and the accepted forms. Also reachable as /companies/. '
       + 'See grammar-docs/list-parameters.md for each parameter\'s filter-language equivalent.',
     specSection: '4.1',
+    queryCost: true,
     query: COMPANIES_QUERY,
     response: companyListSchema,
     authenticated: true,

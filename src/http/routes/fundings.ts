@@ -25,6 +25,7 @@ export const fundingRoutes: RouteModule = {
       + 'other unknown names are ignored. An unknown or malformed value is a 400 naming the parameter and the accepted forms. '
       + 'See grammar-docs/list-parameters.md.',
     specSection: '4.10',
+    queryCost: true,
     query: FUNDINGS_QUERY,
     response: fundingListSchema,
     authenticated: true,

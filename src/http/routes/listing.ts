@@ -15,6 +15,7 @@ import { callOptions, type AppDeps, type HttpEnv } from '../context.js'
 import { readPaging } from '../paging.js'
 import { misspeltParameterIssues, QueryParams } from '../params.js'
 import { issuesResponse } from '../problem.js'
+import { QUERY_COST_HEADER, queryCostHeader } from '../query-cost.js'
 
 export interface ListingRoute {
   readonly endpoint: ListEndpoint
@@ -40,5 +41,6 @@ export async function runListing(c: Context<HttpEnv>, deps: AppDeps, route: List
   const listed = await deps.engine.list(listRequest(parsed.value, paging.page, paging.perPage), callOptions(c))
   if (!listed.ok) return issuesResponse(issuesInParameterTerms(parsed.value, listed.issues))
   const meta: PageMeta = listed.value.meta
+  c.header(QUERY_COST_HEADER, queryCostHeader(listed.value.cost))
   return c.json({ meta, ...(await route.render(listed.value.results, c)) })
 }

@@ -35,6 +35,7 @@ import { callOptions, type AppDeps, type HttpEnv, type RouteModule } from '../co
 import { readPaging } from '../paging.js'
 import { misspeltParameterIssues, parameterNames, QueryParams } from '../params.js'
 import { issuesResponse } from '../problem.js'
+import { QUERY_COST_HEADER, queryCostHeader } from '../query-cost.js'
 import { pagingParams } from '../schemas/common.js'
 import { queryEnvelopeSchema, queryRequestSchema } from '../schemas/queries.js'
 import { fundingIds, fundingViews } from '../views/funding.js'
@@ -208,9 +209,10 @@ const RESULTS_VIEWS: Readonly<Record<DatasetName, ResultsView>> = {
     fundingViews(await deps.engine.records.fundingExtras(fundingIds(records), call), records).map((view) => ({ ...view })),
 }
 
-async function withViews(envelope: QueryEnvelope, deps: AppDeps, call: CallOptions): Promise<QueryEnvelope> {
+async function withViews(envelope: QueryEnvelope, deps: AppDeps, call: CallOptions): Promise<Omit<QueryEnvelope, 'cost'>> {
   const view = RESULTS_VIEWS[envelope.query.dataset as DatasetName]
-  return { ...envelope, results: await view(envelope.results, deps, call) }
+  const { cost: _inHeader, ...body } = envelope
+  return { ...body, results: await view(envelope.results, deps, call) }
 }
 
 //// routes ////
@@ -239,6 +241,7 @@ async function postQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> 
   }
   const result = await deps.engine.query(request, { ...callOptions(c), owner: checkedIdentity(c).owner })
   if (!result.ok) return issuesResponse(result.issues)
+  c.header(QUERY_COST_HEADER, queryCostHeader(result.value.cost))
   return c.json(await withViews(result.value, deps, callOptions(c)))
 }
 
@@ -259,6 +262,7 @@ async function getQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
   if (!paging.ok) return paging.response
   const result = await deps.engine.page(c.req.param('query_id'), { page: paging.page, per_page: paging.perPage }, callOptions(c))
   if (!result.ok) return pageFailure(result.issues)
+  c.header(QUERY_COST_HEADER, queryCostHeader(result.value.cost))
   return c.json(await withViews(result.value, deps, callOptions(c)))
 }
 
@@ -274,6 +278,7 @@ export const queryRoutes: RouteModule = {
         + 'An invalid filter is a 400 whose `issues` name each problem by JSON Pointer, with did-you-mean suggestions. '
         + 'A body over the size limit is a 413. `per_page` above the cap is lowered to it; trial keys get page 1 only.',
       specSection: '4.14',
+      queryCost: true,
       body: queryRequestSchema,
       response: queryEnvelopeSchema,
       authenticated: true,
@@ -285,6 +290,7 @@ export const queryRoutes: RouteModule = {
       description: 'A page of the stored query. An unknown id is a 404; a query stored under an older query_version that no '
         + 'longer checks is a 400 (`query_outdated`): post its filter again for a current id.',
       specSection: '4.15',
+      queryCost: true,
       pathParams: z.object({ query_id: z.string().describe('The id returned by POST /queries.') }),
       query: STORED_PAGE_QUERY,
       response: queryEnvelopeSchema,

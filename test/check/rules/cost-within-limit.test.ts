@@ -74,7 +74,8 @@ describe('cost-within-limit', () => {
       message:
         'The filter may visit up to 3,132 rows per companies record; the limit (maxCost) is 3,000. ' +
         'Most of that is an `or` of 12 alternatives, with 12 `foreign` conditions. Narrow the query: fewer alternatives in an `or`, ' +
-        'fewer `foreign` conditions side by side (those on one dataset can share one `foreign` with an `or` inside), or fewer conditions inside a `foreign`.',
+        'fewer `foreign` conditions side by side (those on one dataset can share one `foreign` with an `or` inside), fewer conditions inside a `foreign`, ' +
+        'or fewer nested `foreign` levels.',
       expected: 'a cost of at most 3000',
       got: '3132',
     }])
@@ -96,7 +97,8 @@ describe('cost-within-limit', () => {
       message:
         'The filter may visit up to 1,231 rows per companies record; the limit (maxCost) is 1,000. ' +
         'Most of that is a `foreign` on investors with 4 more `foreign` inside. Narrow the query: fewer alternatives in an `or`, ' +
-        'fewer `foreign` conditions side by side (those on one dataset can share one `foreign` with an `or` inside), or fewer conditions inside a `foreign`.',
+        'fewer `foreign` conditions side by side (those on one dataset can share one `foreign` with an `or` inside), fewer conditions inside a `foreign`, ' +
+        'or fewer nested `foreign` levels.',
     }], { maxCost: 1000 })
   })
 
