@@ -86,8 +86,16 @@ export class TenantBusyError extends Error {
 }
 
 const RETRY_AFTER = new WeakMap<Issue, number>()
-/** Seconds to wait before retrying, for a `tenant_busy` issue (HTTP's Retry-After). */
-export const retryAfterOf = (refusal: Issue): number | undefined => RETRY_AFTER.get(refusal)
+/**
+ * Seconds to wait before retrying, for a `tenant_busy` issue (HTTP's Retry-After): recorded for the
+ * issue, or read back from its message for a copy (a route may restate an issue's path).
+ */
+export const retryAfterOf = (refusal: Issue): number | undefined => {
+  const recorded = RETRY_AFTER.get(refusal)
+  if (recorded !== undefined) return recorded
+  const said = /retry in (\d+) s\b/.exec(refusal.message)
+  return said ? Number(said[1]) : undefined
+}
 
 interface Tenant<T> {
   readonly waiting: T[]

@@ -81,14 +81,26 @@ export function authMiddleware(deps: AppDeps): MiddlewareHandler<HttpEnv> {
       const withDataVersion = c.req.method === 'GET' || c.req.method === 'HEAD'
       // The engine's own budget, not the routes' (queryTimeoutMs), when the check runs on its own: it is one indexed lookup.
       const checkOptions = { signal: c.req.raw.signal, withDataVersion }
-      // A carried check rides with the route's call: a call refused for fairness never runs it, so it counts nothing.
+      // While the tenant's heavy calls are refused (fairness), the key is checked without counting,
+      // and the request counted only if the route answers something else (a light lookup still runs).
+      const deferCount = counted && deps.engine.tenantRefusal(tenant) !== undefined
+      const countNow = counted && !deferCount
+      const countAfterRoute = async (checked: QuotaState): Promise<void> => {
+        if (refusedForFairness(c)) {
+          for (const [name, value] of Object.entries(quotaHeaders(checked))) c.res.headers.set(name, value)
+          return
+        }
+        const counting = decide(await deps.engine.access.authorize(key, now, true, checkOptions), true, now)
+        if (counting instanceof Response) return replaceAnswer(c, counting)
+        for (const [name, value] of Object.entries(quotaHeaders(counting.quota))) c.res.headers.set(name, value)
+      }
       if (carriesKeyCheck(c, carriers)) {
-        const check = deps.engine.access.defer(key, now, counted, checkOptions)
+        const check = deps.engine.access.defer(key, now, countNow, checkOptions)
         c.set('keyCheck', check)
         c.set('call', { ...c.get('call'), keyCheck: check })
         await next()
         let authorization: Authorization
-        let countedNow = counted
+        let countedNow = countNow
         try {
           authorization = await check.outcome()
         } catch (error) {
@@ -109,26 +121,18 @@ export function authMiddleware(deps: AppDeps): MiddlewareHandler<HttpEnv> {
           replaceAnswer(c, decided)
           return
         }
+        if (deferCount) return countAfterRoute(decided.quota)
         for (const [name, value] of Object.entries(quotaHeaders(decided.quota))) c.res.headers.set(name, value)
         return
       }
-      if (counted && deps.engine.tenantRefusal(tenant) !== undefined) {
-        // The tenant's heavy calls are refused for now (fairness): check the key without counting,
-        // and count the request only if the route answers something else (a light lookup still runs).
+      if (deferCount) {
         const checked = decide(await deps.engine.access.authorize(key, now, false, checkOptions), false, now)
         if (checked instanceof Response) return checked
         c.set('identity', checked.identity)
         c.set('quota', checked.quota)
         c.set('dataVersion', checked.dataVersion)
         await next()
-        if (refusedForFairness(c)) {
-          for (const [name, value] of Object.entries(quotaHeaders(checked.quota))) c.res.headers.set(name, value)
-          return
-        }
-        const counting = decide(await deps.engine.access.authorize(key, now, true, checkOptions), true, now)
-        if (counting instanceof Response) return replaceAnswer(c, counting)
-        for (const [name, value] of Object.entries(quotaHeaders(counting.quota))) c.res.headers.set(name, value)
-        return
+        return countAfterRoute(checked.quota)
       }
       const decided = decide(await deps.engine.access.authorize(key, now, counted, checkOptions), counted, now)
       if (decided instanceof Response) return decided
