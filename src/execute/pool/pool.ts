@@ -248,6 +248,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
     }
     if (message.type === 'failed') return failedStart(worker, message.error)
     const call = worker.call
+    if (call) release(call)
     worker.call = worker.next.shift()
     if (worker.call) worker.call.startedAt = clock()
     clearGrace(worker)
@@ -270,7 +271,10 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
     workers.delete(worker)
     clearGrace(worker)
     const call = worker.call
-    const next = worker.next.splice(0).filter((c) => !c.settled)
+    if (call) release(call)
+    const pipelined = worker.next.splice(0)
+    for (const c of pipelined) if (c.settled) release(c)
+    const next = pipelined.filter((c) => !c.settled)
     worker.call = undefined
     if (call && !call.settled) settle(call, () => call.reject(error ?? new Error('a query worker stopped')))
     // Pipelined calls never started: they go back to the front of their lane for another worker.
@@ -339,6 +343,18 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
     if (closing && queue.length === 0 && fair.size === 0 && [...workers].every((w) => w.call === undefined)) for (const done of drained.splice(0)) done()
   }
 
+  /**
+   * A heavy call left its worker (answered, or its worker ended): its tenant has one call fewer
+   * running, and the time it held the worker goes to the tenant's allowance. Counted from the
+   * worker, not from the caller's answer: a call given up on at its deadline holds its worker until
+   * the interrupt lands, and its tenant must not start another meanwhile.
+   */
+  function release(call: PendingCall): void {
+    if (!call.taken) return
+    call.taken = false
+    fair.finish(call.tenant, call.startedAt === undefined ? 0 : clock() - call.startedAt)
+  }
+
   function runHeavy(worker: PoolWorker): void {
     const { item } = fair.take()!
     item.taken = true
@@ -385,7 +401,6 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
   function settle(call: PendingCall, answer: () => void): void {
     if (call.settled) return
     call.settled = true
-    if (call.taken) fair.finish(call.tenant, call.startedAt === undefined ? 0 : clock() - call.startedAt)
     if (call.timer) clearTimeout(call.timer)
     if (call.onAbort) call.signal?.removeEventListener('abort', call.onAbort)
     answer()
