@@ -152,5 +152,5 @@ for (const { label, samples } of rows) {
   console.log(`| ${label} | ${fmt(quantile(samples.listing, 0.5))} ms | ${fmt(lp99)} ms | ${fmt(quantile(samples.search, 0.5))} ms | ${fmt(sp99)} ms `
     + `| ${(lp99 / quantile(idle.listing, 0.99)).toFixed(2)}x | ${(sp99 / quantile(idle.search, 0.99)).toFixed(2)}x | ${statusText(samples.statuses)} (n=${samples.listing.length}+${samples.search.length}) |`)
 }
-console.log(`attacker answers: ${statusText(attackerStatuses)}`)
+console.log(`attacker answers: ${statusText(attackerStatuses)}; engine ${JSON.stringify(engine.stats().pool)}, ${engine.stats().queryTimeouts} calls over budget`)
 await engine.close({ graceMs: 0 })

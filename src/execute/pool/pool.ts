@@ -183,6 +183,8 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
   const workers = new Set<PoolWorker>()
   /** Light calls, oldest first. */
   const queue: PendingCall[] = []
+  /** Heavy calls whose worker ended, still counted for their tenant until a replacement is ready. */
+  const orphans: PendingCall[] = []
   const clock = options.clock ?? (() => performance.now())
   const fair = new FairQueue<PendingCall>({
     cap: options.fairness?.tenantConcurrency ?? defaultTenantConcurrency(size),
@@ -229,12 +231,15 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
   function failedStart(worker: PoolWorker, error: SerializedError): void {
     if (worker.state === 'starting') startedOne()
     startupError = error
+    for (const orphan of orphans.splice(0)) release(orphan)
     for (const call of [...queue.splice(0), ...fair.drain()]) settle(call, () => call.reject(revive(error)))
     retire(worker, undefined, true)
   }
 
   function onMessage(worker: PoolWorker, message: FromWorker): void {
     if (message.type === 'ready') {
+      const orphan = orphans.shift()
+      if (orphan) release(orphan)
       worker.slot = message.slot
       worker.state = 'idle'
       startedOne()
@@ -271,7 +276,11 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
     workers.delete(worker)
     clearGrace(worker)
     const call = worker.call
-    if (call) release(call)
+    // A heavy call whose worker ends keeps its tenant's place until the replacement is ready:
+    // starting a worker takes a while (seconds under tsx on a busy machine), and meanwhile the
+    // tenant must not take one of the workers left to the others.
+    if (call?.taken && !startupFailed && !closing) orphans.push(call)
+    else if (call) release(call)
     const pipelined = worker.next.splice(0)
     for (const c of pipelined) if (c.settled) release(c)
     const next = pipelined.filter((c) => !c.settled)
