@@ -145,6 +145,24 @@ describe('worker pool: fair order across tenants', () => {
     expect(held.started()).toEqual(['a1'])
   })
 
+  it("a tenant whose call's worker was ended keeps its place until the replacement is ready: the worker left goes to another tenant", async () => {
+    const p = pool({ size: 2, graceMs: 100, fairness: { tenantConcurrency: 1 } })
+    await p.whenReady()
+    const held = new HeldCalls()
+    // A's call spins in JavaScript past its budget: answered at its deadline, its worker ended after the grace period.
+    expect(await refusalOf(p.call('spinJs', [60_000], heavy('A', 50)))).toBeInstanceOf(QueryTimeoutError)
+    const a2 = held.call(p, 'a2', 'A')
+    while (p.stats().replaced < 1) await new Promise((r) => setTimeout(r, 5))
+    // The replacement is starting; the other worker is idle, but A still counts one call running.
+    expect(held.started()).toEqual([])
+    const b1 = held.call(p, 'b1', 'B')
+    expect(await held.untilStarted(1)).toEqual(['b1'])
+    await p.whenReady()
+    expect(await held.untilStarted(2)).toEqual(['b1', 'a2'])
+    held.releaseAll()
+    await Promise.all([a2, b1])
+  })
+
   it("refuses a tenant's heavy calls once they held workers for its allowance in the last minute; its light calls and other tenants pass", async () => {
     let now = 0
     const p = pool({ size: 2, reserve: 1, clock: () => now, fairness: { tenantAllowanceMs: 30_000 } })
