@@ -99,7 +99,7 @@ export interface ServeOptions {
   readonly connections?: number
   /**
    * Per-key limits of heavy calls (grammar-docs/guides/fairness.md): calls running at once
-   * (default: half the workers, at least 1), calls waiting beyond those (default 16; more are
+   * (default: half the workers, at least 1), calls waiting beyond those (default 64; more are
    * answered 429), worker milliseconds per minute (default 30,000; 0: none).
    */
   readonly tenantConcurrency?: number
@@ -484,7 +484,7 @@ export function registerServe(program: Command): void {
     .addOption(option('--workers', '--workers <n>', 'SQLite: worker threads that run queries (default: one per core, plus one kept for key checks and lookups); PostgreSQL: calls other than key checks and lookups that run at once (default: one per core of this machine)').argParser(wholeNumber('--workers', 1, 'threads')))
     .addOption(option('--connections', '--connections <n>', `PostgreSQL: connections in the pool, the queries that run at once (default ${DEFAULT_PG_CONNECTIONS})`).argParser(wholeNumber('--connections', 1, 'connections')))
     .addOption(option('--tenant-concurrency', '--tenant-concurrency <n>', 'heavy queries one key runs at once; its others wait their turn (default: half the workers, at least 1)').argParser(wholeNumber('--tenant-concurrency', 1, 'queries')))
-    .addOption(option('--tenant-backlog', '--tenant-backlog <n>', 'queries of one key that may wait beyond those running; more are answered 429 with Retry-After (default 16)').argParser(wholeNumber('--tenant-backlog', 0, 'queries')))
+    .addOption(option('--tenant-backlog', '--tenant-backlog <n>', 'queries of one key that may wait beyond those running; more are answered 429 with Retry-After (default 64)').argParser(wholeNumber('--tenant-backlog', 0, 'queries')))
     .addOption(option('--tenant-allowance', '--tenant-allowance <ms>', 'milliseconds of worker time one key\'s heavy queries may use per minute; beyond, they are answered 429 with Retry-After (default 30000; 0: no limit)').argParser(wholeNumber('--tenant-allowance', 0, 'milliseconds')))
     .addOption(option('--shutdown-timeout', '--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, time to answer the requests received before exiting; those still running near the end are answered 503').argParser(wholeNumber('--shutdown-timeout', 0, 'milliseconds')).default(DEFAULT_SHUTDOWN_TIMEOUT_MS))
     .action(async () => {

@@ -31,7 +31,7 @@ export interface FairnessOptions {
    * slots), at least 1 (`defaultTenantConcurrency`).
    */
   readonly tenantConcurrency?: number
-  /** Calls of one tenant that may wait beyond its `tenantConcurrency`; more are refused (429). Default 16. */
+  /** Calls of one tenant that may wait beyond its `tenantConcurrency`; more are refused (429). Default 64. */
   readonly tenantBacklog?: number
   /**
    * Milliseconds of worker time one tenant may use per minute (sliding). Default 30,000; 0 or
@@ -41,11 +41,11 @@ export interface FairnessOptions {
 }
 
 /**
- * Default backlog: enough for a client to send a page of listings at once (each a few ms), while a
- * client that piles up full-budget calls is told to back off instead of holding memory and sockets
- * for calls that would mostly time out in its queue anyway.
+ * Default backlog: enough for a client that sends a few dozen listings or searches at once (each a
+ * few ms), while a client that piles up more is told to back off instead of holding memory and
+ * sockets for calls that would mostly time out in its queue anyway.
  */
-export const DEFAULT_TENANT_BACKLOG = 16
+export const DEFAULT_TENANT_BACKLOG = 64
 /**
  * Default allowance: half a worker's minute. A tenant still gets hundreds of ordinary requests a
  * minute (listings and searches take milliseconds), but at most three calls that use a 10 s budget
