@@ -33,6 +33,7 @@ import type { ExplainResult, ListPage, PageWithoutTotal, QueryEnvelope, RunOptio
 import { createWatchdog, makeInterruptible } from './execute/pool/interrupt.js'
 import { admits, claimKeyCheck, DeferredKeyCheck, KeyRefusedError, type Guarded, type KeyCheckRequest } from './execute/key-check.js'
 import { createWorkerPool, defaultPoolSize, type WorkerPool } from './execute/pool/pool.js'
+import { TenantBusyError, type FairnessOptions } from './execute/fair-queue.js'
 import { newCacheTally, type CacheTally } from './execute/context.js'
 import type { PagingPolicy } from './execute/cursor.js'
 import type { SearchRequest } from './records/search.js'
@@ -44,6 +45,7 @@ import type { DatabaseStatus } from './store/status.js'
 export type { ExplainResult, ListPage, PageMeta, PageWithoutTotal, QueryEnvelope, StoreOptions, StoreOptions as StoreCallOptions, StoreResult } from './execute/pipeline.js'
 export type { CallOptions } from './execute/backend.js'
 export { EngineClosedError, QueryCancelledError, QueryTimeoutError } from './execute/backend.js'
+export { TenantBusyError, type FairnessOptions } from './execute/fair-queue.js'
 export type { Authorization } from './execute/operations.js'
 export { DeferredKeyCheck, KeyRefusedError, type KeyCheckRequest } from './execute/key-check.js'
 export { InvalidInputError } from './parse/guard.js'
@@ -86,6 +88,14 @@ export interface EngineOptions<D extends VentureDb = VentureDb> {
    * `StateFileError`. Every API key, quota count and stored query of the lost file is then gone.
    */
   readonly newState?: boolean
+  /**
+   * Per-tenant limits of heavy calls (those that are not light lookups), for calls made with a
+   * `tenant` (`CallOptions`): calls running at once, calls waiting, worker time per minute. Beyond
+   * the first a call waits in its tenant's own queue; beyond the others it fails at once with
+   * `TenantBusyError` (issue `tenant_busy`). Worker pool and PostgreSQL only (inline SQLite runs one
+   * call at a time on the caller's thread). grammar-docs/guides/fairness.md.
+   */
+  readonly fairness?: FairnessOptions
 }
 
 /** A write lock held longer than this is another process's bulk work (an import), not a request's write. */
@@ -149,6 +159,12 @@ export interface Engine<D extends VentureDb = VentureDb> {
   readonly database: D
   /** Where queries run: `pool` with this many worker threads, or `inline`; whether budgets interrupt statements. */
   readonly execution: { readonly kind: 'pool' | 'inline'; readonly workers: number; readonly interruptible: boolean; readonly timeoutMs: number }
+  /**
+   * The refusal a heavy call of this tenant would get now (`TenantBusyError`: its backlog is full or
+   * its worker-time allowance used up), or undefined. No call is made: a host can answer 429 before
+   * counting the request against a quota.
+   */
+  tenantRefusal(tenant: string): TenantBusyError | undefined
 }
 
 /**
@@ -229,7 +245,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
   const writeWaitMs = options.writeWaitMs ?? DEFAULT_WRITE_WAIT_MS
   // Opening may wait longer for the lock than a request will: migrations run once, at start.
   const vdb = (typeof options.database === 'string' ? openDatabase(options.database, { newState: options.newState ?? false }) : options.database) as D
-  const backend = chooseBackend(vdb, limits, options.paging ?? {}, options.workers, owned, writeWaitMs)
+  const backend = chooseBackend(vdb, limits, options.paging ?? {}, options.workers, owned, writeWaitMs, options.fairness)
 
   const counters = { queryTimeouts: 0, calls: 0, ...newCacheTally() }
 
@@ -241,6 +257,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
       signal: call?.signal,
       light: LIGHT_OPERATIONS.has(op),
       short: SHORT_OPERATIONS.has(op),
+      tenant: call?.tenant,
     }
     const deferred = op === 'authorize' || op === 'authorized' ? undefined : call?.keyCheck
     const check = deferred === undefined ? undefined : claimKeyCheck(deferred)
@@ -286,7 +303,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
     try {
       return tallied(await run(op, args, call))
     } catch (error) {
-      if (error instanceof QueryTimeoutError || error instanceof QueryCancelledError) return fail([error.issue]) as OperationResult<K>
+      if (error instanceof QueryTimeoutError || error instanceof QueryCancelledError || error instanceof TenantBusyError) return fail([error.issue]) as OperationResult<K>
       if (error instanceof InvalidInputError) return fail([...error.issues]) as OperationResult<K>
       throw error
     }
@@ -362,6 +379,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
       ),
     }),
     status: (o) => run('status', [], o),
+    tenantRefusal: (tenant) => backend.refusal?.(tenant),
     stats: () => Object.freeze({
       queryTimeouts: counters.queryTimeouts,
       calls: counters.calls,
@@ -382,7 +400,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
  * number of workers; an in-memory database and PostgreSQL always run inline (workers cannot share
  * the one, and the other's driver never blocks).
  */
-function chooseBackend(vdb: VentureDb, limits: Limits, paging: Partial<PagingPolicy>, workers: number | undefined, owned: boolean, writeWaitMs: number): Backend<Operations> {
+function chooseBackend(vdb: VentureDb, limits: Limits, paging: Partial<PagingPolicy>, workers: number | undefined, owned: boolean, writeWaitMs: number, fairness: FairnessOptions | undefined): Backend<Operations> {
   if (workers !== undefined && !(Number.isInteger(workers) && workers >= 0)) {
     throw new RangeError(`createEngine: workers must be a whole number (0 runs queries on the caller's thread), got ${String(workers)}`)
   }
@@ -390,7 +408,7 @@ function chooseBackend(vdb: VentureDb, limits: Limits, paging: Partial<PagingPol
     const file = vdb.sqlite.name
     const onDisk = file !== ':memory:' && file !== '' && !vdb.sqlite.memory
     const size = workers ?? (owned ? defaultPoolSize() : 0)
-    if (onDisk && size > 0) return createWorkerPool({ file, size, readonly: vdb.readonly, limits, paging, busyTimeoutMs: writeWaitMs })
+    if (onDisk && size > 0) return createWorkerPool({ file, size, readonly: vdb.readonly, limits, paging, busyTimeoutMs: writeWaitMs, fairness })
     // Inline on SQLite: the caller's thread runs each statement; the watchdog interrupts it at the deadline.
     if (owned) vdb.sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(writeWaitMs))}`)
     const interruptible = makeInterruptible(vdb.sqlite)
@@ -398,7 +416,7 @@ function chooseBackend(vdb: VentureDb, limits: Limits, paging: Partial<PagingPol
   }
   return inlineBackend(createOperations(vdb, limits, paging), {
     cancellable: (work) => vdb.cancellable(work),
-    heavyLimit: { slots: workers !== undefined && workers > 0 ? workers : defaultPoolSize(), light: LIGHT_OPERATIONS },
+    heavyLimit: { slots: workers !== undefined && workers > 0 ? workers : defaultPoolSize(), light: LIGHT_OPERATIONS, fairness },
   })
 }
 

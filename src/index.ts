@@ -14,7 +14,7 @@ export { checkQuery, checkFilter, specifiedRules, type CheckedQuery, type Checke
 export { DEFAULT_LIMITS, resolveLimits, type Limits } from './check/limits.js'
 export {
   createEngine,
-  DeferredKeyCheck, InvalidInputError, KeyRefusedError, type KeyCheckRequest,
+  DeferredKeyCheck, InvalidInputError, KeyRefusedError, type KeyCheckRequest, TenantBusyError, type FairnessOptions,
   type Engine, type EngineOptions, type StoreCallOptions, type ListPage, type QueryEnvelope, type PageMeta, type StoreResult, type ExplainResult, type EngineStats, type DatabaseStatus,
 } from './engine.js'
 // Filters, requests and records typed per dataset from the catalog; `typedEngine` is the typed entry.

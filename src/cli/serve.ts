@@ -97,6 +97,14 @@ export interface ServeOptions {
    * database sees up to N times this.
    */
   readonly connections?: number
+  /**
+   * Per-key limits of heavy calls (grammar-docs/guides/fairness.md): calls running at once
+   * (default: half the workers, at least 1), calls waiting beyond those (default 64; more are
+   * answered 429), worker milliseconds per minute (default 30,000; 0: none).
+   */
+  readonly tenantConcurrency?: number
+  readonly tenantBacklog?: number
+  readonly tenantAllowance?: number
   /** How long `close()` may take (milliseconds); see `RunningServer.close`. Default 10,000. */
   readonly shutdownTimeoutMs?: number
   /**
@@ -173,6 +181,11 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     throw new ServeError(`--connections must be a whole number of connections, at least 1, got ${String(options.connections)}`)
   }
   const postgres = options.database !== undefined && isPostgresUrl(options.database)
+  const fairness = {
+    ...(options.tenantConcurrency !== undefined ? { tenantConcurrency: options.tenantConcurrency } : {}),
+    ...(options.tenantBacklog !== undefined ? { tenantBacklog: options.tenantBacklog } : {}),
+    ...(options.tenantAllowance !== undefined ? { tenantAllowanceMs: options.tenantAllowance } : {}),
+  }
   if (options.schema !== undefined && !postgres) throw new ServeError('--schema applies to a PostgreSQL database: give --database postgres://...')
   if (options.newState && postgres) throw new ServeError('--new-state applies to a SQLite database (its -state file); on PostgreSQL keys and quotas live in the database itself')
   if (options.connections !== undefined && !postgres) throw new ServeError('--connections applies to a PostgreSQL database (the size of its connection pool); a SQLite file runs queries in --workers threads')
@@ -193,7 +206,7 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     } catch (error) {
       throw new ServeError(error instanceof Error ? error.message : String(error))
     }
-    engine = createEngine({ database: pgdb, timeoutMs: queryTimeoutMs, ...(options.workers !== undefined ? { workers: options.workers } : {}) })
+    engine = createEngine({ database: pgdb, timeoutMs: queryTimeoutMs, fairness, ...(options.workers !== undefined ? { workers: options.workers } : {}) })
   } else {
     databaseFile = options.database !== undefined ? resolve(options.database) : join(dataDir, DATABASE_FILE)
     if (options.database !== undefined && !existsSync(databaseFile)) {
@@ -201,7 +214,7 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     }
     if (!existsSync(databaseFile)) await generateDemo(databaseFile, options.companies ?? DEFAULT_DEMO_COMPANIES, err)
     engine = createEngine({
-      database: databaseFile, timeoutMs: queryTimeoutMs, newState: options.newState ?? false,
+      database: databaseFile, timeoutMs: queryTimeoutMs, newState: options.newState ?? false, fairness,
       ...(options.workers !== undefined ? { workers: options.workers } : {}),
     })
     const recovered = (engine.database as SqliteVentureDb).stateFile?.recovered
@@ -464,6 +477,9 @@ export const SERVE_ENVIRONMENT = Object.freeze({
   '--query-timeout': 'VENTUREQL_QUERY_TIMEOUT',
   '--workers': 'VENTUREQL_WORKERS',
   '--connections': 'VENTUREQL_CONNECTIONS',
+  '--tenant-concurrency': 'VENTUREQL_TENANT_CONCURRENCY',
+  '--tenant-backlog': 'VENTUREQL_TENANT_BACKLOG',
+  '--tenant-allowance': 'VENTUREQL_TENANT_ALLOWANCE',
   '--shutdown-timeout': 'VENTUREQL_SHUTDOWN_TIMEOUT',
 } as const)
 
@@ -487,6 +503,7 @@ export function serveOptionsOf(command: Command): ServeOptions {
     port: number; host: string; dataDir: string; database?: string; schema?: string; tlsCert?: string; tlsKey?: string
     http?: boolean; companies: number; baseUrl?: string; accessLog?: boolean; logFormat: 'auto' | LogFormat; metrics?: boolean; cors?: string[]
     queryTimeout: number; workers?: number; connections?: number; shutdownTimeout: number; newState?: boolean
+    tenantConcurrency?: number; tenantBacklog?: number; tenantAllowance?: number
   }>()
   // Switches set by the environment: commander turns any value on ("0" too); read it as a switch.
   const switched = (name: 'http' | 'accessLog' | 'metrics', flag: ServeFlag): boolean | undefined =>
@@ -528,6 +545,9 @@ export function registerServe(program: Command): void {
     .addOption(option('--query-timeout', '--query-timeout <ms>', 'milliseconds a request\'s query may run before it is stopped and answered 503 with Retry-After (0: no limit)').argParser(wholeNumber('--query-timeout', 0, 'milliseconds')).default(DEFAULT_QUERY_TIMEOUT_MS))
     .addOption(option('--workers', '--workers <n>', 'SQLite: worker threads that run queries (default: one per core, plus one kept for key checks and lookups); PostgreSQL: calls other than key checks and lookups that run at once (default: one per core of this machine)').argParser(wholeNumber('--workers', 1, 'threads')))
     .addOption(option('--connections', '--connections <n>', `PostgreSQL: connections in the pool, the queries that run at once (default ${DEFAULT_PG_CONNECTIONS})`).argParser(wholeNumber('--connections', 1, 'connections')))
+    .addOption(option('--tenant-concurrency', '--tenant-concurrency <n>', 'heavy queries one key runs at once; its others wait their turn (default: half the workers, at least 1)').argParser(wholeNumber('--tenant-concurrency', 1, 'queries')))
+    .addOption(option('--tenant-backlog', '--tenant-backlog <n>', 'queries of one key that may wait beyond those running; more are answered 429 with Retry-After (default 64)').argParser(wholeNumber('--tenant-backlog', 0, 'queries')))
+    .addOption(option('--tenant-allowance', '--tenant-allowance <ms>', 'milliseconds of worker time one key\'s heavy queries may use per minute; beyond, they are answered 429 with Retry-After (default 30000; 0: no limit)').argParser(wholeNumber('--tenant-allowance', 0, 'milliseconds')))
     .option('--new-state', 'SQLite: start with an empty state file (no API keys, quota counts or stored queries) when the database\'s is missing, empty, another database\'s or corrupt, which is refused otherwise; a foreign or corrupt one is set aside. Command line only, never from the environment')
     .addOption(option('--shutdown-timeout', '--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, time to answer the requests received before exiting; those still running near the end are answered 503').argParser(wholeNumber('--shutdown-timeout', 0, 'milliseconds')).default(DEFAULT_SHUTDOWN_TIMEOUT_MS))
     .action(async () => {

@@ -33,6 +33,7 @@ export const ISSUE_CODES = {
   query_outdated: 'The stored query was validated under an older language or catalog version and no longer checks.',
   // Running a query (execute stage)
   query_timeout: 'The query ran past its time budget (or waited that long for a free worker) and was stopped; narrow it or retry later.',
+  tenant_busy: 'The caller has too many queries waiting, or used its query time per minute (HTTP 429 with Retry-After); see fairness.md.',
   query_cancelled: 'The caller cancelled the query (its AbortSignal fired, or the HTTP client went away) and it was stopped.',
 } as const
 

@@ -13,6 +13,10 @@
  * Result-returning methods answer with.
  */
 import { issue, type Issue } from '../errors/issue.js'
+import {
+  ANONYMOUS_TENANT, DEFAULT_TENANT_ALLOWANCE_MS, DEFAULT_TENANT_BACKLOG, defaultTenantConcurrency, FairQueue,
+  type FairnessOptions, type TenantBusyError,
+} from './fair-queue.js'
 import type { DeferredKeyCheck } from './key-check.js'
 import type { Operations } from './operations.js'
 import type { Interruptible, Watchdog } from './pool/interrupt.js'
@@ -30,6 +34,13 @@ export interface CallOptions {
    * carries it, and runs its operation only if the key passes; else it fails with `KeyRefusedError`.
    */
   readonly keyCheck?: DeferredKeyCheck | undefined
+  /**
+   * Who the call is for (an API key's id, a user, an organisation): an opaque string. Heavy calls
+   * are scheduled fairly across tenants, each with a cap on calls running, a bounded backlog and a
+   * worker-time allowance (`fair-queue.ts`; grammar-docs/guides/fairness.md). Calls without one
+   * share one anonymous tenant, which is not limited.
+   */
+  readonly tenant?: string | undefined
 }
 
 /** A call as a backend receives it: the budget resolved against the engine's default. */
@@ -43,6 +54,8 @@ export interface BackendCall {
    * another such call (the pool's pipelining). Default: `light`.
    */
   readonly short?: boolean
+  /** `CallOptions.tenant`. */
+  readonly tenant?: string | undefined
 }
 
 export interface Backend<Ops extends OperationTable = Operations> {
@@ -52,6 +65,8 @@ export interface Backend<Ops extends OperationTable = Operations> {
   /** Whether a statement over its budget is interrupted (true) or only abandoned (false). */
   readonly interruptible: boolean
   call<K extends keyof Ops & string>(op: K, args: Parameters<Ops[K]>, call: BackendCall): Promise<Awaited<ReturnType<Ops[K]>>>
+  /** The refusal (`TenantBusyError`) a heavy call of this tenant would get now, if any; absent where calls are not scheduled. */
+  refusal?(tenant: string | undefined): TenantBusyError | undefined
   /** Refuses new calls, lets running ones end for up to `graceMs` then stops them, and releases threads. */
   close(graceMs?: number): Promise<void>
 }
@@ -129,40 +144,61 @@ export interface InlineOptions {
   readonly synchronous?: boolean
   readonly close?: () => Promise<void>
   /**
-   * At most `slots` operations that are neither in `light` nor called as light run at once; the others wait in order, their
-   * budget counting from the call (PostgreSQL: a pool of connections would otherwise run every
-   * request's statements at once, and a database on a few cores thrashes; light lookups never wait).
+   * At most `slots` operations that are neither in `light` nor called as light run at once; the
+   * others wait, their budget counting from the call (PostgreSQL: a pool of connections would
+   * otherwise run every request's statements at once, and a database on a few cores thrashes; light
+   * lookups never wait). Waiting calls are served fairly across tenants, with `fairness`'s limits
+   * (`fair-queue.ts`; the cap's default is half of `slots`).
    */
-  readonly heavyLimit?: { readonly slots: number; readonly light: ReadonlySet<string> }
+  readonly heavyLimit?: {
+    readonly slots: number
+    readonly light: ReadonlySet<string>
+    readonly fairness?: FairnessOptions | undefined
+    /** Milliseconds for the worker-time ledger (default `performance.now`): tests move time by hand. */
+    readonly clock?: (() => number) | undefined
+  }
 }
 
-/** A first-come, first-served gate of `slots` places. */
-function createGate(slots: number) {
+/** A gate of `slots` places for heavy calls, handed out in the fair order of `fair-queue.ts`. */
+function createGate(slots: number, fairness: FairnessOptions | undefined, clock: () => number) {
   let active = 0
-  const waiting: (() => void)[] = []
+  const fair = new FairQueue<() => void>({
+    cap: fairness?.tenantConcurrency ?? defaultTenantConcurrency(slots),
+    backlog: fairness?.tenantBacklog ?? DEFAULT_TENANT_BACKLOG,
+    allowanceMs: fairness?.tenantAllowanceMs ?? DEFAULT_TENANT_ALLOWANCE_MS,
+    now: clock,
+  })
+  const pump = () => {
+    for (let next = active < slots ? fair.take() : undefined; next; next = active < slots ? fair.take() : undefined) {
+      active++
+      next.item()
+    }
+  }
+  const leave = (tenant: string | typeof ANONYMOUS_TENANT, heldMs: number) => {
+    active--
+    fair.finish(tenant, heldMs)
+    pump()
+  }
   return {
-    /** Resolves when a place is taken; `cancel` gives up waiting (it then never resolves). */
-    enter(): { readonly entered: Promise<void>; cancel(): void } {
-      if (active < slots) {
-        active++
-        return { entered: Promise.resolve(), cancel: () => undefined }
-      }
+    /**
+     * Waits for a place (`entered`); throws `TenantBusyError` at once when the tenant may not wait.
+     * `cancel` gives up waiting (it then never resolves), or gives back a place taken meanwhile.
+     */
+    enter(tenant: string | typeof ANONYMOUS_TENANT): { readonly entered: Promise<void>; cancel(): void } {
+      let took = false
       let wake!: () => void
-      const entered = new Promise<void>((resolve) => { wake = () => { active++; resolve() } })
-      waiting.push(wake)
+      const entered = new Promise<void>((resolve) => { wake = () => { took = true; resolve() } })
+      fair.push(tenant, wake)
+      pump()
       return {
         entered,
         cancel: () => {
-          const at = waiting.indexOf(wake)
-          if (at >= 0) waiting.splice(at, 1)
+          if (!fair.remove(tenant, wake) && took) leave(tenant, 0)
         },
       }
     },
-    leave(): void {
-      active--
-      const next = waiting.shift()
-      if (next) next()
-    },
+    leave,
+    refusal: (tenant: string | undefined) => fair.refusal(tenant ?? ANONYMOUS_TENANT),
   }
 }
 
@@ -173,7 +209,7 @@ function createGate(slots: number) {
  */
 export function inlineBackend<Ops extends OperationTable>(ops: Ops, options: InlineOptions = {}): Backend<Ops> {
   const { interruptible, watchdog, cancellable, heavyLimit, synchronous = false } = options
-  const gate = heavyLimit ? createGate(Math.max(1, Math.floor(heavyLimit.slots))) : undefined
+  const gate = heavyLimit ? createGate(Math.max(1, Math.floor(heavyLimit.slots)), heavyLimit.fairness, heavyLimit.clock ?? (() => performance.now())) : undefined
   let nextToken = 1
   let closed = false
   /** Calls whose statements can be cancelled (PostgreSQL) and have not settled: what `close` stops after its grace. */
@@ -182,15 +218,18 @@ export function inlineBackend<Ops extends OperationTable>(ops: Ops, options: Inl
     kind: 'inline' as const,
     workers: 0,
     interruptible: (interruptible !== undefined && watchdog !== undefined) || cancellable !== undefined,
+    ...(gate ? { refusal: gate.refusal } : {}),
     async call<K extends keyof Ops & string>(op: K, args: Parameters<Ops[K]>, call: BackendCall): Promise<Awaited<ReturnType<Ops[K]>>> {
       if (closed) throw new EngineClosedError()
       if (call.signal?.aborted) throw new QueryCancelledError()
       let budget = hasBudget(call.timeoutMs) ? call.timeoutMs : undefined
       // By the call's own flag too: a light lookup carrying its key check runs as `authorized`.
       const gated = gate !== undefined && !call.light && !heavyLimit!.light.has(op)
+      const tenant = call.tenant ?? ANONYMOUS_TENANT
+      let enteredAt = 0
       if (gated) {
         const queuedAt = performance.now()
-        const place = gate.enter()
+        const place = gate.enter(tenant)
         try {
           await withDeadline(place.entered, budget, call.signal, 'queued')
         } catch (error) {
@@ -199,11 +238,12 @@ export function inlineBackend<Ops extends OperationTable>(ops: Ops, options: Inl
         }
         // The wait counts against the budget: the call has what is left of it.
         if (budget !== undefined) budget = Math.max(1, budget - (performance.now() - queuedAt))
+        enteredAt = heavyLimit!.clock?.() ?? performance.now()
       }
       try {
         return await run(op, args, call, budget)
       } finally {
-        if (gated) gate.leave()
+        if (gated) gate.leave(tenant, (heavyLimit!.clock?.() ?? performance.now()) - enteredAt)
       }
     },
     async close(graceMs = 5_000) {

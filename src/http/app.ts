@@ -18,13 +18,13 @@
 import { randomUUID } from 'node:crypto'
 import { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
-import { EngineClosedError, InvalidInputError, KeyRefusedError, QueryCancelledError, QueryTimeoutError, type Engine } from '../engine.js'
+import { EngineClosedError, InvalidInputError, KeyRefusedError, QueryCancelledError, QueryTimeoutError, TenantBusyError, type Engine } from '../engine.js'
 import { authMiddleware, requestKey } from './auth.js'
 import type { QuotaHook } from './access.js'
 import type { DocumentedAccess } from './openapi.js'
 import type { AppDeps, AppOptions, HttpEnv, ResolvedOptions, RouteSpec } from './context.js'
 import { isUnavailable } from '../store/unavailable.js'
-import { issuesResponse, PROBLEM_CONTENT_TYPE, problemResponse } from './problem.js'
+import { issuesResponse, PROBLEM_CONTENT_TYPE, problemResponse, tenantBusyResponse } from './problem.js'
 import { capText, REDACTED_KEY, redactKeys } from '../errors/format.js'
 import { ROUTE_MODULES } from './routes/index.js'
 import { cors } from 'hono/cors'
@@ -194,6 +194,7 @@ function errorResponse(error: unknown, where: { method: string; path: string; re
   if (error instanceof QueryTimeoutError || error instanceof QueryCancelledError) return issuesResponse([error.issue], 503)
   // An engine call refused its arguments (`guardInput`): what the client sent was too deep or too large.
   if (error instanceof InvalidInputError) return issuesResponse([...error.issues], 400)
+  if (error instanceof TenantBusyError) return tenantBusyResponse(error.issue)
   // A route's call carried the key check and the key did not pass: auth.ts puts the refusal (403 or 429) in its place.
   if (error instanceof KeyRefusedError) return problemResponse(403, { detail: 'This request is not allowed.' })
   if (isUnavailable(error) || error instanceof EngineClosedError) {

@@ -4,15 +4,36 @@
  * is looked up by its hash and never logged; the error bodies do not echo it either. A host's own
  * authentication and quota replace these through the hooks of access.ts.
  */
+import { createHash } from 'node:crypto'
 import type { Context, MiddlewareHandler } from 'hono'
 import { matchedRoutes, routePath } from 'hono/route'
 import { KeyRefusedError, type Authorization } from '../engine.js'
 import { admits } from '../execute/key-check.js'
 import type { ApiKeyRecord, QuotaState } from '../store/api-keys.js'
-import type { AuthResult, Identity, QuotaInfo } from './access.js'
+import type { AuthResult, Identity, QuotaContext, QuotaHook, QuotaInfo, QuotaResult } from './access.js'
 import type { AppDeps, HttpEnv, RouteSpec } from './context.js'
 import { problemResponse } from './problem.js'
 import { quotaExceeded, quotaHeaders, UNCOUNTED_PATHS } from './quota.js'
+
+/**
+ * The tenant of a request made with a built-in key (`CallOptions.tenant`: heavy calls are scheduled
+ * fairly across tenants, grammar-docs/guides/fairness.md): known before the key is checked, since
+ * the check may ride with the route's call. A short hash of the key: the key itself is never kept
+ * (not even as a map key in memory) and cannot be read back from it; a different derivation from
+ * the stored key hash, so the two never match.
+ */
+export function tenantOfKey(key: string): string {
+  return 'key:' + createHash('sha256').update('ventureql tenant\0').update(key, 'utf8').digest('base64url').slice(0, 22)
+}
+
+/** The tenant of a request a host's auth hook let in: its owner. */
+export const tenantOfOwner = (owner: string): string => 'owner:' + owner
+
+/**
+ * Whether the route answered a fairness refusal (`TenantBusyError`, 429 with Retry-After): the
+ * only 429 a route answers itself (quota refusals come from this middleware, before or after it).
+ */
+const refusedForFairness = (c: Context<HttpEnv>): boolean => c.res.status === 429
 
 /** Paths that answer without a key: the API description. */
 export const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/openapi.json'])
@@ -54,17 +75,32 @@ export function authMiddleware(deps: AppDeps): MiddlewareHandler<HttpEnv> {
     if (auth === undefined && quota === undefined) {
       const key = requestKey(c.req.raw)
       if (key === undefined) return missingKey()
+      const tenant = tenantOfKey(key)
+      c.set('call', { ...c.get('call'), tenant })
       // A GET's ETag is the data version (caching.ts): read in the same engine call as the key.
       const withDataVersion = c.req.method === 'GET' || c.req.method === 'HEAD'
       // The engine's own budget, not the routes' (queryTimeoutMs), when the check runs on its own: it is one indexed lookup.
       const checkOptions = { signal: c.req.raw.signal, withDataVersion }
+      // While the tenant's heavy calls are refused (fairness), the key is checked without counting,
+      // and the request counted only if the route answers something else (a light lookup still runs).
+      const deferCount = counted && deps.engine.tenantRefusal(tenant) !== undefined
+      const countNow = counted && !deferCount
+      const countAfterRoute = async (checked: QuotaState): Promise<void> => {
+        if (refusedForFairness(c)) {
+          for (const [name, value] of Object.entries(quotaHeaders(checked))) c.res.headers.set(name, value)
+          return
+        }
+        const counting = decide(await deps.engine.access.authorize(key, now, true, checkOptions), true, now)
+        if (counting instanceof Response) return replaceAnswer(c, counting)
+        for (const [name, value] of Object.entries(quotaHeaders(counting.quota))) c.res.headers.set(name, value)
+      }
       if (carriesKeyCheck(c, carriers)) {
-        const check = deps.engine.access.defer(key, now, counted, checkOptions)
+        const check = deps.engine.access.defer(key, now, countNow, checkOptions)
         c.set('keyCheck', check)
         c.set('call', { ...c.get('call'), keyCheck: check })
         await next()
         let authorization: Authorization
-        let countedNow = counted
+        let countedNow = countNow
         try {
           authorization = await check.outcome()
         } catch (error) {
@@ -85,8 +121,18 @@ export function authMiddleware(deps: AppDeps): MiddlewareHandler<HttpEnv> {
           replaceAnswer(c, decided)
           return
         }
+        if (deferCount) return countAfterRoute(decided.quota)
         for (const [name, value] of Object.entries(quotaHeaders(decided.quota))) c.res.headers.set(name, value)
         return
+      }
+      if (deferCount) {
+        const checked = decide(await deps.engine.access.authorize(key, now, false, checkOptions), false, now)
+        if (checked instanceof Response) return checked
+        c.set('identity', checked.identity)
+        c.set('quota', checked.quota)
+        c.set('dataVersion', checked.dataVersion)
+        await next()
+        return countAfterRoute(checked.quota)
       }
       const decided = decide(await deps.engine.access.authorize(key, now, counted, checkOptions), counted, now)
       if (decided instanceof Response) return decided
@@ -105,12 +151,27 @@ export function authMiddleware(deps: AppDeps): MiddlewareHandler<HttpEnv> {
         if (decided instanceof Response) return decided
         identity = decided.identity
       }
+      const tenant = tenantOfOwner(identity.owner)
+      c.set('call', { ...c.get('call'), tenant })
       if (quota) {
-        const decided = await quota(c.req.raw, { identity, now, count: counted })
-        if (!decided.allowed && typeof decided.quota?.reset !== 'number') {
-          throw new TypeError('createApp quota hook: a refusal must carry its quota ({ limit, remaining, reset, start }) for Retry-After and X-Quota-*')
+        // As with the built-in keys: while the tenant's heavy calls are refused, the hook counts the
+        // request only once the route answered something other than that refusal.
+        const deferCount = counted && deps.engine.tenantRefusal(tenant) !== undefined
+        const decided = await askQuota(quota, c.req.raw, { identity, now, count: counted && !deferCount })
+        if (!decided.allowed && counted && !deferCount) return quotaExceeded(decided.quota, now, decided.detail)
+        if (deferCount) {
+          c.set('identity', identity)
+          if (decided.quota) c.set('quota', decided.quota)
+          await next()
+          if (refusedForFairness(c)) {
+            if (decided.quota) for (const [name, value] of Object.entries(quotaHeaders(decided.quota))) c.res.headers.set(name, value)
+            return
+          }
+          const counting = await askQuota(quota, c.req.raw, { identity, now, count: true })
+          if (!counting.allowed) return replaceAnswer(c, quotaExceeded(counting.quota, now, counting.detail))
+          if (counting.quota) for (const [name, value] of Object.entries(quotaHeaders(counting.quota))) c.res.headers.set(name, value)
+          return
         }
-        if (!decided.allowed && counted) return quotaExceeded(decided.quota, now, decided.detail)
         state = decided.quota
       }
     }
@@ -119,6 +180,15 @@ export function authMiddleware(deps: AppDeps): MiddlewareHandler<HttpEnv> {
     await next()
     if (state) for (const [name, value] of Object.entries(quotaHeaders(state))) c.res.headers.set(name, value)
   }
+}
+
+/** A quota hook's answer, checked: a refusal must say when the period resets. */
+async function askQuota(quota: QuotaHook, request: Request, context: QuotaContext): Promise<QuotaResult> {
+  const decided = await quota(request, context)
+  if (!decided.allowed && typeof decided.quota?.reset !== 'number') {
+    throw new TypeError('createApp quota hook: a refusal must carry its quota ({ limit, remaining, reset, start }) for Retry-After and X-Quota-*')
+  }
+  return decided
 }
 
 /**

@@ -4,6 +4,7 @@
  * (design section 3). Bodies are built by the pure formatters of `errors/format.ts`.
  */
 import type { Issue } from '../errors/issue.js'
+import { retryAfterOf } from '../execute/fair-queue.js'
 import { capText, toProblem } from '../errors/format.js'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8'
@@ -57,6 +58,8 @@ const UNAVAILABLE_ISSUES: ReadonlySet<string> = new Set(['query_timeout', 'query
  * the engine stopped the query (its time budget ran out, or it was cancelled).
  */
 export function issuesResponse(issues: readonly Issue[], status = 400): Response {
+  const busy = issues.find((i) => i.code === 'tenant_busy')
+  if (busy !== undefined) return tenantBusyResponse(busy)
   const unavailable = issues.some((i) => UNAVAILABLE_ISSUES.has(i.code))
   const code = unavailable ? 503 : status
   const problem = toProblem(issues, code)
@@ -67,3 +70,18 @@ export function issuesResponse(issues: readonly Issue[], status = 400): Response
 }
 
 export const notFound = (what: string): Response => problemResponse(404, { detail: what })
+
+/**
+ * 429 with Retry-After for a heavy call refused to its tenant (`TenantBusyError`: its backlog of
+ * waiting queries is full, or its worker time per minute used up; grammar-docs/guides/fairness.md).
+ * The auth middleware adds the quota headers, unchanged: the request is not counted.
+ */
+export function tenantBusyResponse(refusal: Issue): Response {
+  const retryAfter = retryAfterOf(refusal) ?? 1
+  return problemResponse(429, {
+    detail: refusal.message,
+    issues: [refusal],
+    extra: { retry_after: retryAfter },
+    headers: { 'Retry-After': String(retryAfter) },
+  })
+}

@@ -7,6 +7,9 @@ import type { Limits } from '../../src/check/limits.js'
 import { createOperations as engineOperations } from '../../src/execute/operations.js'
 import type { SqliteVentureDb } from '../../src/store/open.js'
 
+/** Where `hold`'s release flags start in its shared log (cell 0 counts starts, cells 1.. list them). */
+export const HELD_RELEASE_BASE = 512
+
 const COUNT_TO = 'with recursive c(x) as (select 1 union all select x + 1 from c where x < ?) select count(*) from c'
 
 export function createOperations(vdb: SqliteVentureDb, limits: Limits) {
@@ -21,6 +24,19 @@ export function createOperations(vdb: SqliteVentureDb, limits: Limits) {
       let x = 0
       while (performance.now() < end) x++
       return x
+    },
+    /**
+     * Blocks its worker until the test releases it (`HeldCalls` in test/execute/pool-fairness.test.ts):
+     * writes `id` to the shared start log, then waits on its own release flag. The order calls
+     * start in is read from the log, never from timings.
+     */
+    hold: (log: SharedArrayBuffer, id: number) => {
+      const cells = new Int32Array(log)
+      const at = Atomics.add(cells, 0, 1)
+      Atomics.store(cells, 1 + at, id)
+      Atomics.notify(cells, 0)
+      Atomics.wait(cells, HELD_RELEASE_BASE + id, 0)
+      return id
     },
     /** Ends the worker thread from inside a call. */
     crash: () => process.exit(3),

@@ -6,10 +6,12 @@
  * - `size` workers run any operation; `reserve` more take only light ones (`LIGHT_OPERATIONS`: key
  *   checks, detail lookups by id), so cheap requests keep flowing while every general worker is
  *   busy with slow counts.
- * - A worker runs one call at a time; calls wait in one FIFO queue. When no worker is idle, a short
- *   call (a light one, or a search) may be posted to a worker behind its running short call
- *   (`PIPELINE_DEPTH`), which saves the thread a wake-up; it still starts only when the call before
- *   it has answered. The reserved workers take only light calls, pipelined or not.
+ * - A worker runs one call at a time. Light calls wait in their own first-come, first-served lane;
+ *   the others (heavy calls) wait per tenant and are served in a fair order, each tenant with a cap
+ *   on calls running, a bounded backlog and a worker-time allowance (`../fair-queue.ts`). When no
+ *   worker is idle, a short call (a light one, or a search) may be posted to a worker behind its
+ *   running short call (`PIPELINE_DEPTH`), which saves the thread a wake-up; it still starts only
+ *   when the call before it has answered. The reserved workers take only light calls, pipelined or not.
  * - A call's budget counts from the call: a call still queued at its deadline fails unrun, also
  *   while the threads are still starting (the limit is the caller's; `whenReady`, `engine.ready()`,
  *   is what waits for them first).
@@ -31,6 +33,10 @@ import {
   type Backend, type BackendCall, type OperationTable,
 } from '../backend.js'
 import type { Operations } from '../operations.js'
+import {
+  ANONYMOUS_TENANT, DEFAULT_TENANT_ALLOWANCE_MS, DEFAULT_TENANT_BACKLOG, defaultTenantConcurrency, FairQueue,
+  type FairnessOptions, type TenantBusyError, type TenantKey,
+} from '../fair-queue.js'
 import { createInterrupter, interruptExtension, type Interrupter } from './interrupt.js'
 import {
   createGivenUp, markGivenUp, serializeError, type FromWorker, type GivenUp, type SerializedError, type ToWorker, type WorkerSetup,
@@ -65,6 +71,10 @@ export interface PoolOptions {
    * operations table instead of `operations.ts`: an application's own operations, or a test's.
    */
   readonly operationsModule?: string
+  /** Per-tenant limits of heavy calls (`../fair-queue.ts`); the cap's default is half of `size`. */
+  readonly fairness?: FairnessOptions
+  /** Milliseconds for the worker-time ledger (default `performance.now`): tests move time by hand. */
+  readonly clock?: () => number
 }
 
 /** A snapshot of the pool, for tests and metrics. */
@@ -104,6 +114,11 @@ interface PendingCall {
   /** May be pipelined (`BackendCall.short`). */
   readonly short: boolean
   readonly token: number
+  readonly tenant: TenantKey
+  /** Taken from the fair queue (a heavy call): counted running for its tenant until it settles. */
+  taken?: boolean
+  /** When it became its worker's running call (`clock`): its held time is counted from then. */
+  startedAt?: number
   /** Its post number on its worker (`GivenUp`), once posted. */
   seq?: number
   readonly budgetMs: number
@@ -166,7 +181,19 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
     operationsModule: options.operationsModule,
   }
   const workers = new Set<PoolWorker>()
+  /** Light calls, oldest first. */
   const queue: PendingCall[] = []
+  /** Heavy calls whose worker ended, still counted for their tenant until a replacement is ready. */
+  const orphans: PendingCall[] = []
+  const clock = options.clock ?? (() => performance.now())
+  const fair = new FairQueue<PendingCall>({
+    cap: options.fairness?.tenantConcurrency ?? defaultTenantConcurrency(size),
+    backlog: options.fairness?.tenantBacklog ?? DEFAULT_TENANT_BACKLOG,
+    allowanceMs: options.fairness?.tenantAllowanceMs ?? DEFAULT_TENANT_ALLOWANCE_MS,
+    now: clock,
+  })
+  /** Every waiting call, both lanes. */
+  const waiting = (): PendingCall[] => [...queue, ...fair.items()]
   let nextToken = 1
   let closing = false
   let closed: Promise<void> | undefined
@@ -205,12 +232,15 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
   function failedStart(worker: PoolWorker, error: SerializedError): void {
     if (worker.state === 'starting') startedOne()
     startupError = error
-    for (const call of queue.splice(0)) settle(call, () => call.reject(revive(error)))
+    for (const orphan of orphans.splice(0)) release(orphan)
+    for (const call of [...queue.splice(0), ...fair.drain()]) settle(call, () => call.reject(revive(error)))
     retire(worker, undefined, true)
   }
 
   function onMessage(worker: PoolWorker, message: FromWorker): void {
     if (message.type === 'ready') {
+      const orphan = orphans.shift()
+      if (orphan) release(orphan)
       worker.slot = message.slot
       worker.state = 'idle'
       startedOne()
@@ -221,7 +251,9 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
     }
     if (message.type === 'failed') return failedStart(worker, message.error)
     const call = worker.call
+    if (call) release(call)
     worker.call = worker.next.shift()
+    if (worker.call) worker.call.startedAt = clock()
     clearGrace(worker)
     if (worker.state === 'busy' && worker.call === undefined) worker.state = 'idle'
     if (call && !call.settled) {
@@ -242,12 +274,23 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
     workers.delete(worker)
     clearGrace(worker)
     const call = worker.call
-    const next = worker.next.splice(0).filter((c) => !c.settled)
+    // A heavy call whose worker ends keeps its tenant's place until the replacement is ready:
+    // starting a worker takes a while (seconds under tsx on a busy machine), and meanwhile the
+    // tenant must not take one of the workers left to the others.
+    if (call?.taken && !startupFailed && !closing) orphans.push(call)
+    else if (call) release(call)
+    const pipelined = worker.next.splice(0)
+    for (const c of pipelined) if (c.settled) release(c)
+    const next = pipelined.filter((c) => !c.settled)
     worker.call = undefined
     if (call && !call.settled) settle(call, () => call.reject(error ?? new Error('a query worker stopped')))
-    // Pipelined calls never started: they go back to the front of the queue for another worker.
+    // Pipelined calls never started: they go back to the front of their lane for another worker.
     for (const c of next) c.worker = undefined
-    queue.unshift(...next)
+    queue.unshift(...next.filter((c) => !c.taken))
+    for (const c of next.filter((c) => c.taken).reverse()) {
+      c.taken = false
+      fair.requeue(c.tenant, c)
+    }
     void worker.thread.terminate()
     if (closing) return dispatch()
     if (startupFailed) {
@@ -271,45 +314,83 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
   }
 
   /**
-   * Gives queued calls to idle workers, oldest call first; light calls use reserved workers first.
-   * With no idle worker, a short call is pipelined behind a running short call (a light one only on
-   * a reserved worker). Not on a general worker while an older heavy call waits: a stream of short
-   * calls would otherwise keep that worker busy for good and starve the heavy one.
+   * Gives waiting calls to workers. Heavy calls come from the fair queue, in its order, to idle
+   * general workers; light calls, oldest first, to the reserved workers first and else to a general
+   * worker the heavy calls left idle. With no idle worker, a short call is pipelined behind a
+   * running short call (a light one only on a reserved worker); on a general worker only while no
+   * heavy call could start (the fair queue's next call is short itself, or every waiting tenant is at
+   * its cap): a stream of short calls would otherwise keep that worker busy for good and starve
+   * the heavy ones.
    */
   function dispatch(): void {
-    let heavyWaiting = false
+    // Light calls on idle reserved workers.
+    for (let worker = idleWorker(true); worker && queue.length > 0; worker = idleWorker(true)) run(worker, queue.shift()!)
+    // Idle general workers: the older of the next heavy call and the oldest light one.
+    for (let worker = idleWorker(false); worker; worker = idleWorker(false)) {
+      const heavy = fair.peek()
+      const light = queue[0]
+      if (heavy === undefined && light === undefined) break
+      if (heavy !== undefined && (light === undefined || heavy.item.token < light.token)) runHeavy(worker)
+      else run(worker, queue.shift()!)
+    }
+    // No idle worker left for them: short calls behind running short ones, without passing a heavy call that could start.
+    for (let next = fair.peek(); next?.item.short;) {
+      const worker = behindShort(false)
+      if (!worker) break
+      runHeavy(worker)
+      next = fair.peek()
+    }
+    const heavyCouldStart = fair.peek() !== undefined
     for (let i = 0; i < queue.length;) {
       const call = queue[i]!
-      const worker = idleWorkerFor(call, heavyWaiting)
-      if (!worker) {
-        if (!call.short) heavyWaiting = true
-        i++
-        continue
-      }
-      queue.splice(i, 1)
-      run(worker, call)
+      const worker = call.short ? behindShort(true, !heavyCouldStart) : undefined
+      if (worker) run(worker, queue.splice(i, 1)[0]!)
+      else i++
     }
-    if (closing && queue.length === 0 && [...workers].every((w) => w.call === undefined)) for (const done of drained.splice(0)) done()
+    if (closing && queue.length === 0 && fair.size === 0 && [...workers].every((w) => w.call === undefined)) for (const done of drained.splice(0)) done()
   }
 
-  function idleWorkerFor(call: PendingCall, heavyWaiting: boolean): PoolWorker | undefined {
-    let general: PoolWorker | undefined
-    let behindShort: PoolWorker | undefined
+  /**
+   * A heavy call left its worker (answered, or its worker ended): its tenant has one call fewer
+   * running, and the time it held the worker goes to the tenant's allowance. Counted from the
+   * worker, not from the caller's answer: a call given up on at its deadline holds its worker until
+   * the interrupt lands, and its tenant must not start another meanwhile.
+   */
+  function release(call: PendingCall): void {
+    if (!call.taken) return
+    call.taken = false
+    fair.finish(call.tenant, call.startedAt === undefined ? 0 : clock() - call.startedAt)
+  }
+
+  function runHeavy(worker: PoolWorker): void {
+    const { item } = fair.take()!
+    item.taken = true
+    run(worker, item)
+  }
+
+  function idleWorker(reserved: boolean): PoolWorker | undefined {
+    for (const w of workers) if (w.reserved === reserved && w.state === 'idle') return w
+    return undefined
+  }
+
+  /**
+   * The busy worker running a short call with the fewest calls pipelined behind it and room for one
+   * more: among the reserved workers (`reserved`), the general ones (`general`), or both.
+   */
+  function behindShort(reserved: boolean, general = !reserved): PoolWorker | undefined {
+    let best: PoolWorker | undefined
     for (const w of workers) {
-      if (call.short && w.state === 'busy' && w.call?.short && w.next.length < PIPELINE_DEPTH && (w.reserved ? call.light : !heavyWaiting)) {
-        if (behindShort === undefined || w.next.length < behindShort.next.length) behindShort = w
-      }
-      if (w.state !== 'idle') continue
-      if (w.reserved) {
-        if (call.light) return w
-      } else general ??= w
+      if (!(w.reserved ? reserved : general) || w.state !== 'busy' || !w.call?.short || w.next.length >= PIPELINE_DEPTH) continue
+      if (best === undefined || w.next.length < best.next.length) best = w
     }
-    return general ?? behindShort
+    return best
   }
 
   function run(worker: PoolWorker, call: PendingCall): void {
-    if (worker.call === undefined) worker.call = call
-    else worker.next.push(call)
+    if (worker.call === undefined) {
+      worker.call = call
+      call.startedAt = clock()
+    } else worker.next.push(call)
     worker.state = 'busy'
     call.worker = worker
     call.seq = worker.posted++
@@ -363,6 +444,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
     if (!worker) {
       const at = queue.indexOf(call)
       if (at >= 0) queue.splice(at, 1)
+      else fair.remove(call.tenant, call)
       return
     }
     markGivenUp(worker.givenUp, call.seq!, call.token)
@@ -395,7 +477,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
   async function closeNow(closeGraceMs: number): Promise<void> {
     closing = true
     if (respawnTimer) clearTimeout(respawnTimer)
-    for (const call of queue.splice(0)) settle(call, () => call.reject(new EngineClosedError()))
+    for (const call of [...queue.splice(0), ...fair.drain()]) settle(call, () => call.reject(new EngineClosedError()))
     if ([...workers].some((w) => w.call !== undefined)) {
       let stop: ReturnType<typeof setTimeout> | undefined
       await Promise.race([
@@ -434,7 +516,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
         if (w.call) busy++
         pipelined += w.next.length
       }
-      return { workers: workers.size, busy, pipelined, queued: queue.length, ...counters }
+      return { workers: workers.size, busy, pipelined, queued: queue.length + fair.size, ...counters }
     },
     call<K extends keyof Ops & string>(op: K, args: Parameters<Ops[K]>, options: BackendCall): Promise<Awaited<ReturnType<Ops[K]>>> {
       if (closing) return Promise.reject(new EngineClosedError())
@@ -443,17 +525,28 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
       return new Promise<Awaited<ReturnType<Ops[K]>>>((resolve, reject) => {
         const call: PendingCall = {
           op, args, light: options.light, short: options.short ?? options.light, token: nextToken++, budgetMs: options.timeoutMs,
+          tenant: options.tenant ?? ANONYMOUS_TENANT,
           resolve: resolve as (value: unknown) => void, reject, settled: false, signal: options.signal,
+        }
+        if (call.light) queue.push(call)
+        else {
+          try {
+            fair.push(call.tenant, call)
+          } catch (error) {
+            // Refused at once (its tenant's backlog or allowance): it delays nobody and never starts.
+            reject(error as TenantBusyError)
+            return
+          }
         }
         startClock(call)
         if (options.signal) {
           call.onAbort = () => giveUp(call, new QueryCancelledError())
           options.signal.addEventListener('abort', call.onAbort, { once: true })
         }
-        queue.push(call)
         dispatch()
       })
     },
+    refusal: (tenant: string | undefined) => fair.refusal(tenant ?? ANONYMOUS_TENANT),
     whenReady: () => (starting === 0 ? Promise.resolve() : new Promise<void>((done) => onReady.push(done))),
     close(closeGraceMs = options.closeGraceMs ?? CLOSE_GRACE_MS) {
       return (closed ??= closeNow(closeGraceMs))
