@@ -6,13 +6,12 @@
  * purpose (change it, run `npm run api-report`, commit the report with the change).
  *
  * The input is the declarations `tsc` emits from src/ (api-report/tsconfig.json) into a temporary
- * folder, not dist/: the check then never depends on whether dist/ is current, and never races a
+ * folder under test-output/, not dist/: the check then never depends on whether dist/ is current, and never races a
  * test that rebuilds it.
  */
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { Extractor, ExtractorConfig, type ExtractorMessage } from '@microsoft/api-extractor'
@@ -40,7 +39,12 @@ export interface ApiReportOutcome {
 
 /** Runs api-extractor on every entry point; `check`: compare with the committed reports, write nothing. */
 export async function runApiReports(check: boolean): Promise<ApiReportOutcome[]> {
-  const work = mkdtempSync(join(tmpdir(), 'vql-api-report-'))
+  // Inside the repository (test-output/ is ignored by git), so that the declarations' imports of
+  // kysely, hono, pino... resolve from its node_modules. api-extractor writes each report into the
+  // run's own folder; the run's folder name is taken out of it (it names declarations by path) and
+  // the result compared with, or copied over, the committed report.
+  mkdirSync(join(ROOT, 'test-output'), { recursive: true })
+  const work = mkdtempSync(join(ROOT, 'test-output', 'api-report-'))
   try {
     const dts = join(work, 'dts')
     await promisify(execFile)(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'api-report', 'tsconfig.json'), '--outDir', dts], { cwd: ROOT })
@@ -51,6 +55,8 @@ export async function runApiReports(check: boolean): Promise<ApiReportOutcome[]>
     const outcomes: ApiReportOutcome[] = []
     for (const entry of API_ENTRY_POINTS) {
       const mainEntryPointFilePath = join(dts, entry.declaration)
+      const reportFolder = join(work, 'reports')
+      mkdirSync(reportFolder, { recursive: true })
       const config = ExtractorConfig.prepare({
         configObjectFullPath: CONFIG,
         packageJsonFullPath: join(ROOT, 'package.json'),
@@ -58,25 +64,28 @@ export async function runApiReports(check: boolean): Promise<ApiReportOutcome[]>
           ...base,
           projectFolder: ROOT,
           mainEntryPointFilePath,
-          apiReport: { ...base.apiReport!, enabled: true, reportFileName: entry.report, reportFolder: join(ROOT, 'api-report'), reportTempFolder: join(work, 'temp') },
+          apiReport: { ...base.apiReport!, enabled: true, reportFileName: entry.report, reportFolder, reportTempFolder: join(work, 'temp') },
           // The program is the entry point's declarations alone, with the repository's compiler settings.
           compiler: { overrideTsconfig: { extends: join(ROOT, 'tsconfig.json'), compilerOptions: { skipLibCheck: true }, files: [mainEntryPointFilePath] } },
         },
       })
       const problems: string[] = []
-      const result = Extractor.invoke(config, {
-        localBuild: !check,
+      Extractor.invoke(config, {
+        localBuild: true,
         messageCallback: (message: ExtractorMessage) => {
-          if (message.logLevel === 'error' || message.logLevel === 'warning') {
-            // The report-changed message is told apart below, with what to run.
-            if (!REPORT_STATE_MESSAGES.has(message.messageId)) {
-              problems.push(`${message.logLevel} ${message.messageId}: ${message.text}${message.sourceFilePath ? ` (${message.sourceFilePath}:${message.sourceFileLine ?? 0})` : ''}`)
-            }
+          if ((message.logLevel === 'error' || message.logLevel === 'warning') && !REPORT_STATE_MESSAGES.has(message.messageId)) {
+            problems.push(`${message.logLevel} ${message.messageId}: ${message.text}${message.sourceFilePath ? ` (${message.sourceFilePath}:${message.sourceFileLine ?? 0})` : ''}`)
           }
           message.handled = true
         },
       })
-      outcomes.push({ report: entry.report, changed: result.apiReportChanged, problems })
+      // api-extractor writes what it found into reportTempFolder on every run.
+      const produced = readFileSync(join(work, 'temp', entry.report), 'utf8').replaceAll(`${relative(ROOT, dts).split(sep).join('/')}/`, '')
+      const committedFile = join(ROOT, 'api-report', entry.report)
+      const committed = existsSync(committedFile) ? readFileSync(committedFile, 'utf8') : undefined
+      const changed = produced !== committed
+      if (changed && !check) writeFileSync(committedFile, produced)
+      outcomes.push({ report: entry.report, changed, problems })
     }
     return outcomes
   } finally {
