@@ -80,7 +80,10 @@ export async function runApiReports(check: boolean): Promise<ApiReportOutcome[]>
         },
       })
       // api-extractor writes what it found into reportTempFolder on every run.
-      const produced = readFileSync(join(work, 'temp', entry.report), 'utf8').replaceAll(`${relative(ROOT, dts).split(sep).join('/')}/`, '')
+      // The analysis notes name a declaration by file, without its line: an edit above it is no change.
+      const produced = readFileSync(join(work, 'temp', entry.report), 'utf8')
+        .replaceAll(`${relative(ROOT, dts).split(sep).join('/')}/`, '')
+        .replace(/^(\/\/ src\/\S+?\.d\.ts):\d+:\d+ - /gm, '$1 - ')
       const committedFile = join(ROOT, 'api-report', entry.report)
       const committed = existsSync(committedFile) ? readFileSync(committedFile, 'utf8') : undefined
       const changed = produced !== committed
