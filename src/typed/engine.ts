@@ -45,7 +45,7 @@ export type TypedListPage<D extends DatasetName> = D extends DatasetName
 export type TypedStoreResult<D extends DatasetName> = Omit<StoreResult, 'query_id'> & { readonly query_id: QueryId<D> }
 
 export interface TypedEngine {
-  /** The engine underneath (for `records`, `access`, `close`, and untyped calls). */
+  /** The engine underneath (for `records`, `access`, `stats`, and untyped calls). */
   readonly engine: Engine
   /** Parses, checks, stores and runs a query: its first (or requested) page. */
   query<R extends DatasetRef>(request: QueryRequest<R>, options?: CallOptions & StoreOptions): Promise<Result<TypedQueryEnvelope<ResolveDataset<R>>>>
@@ -60,6 +60,8 @@ export interface TypedEngine {
   explain<R extends DatasetRef>(request: QueryRequest<R>, options?: CallOptions): Promise<Result<ExplainResult>>
   /** The number of records a query selects. */
   count<R extends DatasetRef>(request: QueryRequest<R>, options?: CallOptions): Promise<Result<number>>
+  /** Closes the engine underneath (`Engine.close`): running calls get `graceMs` to finish. */
+  close(options?: { readonly graceMs?: number }): Promise<void>
 }
 
 /**
@@ -77,5 +79,6 @@ export function typedEngine(engine: Engine): TypedEngine {
     page: (queryId: string, paging?: { page?: number; per_page?: number }, options?: CallOptions) => engine.page(queryId, paging, options) as Promise<never>,
     explain: (request, options) => engine.explain(request, options),
     count: (request, options) => engine.count(request, options),
+    close: (options) => engine.close(options),
   })
 }

@@ -1,9 +1,9 @@
 /**
  * The package as a consumer gets it: `npm pack`, installed into a new strict TypeScript project
  * (ESM and CJS; `strict`, no `skipLibCheck`, `moduleResolution: nodenext`, no @types/better-sqlite3
- * or @types/pg), a program using both entry points (`ventureql`, `ventureql/http`) compiled with
- * the consumer's own `tsc` and run against a small fixture database; the typed-query examples of
- * the README and of the embedding guide are compiled with it.
+ * or @types/pg), a program using the three entry points (`ventureql`, `ventureql/http`,
+ * `ventureql/internal`) compiled with the consumer's own `tsc` and run against a small fixture
+ * database; the typed-query examples of the README and of the embedding guide are compiled with it.
  *
  * Offline and fast: the tarball is unpacked into the project's node_modules the way npm lays it
  * out, and its dependencies (and the consumer's `typescript` and `@types/node`) are symlinked from
@@ -18,7 +18,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createFixtureDatabase } from '../../src/index.js'
+import { createFixtureDatabase, FIXTURE_AS_OF } from '../../src/internal.js'
 
 const run = promisify(execFile)
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -123,11 +123,14 @@ function program(type: 'module' | 'commonjs'): string {
   const docs = { status: bundle.status, bytes: (await bundle.arrayBuffer()).byteLength }
   const openapi = (await res.json()) as { paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { example?: unknown }> }> }>> }
   const example = openapi.paths['/companies/{id}']?.['get']?.responses['200']?.content['application/json']?.example !== undefined
-  console.log(JSON.stringify({ total: r.value.meta.total_record_count, count: r.value.results.length, name: first?.name, stage, openapi: res.status, denied: denied.status, docs, example }))
-  await db.engine.close()
+  await db.close()
+  // The typed entry closes its engine; the error class is the root's (one class across the bundles).
+  const closed = await db.count({ dataset: 'companies' }).then(() => false, (error: unknown) => error instanceof EngineClosedError)
+  console.log(JSON.stringify({ total: r.value.meta.total_record_count, count: r.value.results.length, name: first?.name, stage, openapi: res.status, denied: denied.status, docs, example, closed, asOf: FIXTURE_AS_OF }))
 `
-  const imports = `import { createEngine, formatIssues, typedEngine, type BetterSqliteDatabase, type CompanyRecord, type Filter } from 'ventureql'
+  const imports = `import { createEngine, EngineClosedError, formatIssues, typedEngine, type BetterSqliteDatabase, type CompanyRecord, type Filter } from 'ventureql'
 import { createApp, toNodeHandler, type AuthHook } from 'ventureql/http'
+import { FIXTURE_AS_OF } from 'ventureql/internal'
 `
   return type === 'module'
     ? `${imports}${body}`
@@ -141,7 +144,7 @@ describe('the packed package in a strict consumer project', () => {
     expect(existsSync(join(modules, '@types', 'better-sqlite3'))).toBe(false)
     expect(existsSync(join(modules, '@types', 'pg'))).toBe(false)
     const declarations = readdirSync(join(modules, 'ventureql', 'dist')).filter((f) => /\.d\.c?ts$/.test(f))
-    expect(declarations).toEqual(expect.arrayContaining(['index.d.ts', 'index.d.cts', 'http.d.ts', 'http.d.cts']))
+    expect(declarations).toEqual(expect.arrayContaining(['index.d.ts', 'index.d.cts', 'http.d.ts', 'http.d.cts', 'internal.d.ts', 'internal.d.cts']))
     for (const file of declarations) {
       const text = readFileSync(join(modules, 'ventureql', 'dist', file), 'utf8')
       expect(text, file).not.toMatch(/from ['"](better-sqlite3|pg|pg-copy-streams)['"]|import ['"](better-sqlite3|pg)['"]/)
@@ -159,7 +162,7 @@ describe('the packed package in a strict consumer project', () => {
     // The emitted module system is the one asked for: both conditions of the exports map are used.
     expect(out).toMatch(type === 'module' ? /from 'ventureql\/http'/ : /require\("ventureql\/http"\)/)
     const { stdout } = await run(process.execPath, [join(dir, 'out', 'main.js'), fixture], { cwd: dir })
-    const printed = JSON.parse(stdout) as { total: number; count: number; name: string; stage: string; openapi: number; denied: number; docs: { status: number; bytes: number }; example: boolean }
+    const printed = JSON.parse(stdout) as { total: number; count: number; name: string; stage: string; openapi: number; denied: number; docs: { status: number; bytes: number }; example: boolean; closed: boolean; asOf: string }
     expect(printed.total).toBeGreaterThan(3)
     expect(printed.count).toBe(3)
     expect(typeof printed.name).toBe('string')
@@ -170,5 +173,7 @@ describe('the packed package in a strict consumer project', () => {
     expect(printed.docs.bytes).toBe(statSync(join(REPO_MODULES, 'swagger-ui-dist', 'swagger-ui-bundle.js')).size)
     // The examples are bundled into dist/: no file of src/ is read at run time.
     expect(printed.example).toBe(true)
+    expect(printed.closed).toBe(true)
+    expect(printed.asOf).toBe(FIXTURE_AS_OF)
   })
 })

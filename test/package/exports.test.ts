@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import * as ventureql from '../../src/index.js'
+import * as internal from '../../src/internal.js'
 
 describe('package index', () => {
   it('exports every name the embedding guide documents', () => {
@@ -17,13 +18,32 @@ describe('package index', () => {
       expect(guide, `the embedding guide mentions ${name}`).toContain(name)
       expect(ventureql, `index exports ${name}`).toHaveProperty(name)
     }
-    for (const name of ['openDatabase', 'createFixtureDatabase', 'Ingestor', 'generateRecords', 'evaluate', 'loadSnapshot', 'sortRecords']) {
+    // What the guides name besides: the typed entry, the errors calls reject with, the databases.
+    for (const name of [
+      'typedEngine', 'openDatabase', 'openPostgres', 'copyToPostgres', 'refreshPostgresSearchIndex', 'buildSimilarIndex',
+      'KeyRefusedError', 'QueryTimeoutError', 'QueryCancelledError', 'EngineClosedError', 'PostgresConnectionError',
+    ]) {
       expect(ventureql, `index exports ${name}`).toHaveProperty(name)
     }
   })
 
+  it('keeps internals out of the root: they are under ventureql/internal', () => {
+    for (const name of ['bumpDataVersion', 'dataVersion', 'createFixtureDatabase', 'Ingestor', 'PostgresIngestor', 'generateRecords', 'evaluate', 'loadSnapshot', 'sortRecords', 'querySchema', 'specifiedRules', 'build']) {
+      expect(ventureql, `the root does not export ${name}`).not.toHaveProperty(name)
+      expect(internal, `ventureql/internal exports ${name}`).toHaveProperty(name)
+    }
+  })
+
+  it('the errors are the classes calls reject with', async () => {
+    const vdb = await internal.createFixtureDatabase()
+    const engine = ventureql.createEngine({ database: vdb, workers: 0 })
+    await engine.close()
+    await expect(engine.count({ dataset: 'companies' })).rejects.toBeInstanceOf(ventureql.EngineClosedError)
+    await vdb.close()
+  })
+
   it('runs the embedding guide\'s library example: a query, then page 2 by its id', async () => {
-    const vdb = await ventureql.createFixtureDatabase()
+    const vdb = await internal.createFixtureDatabase()
     const engine = ventureql.createEngine({ database: vdb })
     try {
       const result = await engine.query({

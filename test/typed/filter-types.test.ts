@@ -8,7 +8,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import {
   checkQuery, parseQuery,
-  type CompanyRecord, type DatasetRef, type Filter, type FilterValue, type FundingRecord, type InvestorRecord,
+  type CompanyRecord, type DatasetRef, type Engine, type Filter, type FilterValue, type FundingRecord, type InvestorRecord,
   type QueryId, type QueryRequest, type RecordOf, type ResolveDataset, type SortClause, type TypedEngine,
 } from '../../src/index.js'
 
@@ -210,5 +210,10 @@ describe('derived types', () => {
       if (untyped.ok) expectTypeOf(untyped.value.results).toEqualTypeOf<readonly CompanyRecord[] | readonly InvestorRecord[] | readonly FundingRecord[]>()
     }
     void [run, next]
+  })
+
+  it('the typed engine closes as the engine does', () => {
+    expectTypeOf<TypedEngine['close']>().toEqualTypeOf<Engine['close']>()
+    expectTypeOf<TypedEngine['close']>().returns.resolves.toBeVoid()
   })
 })

@@ -6,9 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
-  createEngine, createFixtureDatabase, datasets, DATASET_NAMES, typedEngine,
+  createEngine, datasets, DATASET_NAMES, EngineClosedError, typedEngine,
   type DatasetName, type Engine, type FieldDef, type SqliteVentureDb, type TypedEngine,
 } from '../../src/index.js'
+import { createFixtureDatabase } from '../../src/internal.js'
 
 let vdb: SqliteVentureDb
 let engine: Engine
@@ -84,6 +85,14 @@ describe('typedEngine', () => {
     const list = await db.list({ dataset: 'companies', filter: { stage: { in: ['a', 'b'] } }, per_page: 3 })
     if (!list.ok) throw new Error('list failed')
     expect(list.value.results.every((c) => c.stage === 'a' || c.stage === 'b')).toBe(true)
+  })
+
+  it('closes the engine underneath: its calls then reject with EngineClosedError', async () => {
+    const own = typedEngine(createEngine({ database: vdb, workers: 0 }))
+    expect((await own.count({ dataset: 'companies' })).ok).toBe(true)
+    await own.close()
+    await expect(own.count({ dataset: 'companies' })).rejects.toBeInstanceOf(EngineClosedError)
+    await expect(own.engine.count({ dataset: 'companies' })).rejects.toBeInstanceOf(EngineClosedError)
   })
 
   it('passes the engine\'s issues through for what the types cannot see', async () => {
