@@ -9,10 +9,7 @@
  *   same schema: what validation and derivation cost on top of SQLite's own work. Design section 8
  *   measured ~130k companies/s for a raw load.
  * Size: `BENCH_INGEST_COMPANIES` (default 10000); runs: `BENCH_INGEST_RUNS` (default 3).
- * Measured on 10,000 companies, 2 shared cores, the tree before and after today's loader work
- * run back to back: generate + decode 3.68x -> 1.42x generation; the full file load 15.8x ->
- * 5.74x (1,617 -> 5,394 companies/s); the in-memory Ingestor 5.40x -> 2.14x the raw inserts
- * (52,822 -> 144,981 rows/s).
+ * `npx tsx bench/ingest.bench.ts` or `npm run bench -- ingest`.
  */
 import { rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

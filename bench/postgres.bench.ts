@@ -10,7 +10,7 @@
  * Targets are ratios PostgreSQL / SQLite. Every engine call is several statements (data version,
  * stored query, cached total, keys, rows, tags), each a round trip to the server instead of a
  * function call, so a sub-millisecond SQLite page costs PostgreSQL a fixed ~1-2 ms more; the
- * targets bound the plans, not that fixed cost (bench/README.md has the figures).
+ * targets bound the plans, not that fixed cost.
  */
 import pg from 'pg'
 import { createEngine } from '../src/engine.js'
@@ -32,7 +32,7 @@ const companies = benchCompanies()
  * count, the total's insert), and with no count at all (`{}`: the remembered row count) it measured
  * 0.87 ms on PostgreSQL against 0.22 ms on SQLite, a floor of ~4x; the design filter's count is
  * 0.27 ms of SQL (index-only, EXPLAIN ANALYZE) and measured 3.4x, the very selective one 0.03 ms
- * and 3.5x (bench/README.md, 2026-11-22). A count plan that reads every hit (the design filter's
+ * and 3.5x (one run). A count plan that reads every hit (the design filter's
  * hash semi join, 17.8x; `{}`'s index-only scan of every entry, 11.1x) still misses 5.
  * The very selective filter's page 1 is nothing but round trips (6 hits, 0.03 ms of SQL): after the
  * row and tags queries of a page were issued together (execute/run.ts), it measured 3.30 ms on

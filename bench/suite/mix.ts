@@ -20,8 +20,8 @@ import type { SqliteVentureDb } from '../../src/store/open.js'
 export const PER_PAGE = 50
 /**
  * GET /companies's own page size (the app's `companiesPerPage`): the listing that keeps it
- * (`companies-usa`) is timed at the size clients get, where stop 22's literal LIMIT changed SQLite's
- * plan (at 50 the plan stayed a walk, so the mix had not seen it).
+ * (`companies-usa`) is timed at the size clients get: with a literal LIMIT (execute/statements.ts)
+ * SQLite's plan depends on the limit's value, so a page of 50 alone would not show the plan at 10.
  */
 export const COMPANIES_DEFAULT_PER_PAGE = 10
 

@@ -3,8 +3,7 @@
  * 5`, default sort `svc_score desc`, nullable), 50 per page, page N = the mix's deep page:
  *
  * - **walked**: page N with page N-1 served just before (the engine seeks from the boundary it
- *   remembered); **cold**: the checkpoints an earlier pass left, but nothing near page N (as in
- *   bench/deep-paging.bench.ts); both against page 1 of the same query (the issue's <= 1.5x), and
+ *   remembered); **cold**: the checkpoints an earlier pass left, but nothing near page N; both against page 1 of the same query (the issue's <= 1.5x), and
  *   the hand keyset seek and `LIMIT/OFFSET` reported beside them;
  * - **first jump**: nothing remembered for the query (the pass that writes the checkpoints is
  *   included), against OFFSET; reported, no target;

@@ -35,7 +35,7 @@ export interface CountRow {
 }
 
 export interface SimilarQuality {
-  /** Candidates scored in full by the exhaustive search (absent: uncapped, as since stop 21; 50,000 before). */
+  /** Candidates scored in full by the exhaustive search (absent: uncapped; older result files record 50,000). */
   readonly exhaustiveCap?: number
   readonly companies: readonly { readonly id: number; readonly overlap: number; readonly scoreRatio: number; readonly exhaustiveMs: number }[]
 }

@@ -43,7 +43,7 @@ async function once(v: Variant): Promise<number> {
   return performance.now() - started
 }
 
-/** How the variants of a round are ordered: shuffled afresh each round, or rotated (the order before stop 20). */
+/** How the variants of a round are ordered: shuffled afresh each round, or rotated. */
 export type RoundOrder = 'shuffle' | 'rotate'
 
 /** The suite's order: shuffled, unless `BENCH_ORDER=rotate` asks for the old one (to compare). */

@@ -72,7 +72,7 @@ export function benchDatabaseFile(companies: number = benchCompanies()): string 
  * resumable) when it does not hold every company at the current data version, and returns how
  * long that took (0 when it was complete). The suite serves similar companies from it, as a
  * deployment that ran the command after its import would; `similar-live` in the mix times the
- * search it replaces. The 1M file took 49.5 minutes on two cores (bench/README.md, stop 25), once.
+ * search it replaces. The 1M file took 49.5 minutes on two cores (`npm run bench -- --size 1000000` builds it), once.
  */
 export async function benchSimilarIndex(file: string = benchDatabaseFile()): Promise<number> {
   const vdb = openDatabase(file)

@@ -14,10 +14,6 @@ import type { VentureDb } from '../../src/store/open.js'
  * candidate that could still reach the 20 (the others cannot: their tag part plus the description's
  * largest part falls short). Without totals every candidate's tags are read and scored; the same
  * answer, slower (test/records/company-similar.test.ts compares the two).
- *
- * Until stop 21 (commit 5efdf5e and before) the suite scored the best 50,000 candidates by shared
- * tag weight instead, an approximation of this; `bench/similar-quality.ts` measures the old and new
- * defaults against this one.
  */
 export function exhaustiveSimilar(vdb: VentureDb, companyId: number): Promise<SimilarCompanyRow[]> {
   return similarCompanies(vdb, companyId, { postingsBudget: Number.MAX_SAFE_INTEGER, probeBudget: Number.MAX_SAFE_INTEGER, candidateCap: Number.MAX_SAFE_INTEGER, totalsBuildMs: Number.POSITIVE_INFINITY })

@@ -37,7 +37,7 @@ export interface OwnerCount {
    * `probe` counts the related records that match, at most 2; with at most one, `single` is the
    * answer, else `several`. On SQLite the probe and then one count take 1.10-1.11x the hand-written
    * count, the one statement holding both 1.36-1.37x (the suite's investor, 4,449 funding events at
-   * 1,000,000 companies: 124-136 against 153-167 µs; `bench/owner-count-forms.ts`). Absent when
+   * 1,000,000 companies: 124-136 against 153-167 µs). Absent when
    * there is one form only.
    */
   readonly byProbe?: { readonly probe: (db: Kysely<any>) => CountQuery; readonly single: (db: Kysely<any>) => CountQuery; readonly several: (db: Kysely<any>) => CountQuery }

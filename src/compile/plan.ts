@@ -191,7 +191,7 @@ export function tagsAlias(field: FieldDef): string {
  * JSON array> from <table> t0 where pk in (<ids as one JSON parameter>)`. The tag lists are
  * correlated aggregates over each link table's (owner, value) primary key, so each is an index
  * range read per record; one statement instead of one per tags field (six per company page) took
- * a 50-record page from 1.06 ms to 0.71 ms on 1,000,000 companies (bench/page-overhead.ts).
+ * a 50-record page from 1.06 ms to 0.71 ms on 1,000,000 companies (the suite's page 1 rows, `npm run bench -- --size 1000000`).
  */
 export function recordsByIdsQuery(db: Kysely<any>, dialect: SqlDialect, dataset: DatasetDef, ids: readonly number[]) {
   const fields = Object.values(dataset.fields) as FieldDef[]

@@ -24,15 +24,14 @@
  *   the work by the fan-out at every level (5,000 companies: 3 levels 0.87 s, 4 levels 6.9 s, 5
  *   levels over 2 minutes); as sets each level is computed once from the one below, and a level
  *   that is empty or small drives the next from its few keys, and the probe above the chain
- *   skips the scan when the set below it is empty (`emptinessGuard`; bench/foreign-chain.bench.ts).
+ *   skips the scan when the set below it is empty (`emptinessGuard`).
  *   The price is paid when every level is broad: each is then one pass over the relation's rows
  *   into a temporary index, where probes stopped at the first match (1,000,000 companies, a
  *   5-level chain that every company with an investor meets: 9.7 s as probes, 11 s as sets).
  * - At the top level, `any` pinned by an identifying field (`eq`/`in` on a primary key, a slug or
  *   a domain, see `FieldDef.identifying`) is a semi-join: the related records are a handful and
  *   SQLite drives the query from them. On 1,000,000 companies, counting the companies of each of
- *   the five largest portfolios took 1.1-1.6 s as EXISTS and 10-21 ms as IN
- *   (bench/counts.bench.ts times both forms).
+ *   the five largest portfolios took 1.1-1.6 s as EXISTS and 10-21 ms as IN.
  * - Any other top-level `foreign` is a correlated probe, which stops at the first related match,
  *   unless its inner filter is wide or the filter has many top-level `foreign`s
  *   (`check/foreign-plan.ts`, `mayProbe`): a wide filter is tested once per related record by a

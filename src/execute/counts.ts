@@ -150,7 +150,7 @@ export async function versionAndKnownTotal(ctx: Pick<ExecContext, 'db' | 'sqlite
  * connection counts it again, in under 1 ms, and the first count is spared a write transaction and
  * the write lock. The gain is small: the largest investor's 4,449 funding events at 1,000,000
  * companies take ~0.1 ms to count, and writing the total added ~0.03 ms to a 0.19-0.27 ms first
- * count (`bench/persist-totals.ts`).
+ * count.
  */
 export async function cachedTotal(ctx: ExecContext, plan: QueryPlan, queryId: string, lookedUp?: VersionAndTotal): Promise<number> {
   // A match-all total is the table's row count, remembered in memory per data version: a cache row

@@ -47,7 +47,7 @@ export interface PagingPolicy {
    * Milliseconds of counting from which a total is written to `query_totals`; a total counted
    * faster is kept in this process's memory instead (per connection and data version, at most
    * 10,000): another connection counts it again, in under that time, and the first count is spared
-   * a write transaction (~0.03 ms on SQLite in `bench/persist-totals.ts`, a round trip on
+   * a write transaction (~0.03 ms on SQLite, a round trip on
    * PostgreSQL). 0 writes every total.
    */
   readonly persistTotalsFromMs: number
@@ -110,7 +110,7 @@ async function nearestPosition(ctx: ExecContext, queryId: string, atOrBefore: nu
  * Positions this process wrote (or found already stored), per connection, most recent last:
  * serving the same page again learns the same page end, and writing it again is a write
  * transaction that changes nothing. Skipping it took a repeated 50-company page on 1,000,000
- * companies from 1.44 ms to ~0.9 ms (bench/page-overhead.ts). Bounded; forgetting one only costs
+ * companies from 1.44 ms to ~0.9 ms (the suite's repeated-page row, `npm run bench -- --size 1000000`). Bounded; forgetting one only costs
  * a write that does nothing. A position trimmed from the table while still listed here is not
  * written again until it drops out: the page then skips from an earlier position, which is
  * bounded by `maxSkip` all the same.

@@ -145,6 +145,6 @@ export const LIGHT_OPERATIONS: ReadonlySet<OperationName> = new Set<OperationNam
  * such call (`pool/pool.ts`, pipelining): the light ones, and search. Search is not light (it does
  * not take the reserved worker): FTS5 reads each tier in rank order and stops at the limit, but a
  * term of twelve one-letter words that match nothing together took 20 ms at 1,000,000 companies,
- * the other terms tried 0.1-6 ms at limit 10 or 100 (`bench/search-worst.ts`).
+ * the other terms tried 0.1-6 ms at limit 10 or 100 (the suite's search rows: `npm run bench`).
  */
 export const SHORT_OPERATIONS: ReadonlySet<OperationName> = new Set<OperationName>([...LIGHT_OPERATIONS, 'search'])

@@ -16,15 +16,15 @@
  *   On a million companies the default (50,000 postings, 200 candidates) finds 0.81 of the
  *   exact answer's 20 in 2.8 ms a call (6.2 ms before the shared weights were merged in id order
  *   and the ranking bounded, stop 24); 100,000 postings find 0.97 in 4.2 ms; ranking by shared
- *   weight with 25,000 postings and 500 candidates found 0.32 in 9.5 ms (18 companies,
- *   `bench/similar-quality.ts`).
+ *   weight with 25,000 postings and 500 candidates found 0.32 in 9.5 ms (18 companies;
+ *   the suite's similar phase, `npm run bench -- --size 1000000`, measures the default).
  * - The best-ranked candidates (capped) are scored in full: descriptions are read only for those that can still reach the best
  *   `limit` with the description's part at its most, and the other fields for the answer only.
  *   The same answers; at 1M companies with a description every candidate can still reach them,
  *   and the gain is in reading narrower rows (12.1 against 13.5 ms a call, the previous code loaded
  *   beside this one in one process and called alternately for 4 companies).
  * - Probing is by bitmap, and postings read in full are kept, per connection and data version
- *   (16 MB at most). On the 1M-company database (4 companies; `bench/similar-probe.ts`) the answers
+ *   (16 MB at most). On the 1M-company database (4 companies) the answers
  *   are the same and a call takes 12.5 ms, against 45.8 ms with one SQL probe per tag (63-75 ms
  *   before either cache, measured on the stop before, with the candidates read in full). The first calls of a process read cold pages, count weights and build
  *   bitmaps (~1 s for 4 companies).
@@ -213,12 +213,12 @@ async function weightCache(vdb: VentureDb, s: RecordSession): Promise<WeightCach
  * a company's total tag weight. With every W at hand, the candidates found are ranked by their
  * exact Jaccard instead of by I: I favours companies with many tags, and ranking by it then
  * scoring the best 500 in full found 0.32 of the exact answer's 20 on a million companies, where
- * the same 25,000 postings ranked by Jaccard found 0.62 with the best 200 scored (18 companies,
- * `bench/similar-quality.ts`).
+ * the same 25,000 postings ranked by Jaccard found 0.62 with the best 200 scored (18 companies;
+ * the suite's similar phase measures the default: `npm run bench -- --size 1000000`).
  * It also spares reading the candidates' tags.
  *
  * Built once per connection and data version by reading every tag row (5.4 million at 1M
- * companies: about 1.5-2.5 s in all, `bench/similar-floor.ts`), a slice of tags per call of about
+ * companies: about 1.5-2.5 s in all), a slice of tags per call of about
  * `totalsBuildMs`, so neither a worker nor an inline caller's event loop is held for long; 9 bytes
  * per company id, the total and its floor (ids must be dense: up to 4 per company, or 2^20). The weights are those of `TagWeights`; per owner they are added field by
  * field, values in binary order, so both backends sum them alike. Not kept (undefined) for ids a
@@ -240,7 +240,7 @@ export interface TagTotals {
 /** Steps of a total's floor per unit of weight: a weight is ln(1 + N / df), from ln 2 (every company's tag) to ln(1 + N). */
 const FLOOR_STEPS = 4
 const MAX_TOTALS_TAGS = 200_000
-/** The budgets when ranking by Jaccard (`bench/similar-quality.ts` measures others). */
+/** The budgets when ranking by Jaccard (the suite's similar phase measures them against an exhaustive search: `npm run bench`). */
 const JACCARD_DEFAULTS = Object.freeze({ postingsBudget: 50_000, probeBudget: 1_000_000, candidateCap: 200 })
 /** What a call may spend building the totals before it answers by shared weight (ms). */
 const TOTALS_BUILD_MS = 250
@@ -389,7 +389,7 @@ const wholePostings = new WeakMap<object, number>()
  * postings at 1,000,000 companies), and the part of a common rarest tag that a call reads is taken
  * from them instead of from the database: the same ids, as `partOf` says. Reading that part in SQL
  * for every company was 46% of the build's time (a CPU profile of 1,500 companies at 1M, a scratch
- * script); kept, a company costs 3.17 against 7.29 ms (`bench/similar-index-build.ts`).
+ * script); kept, a company costs 3.17 against 7.29 ms (the suite builds the index: `npm run bench`).
  * Returns the undoing: the connection's cache back to its usual size and use.
  */
 export function keepEveryPosting(vdb: VentureDb, bytes = 256 * 1024 * 1024): () => void {

@@ -21,7 +21,7 @@ export interface StoryRow {
 }
 
 // Served on SQLite by the (company_id, published_at) index, walked backwards; undated stories come
-// last, and equal dates by the newer id first so the order is total. Exported for bench/literal-limit.ts.
+// last, and equal dates by the newer id first so the order is total.
 export const LATEST_STORIES = queryShape<{ companyId: number; limit: number }, StoryRow>('latest stories', (db, d, p) =>
   db.selectFrom(DETAIL_TABLES.stories).select(['id', 'title', 'url', 'published_at', 'source_title'])
     .where('company_id', '=', p.companyId)

@@ -160,8 +160,7 @@ const STATEMENT_CACHE_SIZE = 256
 /**
  * The better-sqlite3 handle as Kysely's `SqliteDatabase`, with `prepare` cached by SQL text (least
  * recently used out). Kysely prepares every query afresh, which costs more than running a lookup:
- * design section 8 measured 0.03-0.09 ms of Kysely overhead per query against ~0.01 ms raw, and
- * bench/overhead.bench.ts shows what the cache saves. Values are always bound parameters, so one
+ * design section 8 measured 0.03-0.09 ms of Kysely overhead per query against ~0.01 ms raw. Values are always bound parameters, so one
  * statement serves every call of a query shape. A statement still being iterated (a stream) is
  * busy, and a fresh one is prepared instead of sharing it.
  */

@@ -6,8 +6,8 @@
  *
  * The build always starts over: ranks are positions in one global order, so a single new company
  * can move every rank after it. A million companies and 50,000 investors take 19.2-24.8 s with
- * the copies of migration 013, 16.7-22.6 s without (`bench/search-index-build.ts` in this checkout
- * and in one of commit 01f624a, same machine), under a tenth of a million-company load.
+ * the copies of migration 013, 16.7-22.6 s without (the search index build of
+ * `ventureql generate`, same machine), under a tenth of a million-company load.
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import type { Compilable, Kysely } from 'kysely'

@@ -157,7 +157,7 @@ const DEFAULT_GRACE_MS = 1_000
  * running short call. Posting them at once saves the worker a sleep and a wake-up per call (and the
  * caller's thread a context switch): under a load of detail lookups at 1,000,000 companies, 4.8-5.7
  * thread switches per request became 2.5-2.8 (`bench/serve-switches.ts`, four alternating pairs;
- * requests/s in bench/README.md, "Stop 18"). Short calls are bounded, so one waits at most a few of
+ * requests/s: the suite's HTTP phase, `npm run bench`). Short calls are bounded, so one waits at most a few of
  * them longer than it would have in the queue.
  */
 export const PIPELINE_DEPTH = 3
@@ -433,7 +433,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
    * Before, such a call could not be interrupted (its token was not armed yet) and its worker was
    * terminated and replaced: a client that closed its connection cost a thread, a new connection
    * and cold caches. Clients abandon requests all the time (a type-ahead cancels the previous
-   * search); `bench/abandoned-requests.ts` measures it.
+   * search).
    */
   function giveUp(call: PendingCall, error: Error): void {
     if (call.settled) return

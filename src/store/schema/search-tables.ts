@@ -87,9 +87,9 @@ export function rawStatement(db: Kysely<any>, text: string): Compilable {
  * reads its answered hits from this table alone, where the best ranks sit together on a few pages,
  * instead of one company row and one keywords seek per hit spread over the file: 29-32 against
  * 47-49 µs for the ten hits of "a" on a million companies, and 45-66 against 75-118 µs right after
- * a scan of the companies (`bench/search-hit-fields.ts`, three runs). On a million companies the
+ * a scan of the companies (three runs; the suite's search rows: `npm run bench`). On a million companies the
  * table grows from 25 to 94 MB (SQLite's dbstat), the index build takes 2-6 s longer
- * (`bench/search-index-build.ts`), and migration 013 took 9.1 s.
+ * (`ventureql generate` at 1,000,000 companies), and migration 013 took 9.1 s.
  */
 export function companyRankColumns(): string {
   // Each hit field as the catalog types it; a tags field (keywords) as its JSON array, text.
