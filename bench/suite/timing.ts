@@ -46,7 +46,7 @@ async function once(v: Variant): Promise<number> {
 /** How the variants of a round are ordered: shuffled afresh each round, or rotated. */
 export type RoundOrder = 'shuffle' | 'rotate'
 
-/** The suite's order: shuffled, unless `BENCH_ORDER=rotate` asks for the old one (to compare). */
+/** The suite's order: shuffled, unless `BENCH_ORDER=rotate` asks for rotation. */
 export function suiteOrder(): RoundOrder {
   return process.env.BENCH_ORDER === 'rotate' ? 'rotate' : 'shuffle'
 }
