@@ -71,7 +71,7 @@ export interface EngineOptions<D extends VentureDb = VentureDb> {
    * rest wait their turn within their budget. Default: the number of cores of this machine. A
    * request's statements use several pooled connections at once, and letting every request in
    * thrashed a 2-core database: similar companies at 1M fell from 9 to 1.9 requests/s going from
-   * 5 to 30 concurrent clients (bench/README.md, "PostgreSQL under load").
+   * 5 to 30 concurrent clients (one run, `ventureql serve` on PostgreSQL under autocannon).
    */
   readonly workers?: number
   /**

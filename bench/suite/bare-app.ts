@@ -1,6 +1,6 @@
 /**
  * @module The bare route of the HTTP comparisons: a Hono app with one route returning constant
- * JSON. `bare-server.ts` serves it over sockets for the suite; `http-cost.ts` calls it in process.
+ * JSON. `bare-server.ts` serves it over sockets for the suite.
  */
 import { Hono } from 'hono'
 

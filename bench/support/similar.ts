@@ -1,7 +1,7 @@
 /**
  * @module The yardstick of similar companies' quality (issue 9: "with the same quality"): the same
  * similarity with nothing budgeted (every posting read, every candidate ranked and none capped), and
- * the share of its 20 that a call found. Used by the suite and by `similar-quality.ts`.
+ * the share of its 20 that a call found. Used by the suite's similar phase.
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { similarCompanies, type SimilarCompanyRow } from '../../src/records/similar.js'

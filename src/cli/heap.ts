@@ -11,7 +11,7 @@
  * A fixed factor of 2 (`--heap-growing-percent=100`) keeps that near twice the live data. Under
  * the same 15-second mixed load, peak anonymous memory was 299-305 MB against 353-366 MB; requests/s
  * 1,592 against 1,705 on the median of five alternating pairs, inside this machine's run-to-run
- * spread (bench/README.md, "Stop 18"). A factor of 1.5 saved 20 MB more and cost throughput in one
+ * spread (`npx tsx bench/serve-memory.ts`). A factor of 1.5 saved 20 MB more and cost throughput in one
  * of two runs; `--optimize-for-size` reached 150 MB and cost 40%.
  *
  * V8 flags are process-wide, so the setting covers the pool's worker threads too. It is set at

@@ -5,7 +5,7 @@
  * statistics, which loses badly for broad filters (design section 8; 100,000 companies, SQLite
  * 3.51: `country='USA' AND stage IN ('a','b') AND employees BETWEEN 50 AND 200 ORDER BY svc_score
  * DESC LIMIT 10` took 33 ms driven from the country index, 0.34 ms walking svc_score; the tags
- * filter Fintech (8%) 20 ms -> see bench/README.md).
+ * filter Fintech (8%) 20 ms).
  *
  * The choice needs the filter's selectivity, which the engine knows for free: the total of the
  * query is counted (and cached) before any page is fetched. With `matches` of `rows` records

@@ -139,7 +139,7 @@ export interface InlineOptions {
    * runs, from a promise job of the caller's: the call then answers `QueryCancelledError` when it
    * settles, as the other backends do. The timer, its promise and its clearing cost about 7 µs a
    * call in a warm loop; the fixed cost of a count with a cached total at 1,000,000 companies went
-   * from 0.055-0.060 to 0.039-0.049 ms without them (bench/README.md, stop 23).
+   * from 0.055-0.060 to 0.039-0.049 ms without them.
    */
   readonly synchronous?: boolean
   readonly close?: () => Promise<void>

@@ -141,7 +141,7 @@ export function keysFromStart(db: Kysely<any>, plan: QueryPlan, walkSortIndex: b
 /**
  * Compiled by-ids statements, per dialect and dataset or tags field. Their SQL does not depend on
  * the ids (one JSON parameter), and building the 45-column rows query through Kysely cost more
- * than running it (0.21 ms vs 0.13 ms for 10 companies on 100,000; bench/README.md).
+ * than running it (0.21 ms vs 0.13 ms for 10 companies on 100,000).
  */
 const byIdsCache = new Map<string, CompiledQuery>()
 

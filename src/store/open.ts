@@ -78,7 +78,7 @@ export interface OpenOptions {
   /**
    * Bytes of the file SQLite reads through a memory map instead of read calls (default 1 GiB; 0
    * turns it off). Row lookups by id are random reads: counting 8,144 companies of 100,000 by a
-   * tag went from 43 ms to 11 ms with the map (bench/README.md).
+   * tag went from 43 ms to 11 ms with the map.
    */
   readonly mmapBytes?: number
   /**

@@ -35,7 +35,7 @@
  * that changed. Locks: a full rebuild truncates the index tables, and the renumbering truncates the
  * `ranks` tables, so searches wait for the refresh to commit (as every read waits for `copy`),
  * never see half an index; an incremental refresh holds that lock for the renumbering and the
- * few re-cut records only (bench/README.md has the times).
+ * few re-cut records only.
  */
 import { sql, type Compilable, type Kysely, type RawBuilder } from 'kysely'
 import { datasets, relations } from '../catalog/index.js'

@@ -3,7 +3,7 @@
  * one-column indexes the catalog's `indexed` flags give. Each serves several conditions of one
  * filter at once and covers its count, so counting never touches the table rows, and it gives
  * SQLite's planner an obviously selective choice where its sampled statistics mislead it.
- * Measured on 100,000 companies (SQLite 3.51, bench/README.md):
+ * Measured on 100,000 companies (SQLite 3.51):
  * - `country='USA' AND stage IN ('a','b') AND employees BETWEEN 50 AND 200`: count 71 ms -> 0.2 ms;
  *   with the default sort column last, page 1's keys come from the index alone.
  * - `stage='i' AND country='GBR'` sorted by employees: 13.5 ms driven from the country index (the
