@@ -40,6 +40,7 @@
  * on both backends, so equal scores stay equal and the results are the same to the last bit.
  */
 import { sql } from 'kysely'
+import { LRUCache } from 'lru-cache'
 import { dataVersion, type VentureDb } from '../store/open.js'
 import { DETAIL_TABLES } from '../store/schema/detail-tables.js'
 import { columnName, COMPANIES, tagTableOf } from '../store/sql-names.js'
@@ -370,13 +371,13 @@ export function tagWeight(companies: number, df: number): number {
  */
 interface TagCache {
   readonly version: number
-  bytes: number
-  /** At most this many bytes (`MAX_BITMAP_BYTES`, or what `keepEveryPosting` set). */
-  readonly limit: number
   /** Whether a tag read in part is read in full instead, kept, and its part taken from it (`keepEveryPosting`). */
   readonly whole: boolean
-  /** By `b` or `p` (bitmap or postings) and the tag key. */
-  readonly maps: Map<string, Uint32Array | Int32Array>
+  /**
+   * By `b` or `p` (bitmap or postings) and the tag key; at most `MAX_BITMAP_BYTES`, or what
+   * `keepEveryPosting` set, counted in bytes (an empty array counts one).
+   */
+  readonly maps: LRUCache<string, Uint32Array | Int32Array>
 }
 const MAX_BITMAP_BYTES = 16 * 1024 * 1024
 const tagCaches = new WeakMap<object, TagCache>()
@@ -487,35 +488,19 @@ function tagCache(vdb: VentureDb, version: number): TagCache {
   let cache = tagCaches.get(vdb.db)
   if (!cache || cache.version !== version) {
     const kept = wholePostings.get(vdb.db)
-    tagCaches.set(vdb.db, (cache = { version, bytes: 0, limit: kept ?? MAX_BITMAP_BYTES, whole: kept !== undefined, maps: new Map() }))
+    const maps = new LRUCache<string, Uint32Array | Int32Array>({ maxSize: kept ?? MAX_BITMAP_BYTES, sizeCalculation: (value) => Math.max(1, value.byteLength) })
+    tagCaches.set(vdb.db, (cache = { version, whole: kept !== undefined, maps }))
   }
   return cache
 }
 
 function recall(cache: TagCache, key: string): Uint32Array | Int32Array | undefined {
-  const known = cache.maps.get(key)
-  if (known) {
-    // Re-inserted: a Map iterates in insertion order, so the first key is the least recently used.
-    cache.maps.delete(key)
-    cache.maps.set(key, known)
-  }
-  return known
+  return cache.maps.get(key)
 }
 
 function remember(cache: TagCache, key: string, value: Uint32Array | Int32Array): void {
-  // Two concurrent calls (PostgreSQL runs them on one handle) may both have built it.
-  const before = cache.maps.get(key)
-  if (before) {
-    cache.maps.delete(key)
-    cache.bytes -= before.byteLength
-  }
-  for (const [oldest, held] of cache.maps) {
-    if (cache.bytes + value.byteLength <= cache.limit) break
-    cache.maps.delete(oldest)
-    cache.bytes -= held.byteLength
-  }
+  // Two concurrent calls (PostgreSQL runs them on one handle) may both have built it: the later replaces it.
   cache.maps.set(key, value)
-  cache.bytes += value.byteLength
 }
 
 /**
