@@ -34,7 +34,11 @@ export interface NodeServerOptions {
   readonly host?: string
   /** PEM certificate and key: HTTPS. Absent: plain HTTP, meant for running behind a TLS-terminating proxy. */
   readonly tls?: { readonly cert: string; readonly key: string }
-  /** Largest request body accepted; a larger one is 413 before the app sees it. Default 1,000,000 bytes. */
+  /**
+   * Largest request body accepted: a larger declared Content-Length is 413 before the app sees it
+   * and the connection closes. A body without one reaches the app, whose one body limit
+   * (`hono/body-limit` on POST /queries, routes/queries.ts) reads no more than this. Default 1,000,000 bytes.
+   */
   readonly maxBodyBytes?: number
   /** Time a client has to send the request headers. Default 10 s (slow-loris protection). */
   readonly headersTimeoutMs?: number
@@ -171,7 +175,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   })
 }
 
-/** The request listener: graceful-close bookkeeping, body limit, Request/Response translation, access log. */
+/** The request listener: graceful-close bookkeeping, the declared body size, Request/Response translation, access log. */
 function bridge(options: NodeServerOptions, closer: GracefulCloser): (incoming: IncomingMessage, outgoing: ServerResponse) => void {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.maxBodyBytes
   const onAccess = options.onAccess
@@ -181,7 +185,7 @@ function bridge(options: NodeServerOptions, closer: GracefulCloser): (incoming: 
       const started = performance.now()
       let response: Response
       try {
-        response = await options.fetch(await limitBody(request, maxBodyBytes))
+        response = await options.fetch(request)
       } catch (error) {
         // The error handler below answers it, unless the close already has.
         throw closer.claim(outgoing) ? error : ANSWERED_BY_CLOSE
@@ -200,8 +204,6 @@ function bridge(options: NodeServerOptions, closer: GracefulCloser): (incoming: 
       errorHandler: (error) => {
         // Returning nothing tells the adapter not to write a response.
         if (error === ANSWERED_BY_CLOSE) return
-        if (error instanceof BodyTooLarge) return problemResponse(413, { detail: error.message, headers: { connection: 'close' } })
-        if (error instanceof ClientGone) return problemResponse(400, { detail: error.message, headers: { connection: 'close' } })
         // A malformed request target or Host header: the app was not called.
         if (error instanceof RequestError) return problemResponse(400, { detail: 'The request could not be parsed: the URL or Host header is malformed.' })
         // The app's fetch never rejects; this is a fault of the bridge itself.
@@ -236,42 +238,8 @@ function accessLogger(onAccess: (entry: AccessEntry) => void, status: number): (
   })
 }
 
-class BodyTooLarge extends Error {}
-/** The body stopped mid-way (client aborted): nobody is left to answer, and it is no fault of ours. */
-class ClientGone extends Error {}
-
-/**
- * Reads a request body of unknown length (chunked) up to the limit, so the app never holds more.
- * Requests without a body pass through untouched, keeping the adapter's lazy Request.
- */
-async function limitBody(request: Request, maxBodyBytes: number): Promise<Request> {
-  // The method first: reading `body` turns the adapter's lazy Request into a full one (~4% of the
-  // main thread's time under a GET load).
-  if (request.method === 'GET' || request.method === 'HEAD' || request.body === null) return request
-  const chunks: Uint8Array[] = []
-  let size = 0
-  const reader = request.body.getReader()
-  for (;;) {
-    let chunk: Awaited<ReturnType<typeof reader.read>>
-    try {
-      chunk = await reader.read()
-    } catch (error) {
-      throw new ClientGone('The client closed the connection before sending the whole body.', { cause: error })
-    }
-    const { done, value } = chunk
-    if (done) break
-    size += value.byteLength
-    if (size > maxBodyBytes) {
-      await reader.cancel().catch(() => {})
-      throw new BodyTooLarge(tooLargeMessage(maxBodyBytes, undefined))
-    }
-    chunks.push(value)
-  }
-  return new Request(request.url, { method: request.method, headers: request.headers, body: Buffer.concat(chunks), signal: request.signal })
-}
-
-function tooLargeMessage(limit: number, declared: number | undefined): string {
-  return `The request body${declared === undefined ? '' : ` (${declared} bytes)`} is larger than the limit of ${limit} bytes.`
+function tooLargeMessage(limit: number, declared: number): string {
+  return `The request body (${declared} bytes) is larger than the limit of ${limit} bytes.`
 }
 
 async function respondDirectly(outgoing: ServerResponse, response: Response): Promise<void> {
