@@ -4,8 +4,8 @@
  * Parsing, checking, the canonical form and id, and the plan are pure functions of the request
  * (the catalog and limits are fixed for a pipeline; nothing in them reads the clock), and together
  * they are most of a call that finds its answer cached (`bench/repeat-call.ts` measures a repeated
- * `engine.count`). Clients repeat requests (a listing's next page, a refreshed dashboard), so the engine keeps the
- * last few hundred: a repeated request costs a `JSON.stringify` and a map lookup instead.
+ * `engine.count`). Clients repeat requests (a listing's next page, a refreshed dashboard), so the
+ * engine keeps the last few hundred: a repeated request costs a `JSON.stringify` and a lookup.
  *
  * Keyed by the JSON text, so `{a, b}` and `{b, a}` are two entries (the canonical id, computed on a
  * miss, is what makes them one stored query). Only successes are kept: an invalid request is

@@ -3,10 +3,8 @@
  * changing from call to call) without going back through Kysely's query builder and executor.
  *
  * A page's statements have few shapes, and building and compiling them through Kysely on every
- * call, then running them through its executor (a connection mutex and several promise hops),
- * cost a large part of the engine's fixed cost per page: on 1,000,000 companies the first-page
- * keys statement of `/fundings?funding_date_range=2020` took 0.28 ms through Kysely against
- * 0.20 ms run directly, the cached-total lookup 0.030 ms against 0.004 ms (issue 9).
+ * call, then running them through its executor (a connection mutex and several promise hops), is
+ * a large part of the engine's fixed cost per page (`bench/page-overhead.ts` measures it).
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { CompiledQuery } from 'kysely'
@@ -119,12 +117,9 @@ const readRowsLimits = new WeakMap<object, LiteralLimits>()
 /**
  * On SQLite, a statement's trailing `limit ?` written as the number itself. With the SQLite that
  * better-sqlite3 bundles (3.51.2), a statement whose LIMIT is bound costs about what preparing it
- * costs, on every run, even with the same value: the owner count's probe took 43 µs with `limit ?`
- * against 13 µs with `limit 2`, the company detail's latest stories 36 against 10 µs, and the
- * suite's first-page keys statements 1.03-1.51x their literal form (one run of
- * `bench/literal-limit.ts`, bench/README.md stop 22). (SQLite's planner reads a bound LIMIT's
- * value, so binding it again expires the statement; that is our reading of SQLite, the timings
- * are what was measured.)
+ * costs, on every run, even with the same value (`bench/literal-limit.ts` compares the two forms).
+ * SQLite's planner reads a bound LIMIT's value, so binding it again expires the statement; that is
+ * our reading of SQLite, the timings are what the bench measures.
  *
  * Only a number that passes `Number.isSafeInteger` and is not negative is written into the SQL;
  * anything else (a string, a bigint, a fraction) stays bound. The page size comes from the client,

@@ -55,7 +55,7 @@ export interface NodeServerOptions {
    * Replace the process's global `Request` and `Response` with @hono/node-server's lightweight
    * ones, which the adapter writes to the socket directly: a `Response` of the platform's own class
    * is read back through its body stream instead (about a tenth of the main thread's time under
-   * load; bench/README.md, "Stop 17"). Off by default, as a host application may rely on the
+   * load; `bench/serve-load.bench.ts` measures throughput). Off by default, as a host application may rely on the
    * platform's classes; `ventureql serve`, whose process is its own, turns it on.
    */
   readonly overrideGlobalObjects?: boolean

@@ -175,8 +175,8 @@ function typeStatements(sqlite: BetterSqlite3.Database, type: SearchObjectType):
       const found = termsInRange.all(prefix, upper) as string[]
       return found.length > MAX_EXPANDED_WORDS ? undefined : found
     },
-    // Three parts in one statement: each statement run has a fixed cost (at 1,000,000 companies,
-    // "a": 17-22 µs for this one against 24-36 µs for the three apart; bench/README.md, stop 27).
+    // Three parts in one statement: each statement run has a fixed cost, paid once here instead of
+    // three times (the suite's search phase measures it, `npm run bench`).
     // The name-start tier comes with each match's name key, for the promotion to tier 0: one
     // primary-key step per row, cheaper than a second statement over the ranks. The count is the
     // highest rank (the denominator of a hit's importance), tier -1.

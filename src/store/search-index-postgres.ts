@@ -210,7 +210,7 @@ async function renumber(db: Kysely<any>, type: SearchObjectType): Promise<void> 
   const link = relations.find((r) => r.from === 'fundings' && r.to === 'investors')
   if (!link || link.kind !== 'link') throw new Error('store: the search index needs the fundings → investors link relation')
   // The U.S.-dollar total of the rounds the investor took part in, by the rule of a company's
-  // total_funding (materialise.ts; README, "Missing values"): 0 without rounds, NULL when no round's
+  // total_funding (materialise.ts; grammar-docs/guides/serving.md, "Missing values"): 0 without rounds, NULL when no round's
   // amount is disclosed. upper() of SQLite is ASCII-only too.
   const amount = `e."${columnName(F, 'amount')}"`
   await sql.raw(`insert into "${t.ranks}" (rank, "${t.idColumn}", name_key, funding)

@@ -197,7 +197,7 @@ async function readQueryRequest(request: Request): Promise<Read<unknown>> {
 
 /**
  * Wire views per dataset, applied to a page's results after the engine. Every record shows a value
- * the data lacks by the rule of every other endpoint (README, "Missing values"; the engine's records
+ * the data lacks by the rule of every other endpoint (grammar-docs/guides/serving.md, "Missing values"; the engine's records
  * have null there), so an investor reads here exactly as GET /investors/:id shows it, and a filter
  * on any value shown finds the record again. A funding event is shown as spec 2.10 shows it
  * (`funding_id`, `investors`, `investor_slugs`, `industry` added, one batched lookup per page), the
