@@ -25,12 +25,12 @@
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { datasets } from '../catalog/index.js'
-import { FIRST_WORD_MARKER, MIN_EXPANDED_PREFIX, SEARCH_TABLES, type CompanyHitField, type SearchTableNames } from '../store/schema/search-tables.js'
+import { FIRST_WORD_MARKER, MIN_EXPANDED_PREFIX, SEARCH_OBJECT_TYPES, SEARCH_TABLES, type CompanyHitField, type SearchObjectType, type SearchTableNames } from '../store/schema/search-tables.js'
 import type { SqliteVentureDb } from '../store/open.js'
 import { limitedStatement, namedLimitedStatement, type LimitedStatement, type NamedLimitedStatement } from '../execute/statements.js'
 
-export const SEARCH_OBJECT_TYPES = Object.freeze(['company', 'investor'] as const)
-export type SearchObjectType = (typeof SEARCH_OBJECT_TYPES)[number]
+// The kinds of record search finds are the search tables' own (the store builds their postings).
+export { SEARCH_OBJECT_TYPES, type SearchObjectType } from '../store/schema/search-tables.js'
 
 /** Words of a term beyond this many are refused (each adds an FTS5 iterator to every query). */
 export const MAX_SEARCH_WORDS = 12

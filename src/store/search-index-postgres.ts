@@ -43,7 +43,7 @@ import { columnName } from './sql-names.js'
 import type { DialectName } from './schema/column-types.js'
 import { FIRST_WORD_MARKER, rawStatement, SEARCH_TABLES } from './schema/search-tables.js'
 import { tokenizePairs } from './search-tokens.js'
-import type { SearchObjectType } from '../records/search.js'
+import type { SearchObjectType } from './schema/search-tables.js'
 
 /** Prefixes of this many characters and fewer are keys of their own (1-4 letter terms: one ordered scan). */
 export const PG_PREFIX_KEY_LENGTH = 4
