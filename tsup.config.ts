@@ -1,23 +1,26 @@
 import { defineConfig } from 'tsup'
 
 // Library entry points (the package root, ./http, and the unstable ./internal) are dual ESM/CJS
-// with types; the CLI is ESM only and started by bin/ventureql.mjs. The pool's worker thread is
-// its own ESM file (dist/worker.js), found by the bundles beside it through import.meta.url
-// (shimmed in the CJS build).
+// with types; the CLI and the pool's worker thread are ESM only. The ESM build splits shared code
+// into chunks, so the CLI (started by bin/ventureql.mjs) and the worker (found by the bundles
+// beside it through import.meta.url, shimmed in the CJS build) reuse the library's chunks instead
+// of carrying a copy each. No source maps are shipped: with their embedded sources they were most
+// of the tarball, and test/package/consumer.test.ts holds the unpacked package to a size budget.
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts', http: 'src/http/index.ts', internal: 'src/internal.ts' },
-    format: ['esm', 'cjs'],
-    dts: true,
+    entry: { index: 'src/index.ts', http: 'src/http/index.ts', internal: 'src/internal.ts', cli: 'src/cli/main.ts', worker: 'src/execute/pool/worker.ts' },
+    format: ['esm'],
+    dts: { entry: { index: 'src/index.ts', http: 'src/http/index.ts', internal: 'src/internal.ts' } },
     clean: true,
-    sourcemap: true,
-    shims: true,
+    sourcemap: false,
     target: 'node20',
   },
   {
-    entry: { cli: 'src/cli/main.ts', worker: 'src/execute/pool/worker.ts' },
-    format: ['esm'],
-    sourcemap: true,
+    entry: { index: 'src/index.ts', http: 'src/http/index.ts', internal: 'src/internal.ts' },
+    format: ['cjs'],
+    dts: true,
+    sourcemap: false,
+    shims: true,
     target: 'node20',
   },
 ])

@@ -8,7 +8,7 @@
  * - No `ne`, `nin` or `has_none`: they are rewritten to `Not(eq)`, `Not(in)`, `Not(has_any)` with the
  *   same path. `Foreign.match` keeps all three modes (each is its own EXISTS form).
  * - `eq: null` became `is_null: true`; `eq`/`in` on a tags field became `has_any`. A blank text under
- *   `eq`/`ne`/`in`/`nin` on a string or enum field ("no value", README "Missing values") became
+ *   `eq`/`ne`/`in`/`nin` on a string or enum field ("no value", grammar-docs/guides/serving.md, "Missing values") became
  *   `is_null: true` / `is_null: false` / `Or(in of the rest, is_null: true)` / its `Not`.
  * - Values fit the field type: integers/numbers are JS numbers (numeric strings were converted),
  *   dates are 'YYYY-MM-DD', datetimes 'YYYY-MM-DD HH:MM:SS', booleans true/false, enum values are

@@ -88,7 +88,7 @@ export function convertOperand(node: ConditionNode, field: FieldDef): ConvertedO
   const expected = expectedFor(field.type)
   const blankIsNull = BLANK_IS_NULL_OPERATORS.has(node.operator) && (field.type.kind === 'string' || field.type.kind === 'enum')
   const one = (value: unknown, path: string): unknown => {
-    // An unknown text is shown as "" (README, "Missing values"): "" selects the records without a value.
+    // An unknown text is shown as "" (grammar-docs/guides/serving.md, "Missing values"): "" selects the records without a value.
     if (blankIsNull && isBlankText(value)) return null
     if (value === null) {
       problems.push({ kind: 'null', path, value, expected })

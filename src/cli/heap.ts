@@ -8,11 +8,10 @@
  * collection cheap, V8 lets about 120 MB of them pile up over 28 MB of live data (`--trace-gc`
  * under the benchmark's mixed load at 1M companies: Mark-Compact 123.2 (153.8) -> 28.0 MB).
  *
- * A fixed factor of 2 (`--heap-growing-percent=100`) keeps that near twice the live data. Under
- * the same 15-second mixed load, peak anonymous memory was 299-305 MB against 353-366 MB; requests/s
- * 1,592 against 1,705 on the median of five alternating pairs, inside this machine's run-to-run
- * spread (`npx tsx bench/serve-memory.ts`). A factor of 1.5 saved 20 MB more and cost throughput in one
- * of two runs; `--optimize-for-size` reached 150 MB and cost 40%.
+ * A fixed factor of 2 (`--heap-growing-percent=100`) keeps that near twice the live data, lowering
+ * peak memory under the mixed load without a throughput cost outside run-to-run spread
+ * (`bench/serve-memory.ts` measures both). Smaller factors and `--optimize-for-size` saved more
+ * memory and cost throughput.
  *
  * V8 flags are process-wide, so the setting covers the pool's worker threads too. It is set at
  * start, before the database is opened and the workers start. Node documents changing V8 flags after start as unsupported in

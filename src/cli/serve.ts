@@ -456,7 +456,7 @@ export const SERVE_COMMAND_LINE_ONLY: readonly string[] = Object.freeze(['--new-
 /**
  * Every other `serve` flag and the environment variable that sets it when the flag is not given (a
  * container or a unit file configures the server without a command line). The command line wins
- * over the environment, the environment over the default. The README's table lists exactly these
+ * over the environment, the environment over the default. The table in grammar-docs/guides/serving.md lists exactly these
  * (test/cli/serve-env.test.ts keeps it so). Switches take 1/true/yes/on or 0/false/no/off.
  */
 export const SERVE_ENVIRONMENT = Object.freeze({

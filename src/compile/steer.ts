@@ -2,10 +2,9 @@
  * @module Plan steering for a page's keys query: walk the first sort key's index and filter on the
  * way (stopping after `limit` hits), or let the planner drive from the filter's own indexes and sort
  * the hits. SQLite always does the latter when a filter column is indexed, even with stat4
- * statistics, which loses badly for broad filters (design section 8; 100,000 companies, SQLite
- * 3.51: `country='USA' AND stage IN ('a','b') AND employees BETWEEN 50 AND 200 ORDER BY svc_score
- * DESC LIMIT 10` took 33 ms driven from the country index, 0.34 ms walking svc_score; the tags
- * filter Fintech (8%) 20 ms).
+ * statistics, which loses badly for broad filters: driving a broad filter from its index and
+ * sorting every hit can cost a hundred times the walk (design section 8; the suite's listing
+ * phase measures both plans, `npm run bench`).
  *
  * The choice needs the filter's selectivity, which the engine knows for free: the total of the
  * query is counted (and cached) before any page is fetched. With `matches` of `rows` records
@@ -17,7 +16,7 @@
  *
  * A walk marks the filter's top-level columns unindexed (`SqlDialect.unindexed`) and, on SQLite,
  * names the sort index in its FROM (`SqlDialect.walkFrom`): the marks alone left SQLite free to scan
- * a covering composite index whole and sort once its LIMIT was written as a number (stop 22).
+ * a covering composite index whole and sort when its LIMIT is written as a number.
  */
 import type { FilterNode } from '../ast/nodes.js'
 import { childrenOf } from '../ast/visit.js'

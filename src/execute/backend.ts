@@ -138,8 +138,7 @@ export interface InlineOptions {
    * `withDeadline(run(), ...)` evaluates `run()` first.) An abort can still come while the call
    * runs, from a promise job of the caller's: the call then answers `QueryCancelledError` when it
    * settles, as the other backends do. The timer, its promise and its clearing cost about 7 µs a
-   * call in a warm loop; the fixed cost of a count with a cached total at 1,000,000 companies went
-   * from 0.055-0.060 to 0.039-0.049 ms without them.
+   * call in a warm loop, a large share of a count with a cached total (the suite's repeated-page row, `npm run bench`).
    */
   readonly synchronous?: boolean
   readonly close?: () => Promise<void>

@@ -17,6 +17,7 @@
  * same key of an insert not yet committed; they run as they are.
  */
 import type { Compilable, CompiledQuery } from 'kysely'
+import { LRUCache } from 'lru-cache'
 import type { ExecContext } from './context.js'
 
 /** What a best-effort write needs of an ExecContext: where to write, and how on SQLite. */
@@ -24,7 +25,7 @@ export type CacheWriter = Pick<ExecContext, 'db' | 'readonly' | 'sqlite'>
 
 /** Prepared cache-write statements per connection, by SQL text (few shapes; values are bound). */
 const STATEMENTS_PER_CONNECTION = 64
-const prepared = new WeakMap<object, Map<string, { run(...params: unknown[]): unknown }>>()
+const prepared = new WeakMap<object, LRUCache<string, { run(...params: unknown[]): unknown }>>()
 
 /** SQLite's answers for "another connection holds the lock": SQLITE_BUSY and its extended codes, SQLITE_LOCKED. */
 export function isLockBusy(error: unknown): boolean {
@@ -124,15 +125,8 @@ function restoreTimeout(sqlite: NonNullable<ExecContext['sqlite']>, kit: WriteKi
 
 function statement(sqlite: NonNullable<ExecContext['sqlite']>, sql: string): { run(...params: unknown[]): unknown } {
   let cache = prepared.get(sqlite)
-  if (!cache) prepared.set(sqlite, (cache = new Map()))
+  if (!cache) prepared.set(sqlite, (cache = new LRUCache({ max: STATEMENTS_PER_CONNECTION })))
   let s = cache.get(sql)
-  if (s) {
-    // Re-inserted: the map iterates in insertion order, so the first key is the least recently used.
-    cache.delete(sql)
-  } else {
-    s = sqlite.prepare(sql)
-    if (cache.size >= STATEMENTS_PER_CONNECTION) cache.delete(cache.keys().next().value as string)
-  }
-  cache.set(sql, s)
+  if (!s) cache.set(sql, (s = sqlite.prepare(sql)))
   return s
 }

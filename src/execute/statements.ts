@@ -3,13 +3,12 @@
  * changing from call to call) without going back through Kysely's query builder and executor.
  *
  * A page's statements have few shapes, and building and compiling them through Kysely on every
- * call, then running them through its executor (a connection mutex and several promise hops),
- * cost a large part of the engine's fixed cost per page: on 1,000,000 companies the first-page
- * keys statement of `/fundings?funding_date_range=2020` took 0.28 ms through Kysely against
- * 0.20 ms run directly, the cached-total lookup 0.030 ms against 0.004 ms (issue 9).
+ * call, then running them through its executor (a connection mutex and several promise hops), is
+ * a large part of the engine's fixed cost per page (the suite's page-1 rows, `npm run bench`).
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { CompiledQuery } from 'kysely'
+import { LRUCache } from 'lru-cache'
 import type { SqlDialect } from '../compile/dialect.js'
 import type { QueryShape } from '../records/query-shape.js'
 import type { ExecContext } from './context.js'
@@ -32,30 +31,27 @@ interface RawStatement {
   readonly columns: readonly string[]
 }
 
-const rawStatements = new WeakMap<object, Map<string, RawStatement>>()
+const rawStatements = new WeakMap<object, LRUCache<string, RawStatement>>()
 
-/**
- * The entry of `key` in a cache kept in least-recently-used order, made if missing; past `max`
- * entries the least recently used goes. A Map iterates in insertion order, so a used entry is
- * re-inserted and the first key is the least recently used.
- */
-function recentlyUsed<V>(cache: Map<string, V>, key: string, max: number, make: () => V): V {
+/** The entry of `key` in `cache`, made and kept if missing (`cache` drops its least recently used). */
+function recentlyUsed<V extends {}>(cache: KeyedCache<V>, key: string, make: () => V): V {
   const known = cache.get(key)
-  if (known !== undefined) {
-    cache.delete(key)
-    cache.set(key, known)
-    return known
-  }
+  if (known !== undefined) return known
   const made = make()
   cache.set(key, made)
-  if (cache.size > max) cache.delete(cache.keys().next().value as string)
   return made
+}
+
+/** What `recentlyUsed` needs of a cache: an `LRUCache`, or a plain Map for a fixed set of keys. */
+interface KeyedCache<V> {
+  get(key: string): V | undefined
+  set(key: string, value: V): unknown
 }
 
 function rawStatement(sqlite: NonNullable<ExecContext['sqlite']>, sql: string): RawStatement {
   let cache = rawStatements.get(sqlite)
-  if (!cache) rawStatements.set(sqlite, (cache = new Map()))
-  return recentlyUsed(cache, sql, RAW_STATEMENTS_PER_HANDLE, () => {
+  if (!cache) rawStatements.set(sqlite, (cache = new LRUCache({ max: RAW_STATEMENTS_PER_HANDLE })))
+  return recentlyUsed<RawStatement>(cache, sql, () => {
     const statement = sqlite.prepare(sql).raw(true)
     return { statement, columns: Object.freeze(statement.columns().map((c) => c.name)) }
   })
@@ -99,13 +95,16 @@ export const LIMITS_PER_STATEMENT = 8
  */
 export class LiteralLimits {
   /** Per statement text, its limits written out and the text for each (made once: no string built per call). */
-  readonly #byStatement = new Map<string, Map<number, string>>()
+  readonly #byStatement: KeyedCache<Map<number, string>>
 
-  constructor(private readonly maxStatements = Number.POSITIVE_INFINITY) {}
+  constructor(maxStatements = Number.POSITIVE_INFINITY) {
+    // lru-cache wants a bound; an unbounded one follows a fixed set of statements, so a Map does.
+    this.#byStatement = Number.isFinite(maxStatements) ? new LRUCache({ max: maxStatements }) : new Map()
+  }
 
   /** The text of `sql` (ending in ` limit ?`) with `limit` written out, or undefined when that limit stays bound. */
   literalText(sql: string, limit: number): string | undefined {
-    const texts = recentlyUsed(this.#byStatement, sql, this.maxStatements, () => new Map<number, string>())
+    const texts = recentlyUsed(this.#byStatement, sql, () => new Map<number, string>())
     let text = texts.get(limit)
     if (text === undefined && texts.size < LIMITS_PER_STATEMENT) texts.set(limit, (text = `${sql.slice(0, -1)}${limit}`))
     return text
@@ -118,12 +117,9 @@ const readRowsLimits = new WeakMap<object, LiteralLimits>()
 /**
  * On SQLite, a statement's trailing `limit ?` written as the number itself. With the SQLite that
  * better-sqlite3 bundles (3.51.2), a statement whose LIMIT is bound costs about what preparing it
- * costs, on every run, even with the same value: the owner count's probe took 43 µs with `limit ?`
- * against 13 µs with `limit 2`, the company detail's latest stories 36 against 10 µs, and the
- * suite's first-page keys statements 1.03-1.51x their literal form (one run on 1,000,000
- * companies). (SQLite's planner reads a bound LIMIT's
- * value, so binding it again expires the statement; that is our reading of SQLite, the timings
- * are what was measured.)
+ * costs, on every run, even with the same value (the suite's page-1 rows time the literal form, `npm run bench`).
+ * SQLite's planner reads a bound LIMIT's value, so binding it again expires the statement; that is
+ * our reading of SQLite, the timings are what the bench measures.
  *
  * Only a number that passes `Number.isSafeInteger` and is not negative is written into the SQL;
  * anything else (a string, a bigint, a fraction) stays bound. The page size comes from the client,

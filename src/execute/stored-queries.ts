@@ -34,7 +34,7 @@ import { writeCache, type CacheWriter } from './cache-write.js'
 /**
  * Version of the filter language's semantics; bump when a stored query could mean something else.
  * 2: a blank text under `eq`/`ne`/`in`/`nin` on a string or enum field means "no value" (it was
- * the literal empty string; README, "Missing values").
+ * the literal empty string; grammar-docs/guides/serving.md, "Missing values").
  */
 export const LANGUAGE_VERSION = 2
 

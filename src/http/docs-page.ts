@@ -75,7 +75,7 @@ const ASSETS: Readonly<Record<string, Asset>> = Object.freeze({
   'docs.js': { source: { text: INIT_SCRIPT }, contentType: 'text/javascript; charset=utf-8' },
 })
 
-/** The names of the files under /docs/, for tests and the README. */
+/** The names of the files under /docs/, for tests and the guides. */
 export const DOCS_ASSET_NAMES: readonly string[] = Object.freeze(Object.keys(ASSETS))
 
 /** The directory of the installed renderer package. */

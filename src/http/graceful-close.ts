@@ -7,7 +7,7 @@
  * every connection still waiting in its accept backlog, which the client already saw as accepted;
  * and it destroys every connection without a request in progress, including fresh ones whose TLS
  * handshake or first request is still on its way. Together these reset 12 to 34 of 50 requests
- * sent at once (scripts/shutdown-probe.ts; README, "Stopping the server").
+ * sent at once (scripts/shutdown-probe.ts; grammar-docs/guides/serving.md, "Stopping the server").
  *
  * What `close(timeoutMs)` does instead:
  * 1. Drain: the listener keeps accepting, and every response from now on says `Connection: close`,

@@ -20,7 +20,7 @@ import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { getRequestListener, RequestError, type HttpBindings } from '@hono/node-server'
-import { CLIENT_CLOSED_REQUEST, loggedStatus } from './observe.js'
+import { loggedStatus } from './observe.js'
 import { gracefulCloser, RETRY_AFTER_SECONDS, type CloseOptions, type CloseSummary, type GracefulCloser, type RawResponse } from './graceful-close.js'
 import { problemResponse } from './problem.js'
 
@@ -35,7 +35,11 @@ export interface NodeServerOptions {
   readonly host?: string
   /** PEM certificate and key: HTTPS. Absent: plain HTTP, meant for running behind a TLS-terminating proxy. */
   readonly tls?: { readonly cert: string; readonly key: string }
-  /** Largest request body accepted; a larger one is 413 before the app sees it. Default 1,000,000 bytes. */
+  /**
+   * Largest request body accepted: a larger declared Content-Length is 413 before the app sees it
+   * and the connection closes. A body without one reaches the app, whose one body limit
+   * (`hono/body-limit` on POST /queries, routes/queries.ts) reads no more than this. Default 1,000,000 bytes.
+   */
   readonly maxBodyBytes?: number
   /**
    * Time a client has to send the request headers, from connecting or from the end of its previous
@@ -198,7 +202,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   })
 }
 
-/** The request listener: graceful-close bookkeeping, body limit, Request/Response translation, access log. */
+/** The request listener: graceful-close bookkeeping, the declared body size, Request/Response translation, access log. */
 function bridge(options: NodeServerOptions, closer: GracefulCloser): (incoming: IncomingMessage, outgoing: ServerResponse) => void {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.maxBodyBytes
   const onAccess = options.onAccess
@@ -208,10 +212,8 @@ function bridge(options: NodeServerOptions, closer: GracefulCloser): (incoming: 
       const started = performance.now()
       let response: Response
       try {
-        response = await options.fetch(await limitBody(request, maxBodyBytes))
+        response = await options.fetch(request)
       } catch (error) {
-        // A body cut off by its client: nobody is left to answer (CLIENT_CLOSED_REQUEST, app.ts).
-        if (error instanceof ClientGone && onAccess) onAccess({ source: 'server', method: request.method, path: pathOf(request.url), status: CLIENT_CLOSED_REQUEST, ms: performance.now() - started })
         // The error handler below answers it, unless the close already has.
         throw closer.claim(outgoing) ? error : ANSWERED_BY_CLOSE
       }
@@ -229,8 +231,6 @@ function bridge(options: NodeServerOptions, closer: GracefulCloser): (incoming: 
       errorHandler: (error) => {
         // Returning nothing tells the adapter not to write a response.
         if (error === ANSWERED_BY_CLOSE) return
-        if (error instanceof BodyTooLarge) return problemResponse(413, { detail: error.message, headers: { connection: 'close' } })
-        if (error instanceof ClientGone) return problemResponse(400, { detail: error.message, headers: { connection: 'close' } })
         // A malformed request target or Host header: the app was not called.
         if (error instanceof RequestError) return problemResponse(400, { detail: 'The request could not be parsed: the URL or Host header is malformed.' })
         // The app's fetch never rejects; this is a fault of the bridge itself.
@@ -271,42 +271,8 @@ function accessLogger(onAccess: (entry: AccessEntry) => void, status: number): (
   })
 }
 
-class BodyTooLarge extends Error {}
-/** The body stopped mid-way (client aborted): nobody is left to answer, and it is no fault of ours. */
-class ClientGone extends Error {}
-
-/**
- * Reads a request body of unknown length (chunked) up to the limit, so the app never holds more.
- * Requests without a body pass through untouched, keeping the adapter's lazy Request.
- */
-async function limitBody(request: Request, maxBodyBytes: number): Promise<Request> {
-  // The method first: reading `body` turns the adapter's lazy Request into a full one (~4% of the
-  // main thread's time under a GET load).
-  if (request.method === 'GET' || request.method === 'HEAD' || request.body === null) return request
-  const chunks: Uint8Array[] = []
-  let size = 0
-  const reader = request.body.getReader()
-  for (;;) {
-    let chunk: Awaited<ReturnType<typeof reader.read>>
-    try {
-      chunk = await reader.read()
-    } catch (error) {
-      throw new ClientGone('The client closed the connection before sending the whole body.', { cause: error })
-    }
-    const { done, value } = chunk
-    if (done) break
-    size += value.byteLength
-    if (size > maxBodyBytes) {
-      await reader.cancel().catch(() => {})
-      throw new BodyTooLarge(tooLargeMessage(maxBodyBytes, undefined))
-    }
-    chunks.push(value)
-  }
-  return new Request(request.url, { method: request.method, headers: request.headers, body: Buffer.concat(chunks), signal: request.signal })
-}
-
-function tooLargeMessage(limit: number, declared: number | undefined): string {
-  return `The request body${declared === undefined ? '' : ` (${declared} bytes)`} is larger than the limit of ${limit} bytes.`
+function tooLargeMessage(limit: number, declared: number): string {
+  return `The request body (${declared} bytes) is larger than the limit of ${limit} bytes.`
 }
 
 async function respondDirectly(outgoing: ServerResponse, response: Response): Promise<void> {

@@ -25,12 +25,12 @@
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import { datasets } from '../catalog/index.js'
-import { FIRST_WORD_MARKER, MIN_EXPANDED_PREFIX, SEARCH_TABLES, type CompanyHitField, type SearchTableNames } from '../store/schema/search-tables.js'
+import { FIRST_WORD_MARKER, MIN_EXPANDED_PREFIX, SEARCH_OBJECT_TYPES, SEARCH_TABLES, type CompanyHitField, type SearchObjectType, type SearchTableNames } from '../store/schema/search-tables.js'
 import type { SqliteVentureDb } from '../store/open.js'
 import { limitedStatement, namedLimitedStatement, type LimitedStatement, type NamedLimitedStatement } from '../execute/statements.js'
 
-export const SEARCH_OBJECT_TYPES = Object.freeze(['company', 'investor'] as const)
-export type SearchObjectType = (typeof SEARCH_OBJECT_TYPES)[number]
+// The kinds of record search finds are the search tables' own (the store builds their postings).
+export { SEARCH_OBJECT_TYPES, type SearchObjectType } from '../store/schema/search-tables.js'
 
 /** Words of a term beyond this many are refused (each adds an FTS5 iterator to every query). */
 export const MAX_SEARCH_WORDS = 12
@@ -175,8 +175,8 @@ function typeStatements(sqlite: BetterSqlite3.Database, type: SearchObjectType):
       const found = termsInRange.all(prefix, upper) as string[]
       return found.length > MAX_EXPANDED_WORDS ? undefined : found
     },
-    // Three parts in one statement: each statement run has a fixed cost (at 1,000,000 companies,
-    // "a": 17-22 µs for this one against 24-36 µs for the three apart; the suite's search rows: `npm run bench`).
+    // Three parts in one statement: each statement run has a fixed cost, paid once here instead of
+    // three times (the suite's search phase measures it, `npm run bench`).
     // The name-start tier comes with each match's name key, for the promotion to tier 0: one
     // primary-key step per row, cheaper than a second statement over the ranks. The count is the
     // highest rank (the denominator of a hit's importance), tier -1.

@@ -12,9 +12,9 @@
  *   at its start, and answers computed while its rows came in would stand.
  * - Sharded: `shard: { index, count }` takes the companies with `id % count = index`, so `count`
  *   processes (`ventureql similar-index --jobs N`) build one index together, each with a core.
- * - Cost: one search per company, 3.2 ms at 1,000,000 companies once every posting is in memory
- *   (7.3 without), plus its write: 75 minutes of CPU for the 1M bench database (the build the
- *   suite runs before its similar phase, `npm run bench -- --size 1000000`). The search answers meanwhile. On SQLite the rows go to the data file, so each
+ * - Cost: one search per company plus its write, faster once every posting is in memory
+ *   (the suite builds the index before its similar phase, `npm run bench`); over an hour of CPU at 1,000,000 companies,
+ *   hence the shards. The search answers meanwhile. On SQLite the rows go to the data file, so each
  *   batch written makes the other connections re-read their page caches, as an import does.
  */
 import { dataVersion, type VentureDb } from '../store/open.js'

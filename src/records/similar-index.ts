@@ -3,13 +3,11 @@
  * answered them when the index was built (`similar-index-build.ts`), when they are of the current
  * data version.
  *
- * Why an index: an answer is a search over the candidates sharing the company's tags, 2.8-4.1 ms a
- * call on a million companies at the default budgets (the suite's similar phase, `npm run bench -- --size 1000000`) and 4.2-6.5 ms in
- * the suite, where the caches are cold: 26-38x a detail lookup (issue 9 asks for at most 10x). No
- * part of the search is most of it (bench/results/1m.md, the similar rows), and the tag sets barely repeat
- * (827,243 distinct among the 996,956 companies with tags of the 1M bench database), so answers
- * cannot be shared between companies. Read from the index, an answer is one primary-key lookup and
- * the answer's records: 0.16 ms in the suite, 1.00-1.19x a detail lookup.
+ * Why an index: an answer is a search over the candidates sharing the company's tags, many times
+ * a detail lookup on a million companies, with no one part of the search most of it; and the tag
+ * sets barely repeat between companies, so answers cannot be shared. Read from the index, an
+ * answer is one primary-key lookup and the answer's records, about a detail lookup's cost (the
+ * suite's similar phase measures both, `npm run bench`).
  */
 import { sql } from 'kysely'
 import { currentDataVersion } from '../store/schema/stored-query-tables.js'

@@ -10,24 +10,18 @@
  *   companies on a million rows). Tags whose postings did not fit are then probed for those
  *   candidates only, so each candidate's shared tag weight is complete.
  * - The candidates are ranked by their exact weighted Jaccard of tags, from every company's total
- *   tag weight kept per connection and data version (`TagTotals`; 9 bytes a company, built about
- *   250 ms per call, ~2 s in all at 1M companies, ranking by shared weight until they are ready). Where totals cannot be kept the best by shared weight
- *   have their tags read instead (`ranking: 'shared'`), which favours companies with many tags.
- *   On a million companies the default (50,000 postings, 200 candidates) finds 0.81 of the
- *   exact answer's 20 in 2.8 ms a call (6.2 ms before the shared weights were merged in id order
- *   and the ranking bounded, stop 24); 100,000 postings find 0.97 in 4.2 ms; ranking by shared
- *   weight with 25,000 postings and 500 candidates found 0.32 in 9.5 ms (18 companies;
- *   the suite's similar phase, `npm run bench -- --size 1000000`, measures the default).
- * - The best-ranked candidates (capped) are scored in full: descriptions are read only for those that can still reach the best
- *   `limit` with the description's part at its most, and the other fields for the answer only.
- *   The same answers; at 1M companies with a description every candidate can still reach them,
- *   and the gain is in reading narrower rows (12.1 against 13.5 ms a call, the previous code loaded
- *   beside this one in one process and called alternately for 4 companies).
+ *   tag weight kept per connection and data version (`TagTotals`; 9 bytes a company, built a slice
+ *   per call, ranking by shared weight until they are ready). Where totals cannot be kept the best
+ *   by shared weight have their tags read instead (`ranking: 'shared'`), which favours companies
+ *   with many tags. The budgets trade recall of the exact answer for time: the suite's similar phase (`npm run bench`)
+ *   measures both for the default and other budgets.
+ * - The best-ranked candidates (capped) are scored in full: descriptions are read only for those
+ *   that can still reach the best `limit` with the description's part at its most, and the other
+ *   fields for the answer only, so the rows read stay narrow.
  * - Probing is by bitmap, and postings read in full are kept, per connection and data version
- *   (16 MB at most). On the 1M-company database (4 companies) the answers
- *   are the same and a call takes 12.5 ms, against 45.8 ms with one SQL probe per tag (63-75 ms
- *   before either cache, measured on the stop before, with the candidates read in full). The first calls of a process read cold pages, count weights and build
- *   bitmaps (~1 s for 4 companies).
+ *   (16 MB at most): a bit test per candidate instead of an SQL probe per tag
+ *   (the suite's similar phase). The first calls of a process read cold pages, count weights and
+ *   build bitmaps.
  * - score = 0.8 · weighted Jaccard of the tag sets + 0.2 · Jaccard of the description words (when
  *   the company has a description); best first, equal scores by id. Never the company itself.
  *
@@ -40,6 +34,7 @@
  * on both backends, so equal scores stay equal and the results are the same to the last bit.
  */
 import { sql } from 'kysely'
+import { LRUCache } from 'lru-cache'
 import { dataVersion, type VentureDb } from '../store/open.js'
 import { DETAIL_TABLES } from '../store/schema/detail-tables.js'
 import { columnName, COMPANIES, tagTableOf } from '../store/sql-names.js'
@@ -370,13 +365,13 @@ export function tagWeight(companies: number, df: number): number {
  */
 interface TagCache {
   readonly version: number
-  bytes: number
-  /** At most this many bytes (`MAX_BITMAP_BYTES`, or what `keepEveryPosting` set). */
-  readonly limit: number
   /** Whether a tag read in part is read in full instead, kept, and its part taken from it (`keepEveryPosting`). */
   readonly whole: boolean
-  /** By `b` or `p` (bitmap or postings) and the tag key. */
-  readonly maps: Map<string, Uint32Array | Int32Array>
+  /**
+   * By `b` or `p` (bitmap or postings) and the tag key; at most `MAX_BITMAP_BYTES`, or what
+   * `keepEveryPosting` set, counted in bytes (an empty array counts one).
+   */
+  readonly maps: LRUCache<string, Uint32Array | Int32Array>
 }
 const MAX_BITMAP_BYTES = 16 * 1024 * 1024
 const tagCaches = new WeakMap<object, TagCache>()
@@ -487,35 +482,19 @@ function tagCache(vdb: VentureDb, version: number): TagCache {
   let cache = tagCaches.get(vdb.db)
   if (!cache || cache.version !== version) {
     const kept = wholePostings.get(vdb.db)
-    tagCaches.set(vdb.db, (cache = { version, bytes: 0, limit: kept ?? MAX_BITMAP_BYTES, whole: kept !== undefined, maps: new Map() }))
+    const maps = new LRUCache<string, Uint32Array | Int32Array>({ maxSize: kept ?? MAX_BITMAP_BYTES, sizeCalculation: (value) => Math.max(1, value.byteLength) })
+    tagCaches.set(vdb.db, (cache = { version, whole: kept !== undefined, maps }))
   }
   return cache
 }
 
 function recall(cache: TagCache, key: string): Uint32Array | Int32Array | undefined {
-  const known = cache.maps.get(key)
-  if (known) {
-    // Re-inserted: a Map iterates in insertion order, so the first key is the least recently used.
-    cache.maps.delete(key)
-    cache.maps.set(key, known)
-  }
-  return known
+  return cache.maps.get(key)
 }
 
 function remember(cache: TagCache, key: string, value: Uint32Array | Int32Array): void {
-  // Two concurrent calls (PostgreSQL runs them on one handle) may both have built it.
-  const before = cache.maps.get(key)
-  if (before) {
-    cache.maps.delete(key)
-    cache.bytes -= before.byteLength
-  }
-  for (const [oldest, held] of cache.maps) {
-    if (cache.bytes + value.byteLength <= cache.limit) break
-    cache.maps.delete(oldest)
-    cache.bytes -= held.byteLength
-  }
+  // Two concurrent calls (PostgreSQL runs them on one handle) may both have built it: the later replaces it.
   cache.maps.set(key, value)
-  cache.bytes += value.byteLength
 }
 
 /**

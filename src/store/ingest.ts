@@ -121,7 +121,7 @@ const EMPLOYEES_ADDED = catalogField(companies, 'employees_added_in_month').name
 const EMPLOYEES_MOM = catalogField(companies, 'employees_mom').name
 const MOMENTUM = catalogField(companies, 'momentum_score').name
 const STAGE = catalogField(companies, 'stage').name
-/** The stage of a company whose record gives none (spec 3 names that state; README, "Missing values"). */
+/** The stage of a company whose record gives none (spec 3 names that state; grammar-docs/guides/serving.md, "Missing values"). */
 const UNKNOWN_STAGE = 'Unknown'
 const HAS_MOBILE = catalogField(companies, 'has_mobile').name
 const HAS_IOS = catalogField(companies, 'has_ios_store').name

@@ -89,7 +89,7 @@ export function* materialiseSteps(dialect: 'sqlite' | 'postgres'): Generator<Mat
     group by l.${fi.toKey}, e.${f('company_id')}` }
 
   yield { step: 'company funding' }
-  // total_funding (README, "Missing values"): the sum of the disclosed amounts in U.S. dollars. A
+  // total_funding (grammar-docs/guides/serving.md, "Missing values"): the sum of the disclosed amounts in U.S. dollars. A
   // round in another currency adds 0 (spec 2.3 excludes it), an undisclosed amount adds nothing
   // known: so a company whose rounds are all undisclosed has an unknown total (NULL), and one with no
   // round on record has raised nothing, 0 (unless its record stated a total). Every unknown total

@@ -123,7 +123,7 @@ const datetime = nullable(parseDatetime, "a timestamp 'YYYY-MM-DD HH:MM:SS'")
 /**
  * Text is kept as sent (spaces included), but a blank text (`""`, `"  "`) is NULL like a blank
  * value of any other type: every view shows an unknown text as `""`, and a filter's `""` means "no
- * value" (README, "Missing values"), so a stored blank would be shown like a missing value and
+ * value" (grammar-docs/guides/serving.md, "Missing values"), so a stored blank would be shown like a missing value and
  * filtered unlike one.
  */
 const text: Decoder<string | null> = (v, ctx) => {

@@ -43,7 +43,7 @@ import { columnName } from './sql-names.js'
 import type { DialectName } from './schema/column-types.js'
 import { FIRST_WORD_MARKER, rawStatement, SEARCH_TABLES } from './schema/search-tables.js'
 import { tokenizePairs } from './search-tokens.js'
-import type { SearchObjectType } from '../records/search.js'
+import type { SearchObjectType } from './schema/search-tables.js'
 
 /** Prefixes of this many characters and fewer are keys of their own (1-4 letter terms: one ordered scan). */
 export const PG_PREFIX_KEY_LENGTH = 4
@@ -210,7 +210,7 @@ async function renumber(db: Kysely<any>, type: SearchObjectType): Promise<void> 
   const link = relations.find((r) => r.from === 'fundings' && r.to === 'investors')
   if (!link || link.kind !== 'link') throw new Error('store: the search index needs the fundings → investors link relation')
   // The U.S.-dollar total of the rounds the investor took part in, by the rule of a company's
-  // total_funding (materialise.ts; README, "Missing values"): 0 without rounds, NULL when no round's
+  // total_funding (materialise.ts; grammar-docs/guides/serving.md, "Missing values"): 0 without rounds, NULL when no round's
   // amount is disclosed. upper() of SQLite is ASCII-only too.
   const amount = `e."${columnName(F, 'amount')}"`
   await sql.raw(`insert into "${t.ranks}" (rank, "${t.idColumn}", name_key, funding)

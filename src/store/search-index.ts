@@ -86,7 +86,7 @@ export function searchIndexBuildSql(): string[] {
 
     ...clear(si),
     // investor_funding: the U.S.-dollar total of the rounds the investor took part in, by the rule
-    // of a company's total_funding (materialise.ts; README, "Missing values"): 0 without rounds,
+    // of a company's total_funding (materialise.ts; grammar-docs/guides/serving.md, "Missing values"): 0 without rounds,
     // NULL when no round's amount is disclosed.
     `insert into "${si.ranks}" (rank, "${si.idColumn}", name_key, funding)
       select row_number() over (order by x.${i('portfolio_size')} desc nulls last, x.${i('number_of_deals')} desc nulls last, x.${i('investor_id')}),

@@ -56,6 +56,17 @@ afterAll(() => {
   if (work && !process.env['VQL_KEEP_CONSUMER']) rmSync(work, { recursive: true, force: true })
 })
 
+/** The unpacked package's budget, in bytes as npm counts them (`npm pack --dry-run` "unpacked size"). */
+const PACKAGE_BUDGET_BYTES = 2_500_000
+
+/** Every file under `dir`, recursively. */
+function listFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(entry.parentPath, entry.name)
+    return entry.isDirectory() ? listFiles(path) : [path]
+  })
+}
+
 /** A new project of `type` with the tarball installed; returns its directory. */
 async function project(type: 'module' | 'commonjs'): Promise<string> {
   const dir = join(work, type)
@@ -148,6 +159,19 @@ describe('the packed package in a strict consumer project', () => {
     for (const file of declarations) {
       const text = readFileSync(join(modules, 'ventureql', 'dist', file), 'utf8')
       expect(text, file).not.toMatch(/from ['"](better-sqlite3|pg|pg-copy-streams)['"]|import ['"](better-sqlite3|pg)['"]/)
+    }
+  })
+
+  it('fits the size budget: at most 2.5 MB unpacked, and no source map carries sources', async () => {
+    const dir = join(work, 'unpacked')
+    mkdirSync(dir)
+    await run('tar', ['-xzf', tarball, '-C', dir, '--strip-components=1'])
+    const files = listFiles(dir)
+    const bytes = files.reduce((sum, file) => sum + statSync(file).size, 0)
+    const largest = files.map((file) => `${statSync(file).size} ${file.slice(dir.length + 1)}`).sort((a, b) => parseInt(b) - parseInt(a)).slice(0, 5)
+    expect(bytes, `unpacked ${bytes} bytes; largest: ${largest.join(', ')}`).toBeLessThanOrEqual(PACKAGE_BUDGET_BYTES)
+    for (const map of files.filter((file) => file.endsWith('.map'))) {
+      expect(JSON.parse(readFileSync(map, 'utf8')), map).not.toHaveProperty('sourcesContent')
     }
   })
 

@@ -155,9 +155,8 @@ const DEFAULT_GRACE_MS = 1_000
 /**
  * Short calls (`BackendCall.short`: light lookups and search) a busy worker may hold behind its
  * running short call. Posting them at once saves the worker a sleep and a wake-up per call (and the
- * caller's thread a context switch): under a load of detail lookups at 1,000,000 companies, 4.8-5.7
- * thread switches per request became 2.5-2.8 (`bench/serve-switches.ts`, four alternating pairs;
- * requests/s: the suite's HTTP phase, `npm run bench`). Short calls are bounded, so one waits at most a few of
+ * caller's thread a context switch), about halving thread switches per request under a load of
+ * detail lookups (`bench/serve-switches.ts` counts them). Short calls are bounded, so one waits at most a few of
  * them longer than it would have in the queue.
  */
 export const PIPELINE_DEPTH = 3

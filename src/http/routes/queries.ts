@@ -22,7 +22,8 @@
  *   client must change (post the filter again); spec section 7's status table has no 409 or 410,
  *   and clients written for the original service know 400. An unknown id is 404.
  */
-import type { Context } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
 import type { DatasetName } from '../../catalog/define.js'
 import { datasets } from '../../catalog/index.js'
 import type { CallOptions, QueryEnvelope } from '../../engine.js'
@@ -48,47 +49,52 @@ type Read<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; 
 
 const refuse = (issues: Issue[], status = 400): Read<never> => ({ ok: false, response: issuesResponse(issues, status) })
 
-function tooLarge(maxBytes: number, got: string): Read<never> {
-  return refuse([issue({
-    code: 'limit_exceeded',
-    path: '',
-    message: `The request body is ${got}; the limit (maxBodyBytes) is ${maxBytes} bytes.`,
-    expected: `at most ${maxBytes} bytes`,
-    got,
-  })], 413)
+/**
+ * The one body limit of the app (`hono/body-limit` on POST /queries, the only route that reads a
+ * body): a declared Content-Length over `maxBytes` is refused before anything is read, a body
+ * without one (chunked) is read until it passes the limit and no further. The refusal is the
+ * problem+json every other bad request gets, and passes through the quota middleware like them.
+ */
+function bodyLimitOf(maxBytes: number): MiddlewareHandler<HttpEnv> {
+  const limit = bodyLimit({
+    maxSize: maxBytes,
+    onError: (c) => {
+      const declared = c.req.header('content-length')
+      const got = declared !== undefined && /^[0-9]+$/.test(declared.trim()) && !c.req.raw.headers.has('transfer-encoding')
+        ? `${Number(declared)} bytes`
+        : `more than ${maxBytes} bytes`
+      return issuesResponse([issue({
+        code: 'limit_exceeded',
+        path: '',
+        message: `The request body is ${got}; the limit (maxBodyBytes) is ${maxBytes} bytes.`,
+        expected: `at most ${maxBytes} bytes`,
+        got,
+      })], 413)
+    },
+  })
+  // A body that stops mid-way (the client went) is a 400 that nobody reads, not a fault of ours.
+  return async (c, next) => {
+    let reached = false
+    try {
+      return await limit(c, () => ((reached = true), next()))
+    } catch (error) {
+      if (reached) throw error
+      return clientGone()
+    }
+  }
 }
 
-/**
- * The body's bytes, at most `maxBytes`. A declared Content-Length over the limit is refused before
- * anything is read; a body without one (chunked) is read until it passes the limit and no further,
- * so a huge upload costs at most `maxBytes` of memory.
- */
-async function readBodyBytes(request: Request, maxBytes: number): Promise<Read<Uint8Array>> {
-  const declared = request.headers.get('content-length')
-  if (declared !== null && /^[0-9]+$/.test(declared.trim()) && Number(declared) > maxBytes) {
-    return tooLarge(maxBytes, `${Number(declared)} bytes`)
+function clientGone(): Response {
+  return issuesResponse([issue({ code: 'invalid_type', path: '', message: 'The client closed the connection before sending the whole body.', expected: 'a whole request body' })])
+}
+
+/** The body's bytes (`bodyLimitOf` has held them to the limit), or the refusal of a body cut short. */
+async function readBodyBytes(request: Request): Promise<Read<Uint8Array>> {
+  try {
+    return { ok: true, value: new Uint8Array(await request.arrayBuffer()) }
+  } catch {
+    return { ok: false, response: clientGone() }
   }
-  if (request.body === null) return { ok: true, value: new Uint8Array(0) }
-  const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
-  let total = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    total += value.byteLength
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined)
-      return tooLarge(maxBytes, `more than ${maxBytes} bytes`)
-    }
-    chunks.push(value)
-  }
-  const bytes = new Uint8Array(total)
-  let offset = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return { ok: true, value: bytes }
 }
 
 function decodeUtf8(bytes: Uint8Array): Read<string> {
@@ -163,20 +169,21 @@ function mediaType(request: Request): string {
 }
 
 /** The request of POST /queries as the engine's input: JSON, or a form, by content type. */
-async function readQueryRequest(request: Request, maxBytes: number): Promise<Read<unknown>> {
-  const bytes = await readBodyBytes(request, maxBytes)
-  if (!bytes.ok) return bytes
+async function readQueryRequest(request: Request): Promise<Read<unknown>> {
+  const read = await readBodyBytes(request)
+  if (!read.ok) return read
+  const bytes = read.value
   const type = mediaType(request)
   if (type === 'multipart/form-data') {
     let form: FormData
     try {
-      form = await new Response(bytes.value, { headers: { 'content-type': request.headers.get('content-type')! } }).formData()
+      form = await new Response(bytes, { headers: { 'content-type': request.headers.get('content-type')! } }).formData()
     } catch {
       return refuse([issue({ code: 'invalid_type', path: '', message: 'The multipart/form-data body could not be read (malformed parts or boundary).', expected: 'a multipart/form-data body' })])
     }
     return formToRequest(form.entries())
   }
-  const text = decodeUtf8(bytes.value)
+  const text = decodeUtf8(bytes)
   if (!text.ok) return text
   if (type === 'application/x-www-form-urlencoded') return formToRequest(new URLSearchParams(text.value))
   if (type === 'application/json' || type.endsWith('+json')) return parseJson(text.value, '', 'The request body')
@@ -192,7 +199,7 @@ async function readQueryRequest(request: Request, maxBytes: number): Promise<Rea
 
 /**
  * Wire views per dataset, applied to a page's results after the engine. Every record shows a value
- * the data lacks by the rule of every other endpoint (README, "Missing values"; the engine's records
+ * the data lacks by the rule of every other endpoint (grammar-docs/guides/serving.md, "Missing values"; the engine's records
  * have null there), so an investor reads here exactly as GET /investors/:id shows it, and a filter
  * on any value shown finds the record again. A funding event is shown as spec 2.10 shows it
  * (`funding_id`, `investors`, `investor_slugs`, `industry` added, one batched lookup per page), the
@@ -227,7 +234,7 @@ function pageFailure(issues: readonly Issue[]): Response {
 }
 
 async function postQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
-  const read = await readQueryRequest(c.req.raw, deps.engine.limits.maxBodyBytes)
+  const read = await readQueryRequest(c.req.raw)
   if (!read.ok) return read.response
   // Right after parsing, before the paging rules or the schemas read it: depth and size (`guardInput`).
   const guarded = guardInput(read.value, deps.engine.limits, 'The request body')
@@ -298,7 +305,7 @@ export const queryRoutes: RouteModule = {
     },
   ],
   register(app, deps) {
-    app.post('/queries', (c) => postQuery(c, deps))
+    app.post('/queries', bodyLimitOf(deps.engine.limits.maxBodyBytes), (c) => postQuery(c, deps))
     app.get('/queries/:query_id', (c) => getQuery(c, deps))
   },
 }

@@ -3,7 +3,7 @@
  * reference them (the OpenAPI document is derived from them) and the tests parse every response
  * with them.
  *
- * Missing values (README "Missing values", views/missing-values.ts): a plain spec `string` the
+ * Missing values (grammar-docs/guides/serving.md, "Missing values", views/missing-values.ts): a plain spec `string` the
  * data lacks is `""`; an integer, a "string (numeric)", a date or a datetime the data lacks is
  * `null` (any 0, "0" or date there would be made up: the one deliberate deviation from the spec's
  * non-nullable types); a field the spec marks nullable (2.5 total_funding, 2.7 email) is `null`;

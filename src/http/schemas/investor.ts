@@ -2,7 +2,7 @@
  * @module Wire shapes of GET /investors/:id (spec 2.12) and GET /investors/:id/portfolio (spec
  * 2.13). The route specs (OpenAPI) and the tests use these same schemas.
  *
- * Missing values (README "Missing values", views/missing-values.ts): the spec types these fields
+ * Missing values (grammar-docs/guides/serving.md, "Missing values", views/missing-values.ts): the spec types these fields
  * as plain strings and integers, never nullable. A text field the data lacks is sent as '' (still
  * a string, as the spec says); a number or a date the data lacks is sent as null, because any
  * integer or date put there would be a made-up value (0 funds sold is a claim, and '' is not a

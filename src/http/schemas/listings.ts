@@ -3,7 +3,7 @@
  * (spec 2.10, 4.10), and their query parameters, derived from the parameter table of
  * `parse/list-params.ts` so the OpenAPI document lists exactly the parameters the handlers read.
  *
- * Missing values (README "Missing values", views/missing-values.ts): plain strings are '' when
+ * Missing values (grammar-docs/guides/serving.md, "Missing values", views/missing-values.ts): plain strings are '' when
  * unknown, the nullable region and state null; amount and the dates are null when unknown, the one
  * deliberate deviation from spec 2.10's non-nullable types (a 0 or '' there would be false data).
  */

@@ -14,7 +14,7 @@ import { missingFormOf } from '../views/missing-values.js'
 
 /**
  * The wire schema of one field's value (spec section 2: strings where it says string), with the
- * field's missing value in its form (README, "Missing values"; `missingFormOf`): `''` for texts,
+ * field's missing value in its form (grammar-docs/guides/serving.md, "Missing values"; `missingFormOf`): `''` for texts,
  * 'Unknown' for a company's stage, null for numbers, dates and the spec's nullable texts.
  */
 function fieldSchema(dataset: DatasetName, field: FieldDef): z.ZodType {

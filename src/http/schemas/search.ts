@@ -2,7 +2,7 @@
  * @module Wire shape of GET /search (spec 4.9, 2.9): a bare array of results, one shape per
  * object_type. The route spec (OpenAPI) and the tests use these same schemas.
  *
- * Missing values (README "Missing values", views/missing-values.ts) follow the spec's types, also
+ * Missing values (grammar-docs/guides/serving.md, "Missing values", views/missing-values.ts) follow the spec's types, also
  * for fields that do not apply to the object type: the string `company_domain` of an investor is
  * '', the integers (a company's `investor_funding`; an investor's `company_funding` and
  * `company_mattermark_score`) are null, and so is an investor's `company_keywords` (nullable). For

@@ -1,6 +1,6 @@
 /**
  * @module How every HTTP view shows a value the data does not have, or a field that does not apply
- * to the record (README, "Missing values"). One rule for every endpoint and dataset, query results
+ * to the record (grammar-docs/guides/serving.md, "Missing values"). One rule for every endpoint and dataset, query results
  * included, so that a client sees the same record the same way wherever it appears, and a filter on
  * any value shown finds it again (a filter's `""` on a text field means "no value", like `null`):
  *

@@ -1,6 +1,6 @@
 /**
- * @module Migration 012: brings a database loaded before the one missing-value rule (README,
- * "Missing values") under it, so that what every response shows is what filters find, without
+ * @module Migration 012: brings a database loaded before the one missing-value rule
+ * (grammar-docs/guides/serving.md, "Missing values") under it, so that what every response shows is what filters find, without
  * loading the data again. What the loader now writes, applied to what is there:
  *
  * - a blank text (`''`, spaces only) on a text field of a dataset is NULL (record-schemas.ts);

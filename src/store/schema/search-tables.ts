@@ -55,6 +55,10 @@ export interface SearchTableNames {
   readonly terms: string
 }
 
+/** The kinds of record search finds, one search table set each. */
+export const SEARCH_OBJECT_TYPES = Object.freeze(['company', 'investor'] as const)
+export type SearchObjectType = (typeof SEARCH_OBJECT_TYPES)[number]
+
 export const SEARCH_TABLES = Object.freeze({
   company: Object.freeze({
     ranks: 'search_companies',
