@@ -138,8 +138,8 @@ const QUOTA_HEADERS = Object.freeze({
 
 const QUERY_COST_HEADER_DOC = Object.freeze({
   description: 'The cost of the filter this request ran, as `units=<u>, rows=<n>, ms=<t>`: its estimated worst-case units per record '
-    + '(held to maxCost), the records of the queried dataset, and the predicted worst-case milliseconds of its count and page 1, which '
-    + 'must be within the request\'s time budget or the request is refused (400, cost_exceeded). See grammar-docs/language.md, "Limits".',
+    + '(held to maxCost), the records of the queried dataset, and the predicted worst-case milliseconds of its count and page 1 '
+    + '(an upper bound that cannot see how selective a condition is). See grammar-docs/language.md, "Predicted time".',
   schema: { type: 'string', pattern: '^units=\\d+, rows=\\d+, ms=\\d+$' },
 })
 
