@@ -358,7 +358,7 @@ function watchStateFile(vdb: VentureDb, everyMs: number, report: (problem: strin
  * each run tsx's loader), at most half the timeout.
  */
 export const STOP_RESERVE_MS = 1_000
-const stopReserveMs = (timeoutMs: number): number => Math.min(STOP_RESERVE_MS, Math.floor(timeoutMs / 2))
+export const stopReserveMs = (timeoutMs: number): number => Math.min(STOP_RESERVE_MS, Math.floor(timeoutMs / 2))
 
 /**
  * What the startup output says about a generated database: the day its dates are relative to and,
