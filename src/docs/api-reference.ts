@@ -138,7 +138,7 @@ function responseLines(doc: OpenApiDocument, operation: OperationObject): string
 function operationSection(doc: OpenApiDocument, method: string, path: string, operation: OperationObject): string {
   const heading = `${method.toUpperCase()} ${path}`
   const parts = [`## ${heading}`, '', `**${operation.summary}** (spec ${operation['x-spec-section']}). ${(operation.security?.length ?? 0) > 0 ? 'Needs an API key.' : 'Needs no API key.'}`, '']
-  parts.push(operation.description.replace(/\n\nService spec section [^\n]*$/, ''), '')
+  parts.push(operation.description.replace(/\n\nReference: grammar-docs\/reference\/api\.md, [^\n]*/, ''), '')
   if (operation.parameters?.length) {
     parts.push('### Parameters', '', table(['Name', 'In', 'Required', 'Description'], parameterRows(operation.parameters)), '')
   }
@@ -186,7 +186,7 @@ export function apiReferencePage(doc: OpenApiDocument): string {
     '',
     doc.info.description,
     '',
-    'This page is generated from the OpenAPI 3.1 document the server serves at `GET /openapi.json`, so it describes exactly what the server answers. "Spec" numbers are the sections of the original service\'s specification that each endpoint reproduces. How list parameters map to the filter language: [list-parameters.md](../list-parameters.md); the structured query language of `POST /queries`: [language.md](../language.md); the JSON Lines format `ventureql import` reads: [records.md](../records.md).',
+    'This page is generated from the OpenAPI 3.1 document the server serves at `GET /openapi.json`, so it describes exactly what the server answers. The Spec column gives the section of the original service\'s specification each endpoint reproduces (also `x-spec-section` in the document), for clients written against it. How list parameters map to the filter language: [list-parameters.md](../list-parameters.md); the structured query language of `POST /queries`: [language.md](../language.md); the JSON Lines format `ventureql import` reads: [records.md](../records.md).',
     '',
     '| Endpoint | Spec | What |',
     '|---|---|---|',

@@ -143,6 +143,14 @@ const QUERY_COST_HEADER_DOC = Object.freeze({
   schema: { type: 'string', pattern: '^units=\\d+, rows=\\d+, ms=\\d+$' },
 })
 
+/**
+ * Where a reader of the document finds the endpoint described in full: the API reference that
+ * ships in the repository and the npm package (generated from this document by `npm run docs`).
+ * The original service's section number stays machine-readable in `x-spec-section`.
+ */
+export const referencePointer = (method: string, path: string): string =>
+  `Reference: grammar-docs/reference/api.md, "${method.toUpperCase()} ${path}".`
+
 /** The error statuses an authenticated operation can answer under `access`. */
 function authenticatedErrorStatuses(access: DocumentedAccess): string[] {
   return Object.keys(ERROR_RESPONSES).filter((status) =>
@@ -177,7 +185,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], options: Open
     const operation: OperationObject = {
       operationId: operationId(route.method, path),
       summary: route.summary,
-      description: [route.description, `Service spec section ${route.specSection}.`, example && exampleText(route.method, path, example)].filter(Boolean).join('\n\n'),
+      description: [route.description, referencePointer(route.method, path), example && exampleText(route.method, path, example)].filter(Boolean).join('\n\n'),
       tags: [tagOf(path)],
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(route.body ? { requestBody: requestBodyOf(route.body, components, example?.request.body) } : {}),

@@ -13,7 +13,7 @@ export const companies = dataset({
   aliases: ['company'],
   table: 'companies',
   primaryKey: 'id',
-  description: 'Companies tracked by the service (spec 2.2, 2.3, 4.1).',
+  description: 'Companies tracked by the service.',
   defaultSort: [{ field: 'svc_score', direction: 'desc' }],
   fields: [
     field('id', integer, 'Company identifier; :id of GET /companies/:id.', { nullable: false, wire: 'string' }),
@@ -38,7 +38,7 @@ export const companies = dataset({
     field('mobile_downloads_wow', number, 'Change in downloads over the past week (percent).'),
     field('cached_mobile_downloads_month_ago', integer, 'Estimated monthly downloads, as of a month ago.'),
     field('mobile_downloads_mom', number, 'Change in downloads over a month (percent).'),
-    field('stage', STAGE, 'Most recent funding stage (spec 3).', { indexed: true }),
+    field('stage', STAGE, 'Most recent funding stage.', { indexed: true }),
     field('total_funding', integer, 'Total publicly reported funding in U.S. dollars (other currencies excluded).', { indexed: true }),
     field('last_funding_amount', integer, 'Amount of the most recent funding event.'),
     field('last_funding_date', date, 'Date of the most recent funding event.', { indexed: true }),

@@ -13,7 +13,7 @@ export const investors = dataset({
   aliases: ['investor'],
   table: 'investors',
   primaryKey: 'investor_id',
-  description: 'Investors: venture firms, angels, accelerators (spec 2.11, 4.14).',
+  description: 'Investors: venture firms, angels, accelerators.',
   defaultSort: [{ field: 'portfolio_size', direction: 'desc' }],
   fields: [
     field('investor_id', integer, 'Investor identifier; :id of GET /investors/:id.', { column: 'id', nullable: false }),

@@ -32,7 +32,7 @@ const specs: readonly RouteSpec[] = Object.freeze([
   {
     method: 'get', path: '/companies/{id}', specSection: '4.2', authenticated: true, carriesKeyCheck: true,
     summary: 'Company detail by id',
-    description: 'Every field of spec 2.3, with the store apps, funding items, acquisitions, the 50 latest stories and the time series. 404 for an unknown or malformed id.',
+    description: 'Every field of the company record, with the store apps, funding items, acquisitions, the 50 latest stories and the time series. 404 for an unknown or malformed id.',
     pathParams: companyIdParams, response: companyDetailSchema,
   },
   {

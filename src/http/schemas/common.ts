@@ -21,7 +21,7 @@ export const metaSchema = z.object({
   total_pages: z.number().int().min(0),
   current_page: z.number().int().min(1),
   per_page: z.number().int().min(1),
-}).describe('Paging meta (spec 2.1).')
+}).describe('Paging meta.')
 
 /** One issue of a 400 body (design section 3). */
 export const issueSchema = z.object({

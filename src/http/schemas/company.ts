@@ -31,7 +31,7 @@ export const iosStoreAppSchema = z.object({
   ios_store_id: text,
   ios_store_url: text,
   app_name: text,
-}).describe('An ios store app (spec 2.3.1).')
+}).describe('An ios store app.')
 
 /** 2.3.2 */
 export const androidStoreAppSchema = z.object({
@@ -42,19 +42,19 @@ export const androidStoreAppSchema = z.object({
   company_name: text,
   company_domain: text,
   play_url: text,
-}).describe('An android store app (spec 2.3.2).')
+}).describe('An android store app.')
 
 /** 2.3.3 */
 export const fundingItemSchema = z.object({
   amount: unknownInteger.describe('Null when the amount was not disclosed.'),
   currency: text,
-  series: z.string().describe('Series (spec 4.11); an empty string occurs.'),
+  series: z.string().describe('Series; an empty string occurs.'),
   funding_date: isoDate.nullable(),
   news_url: text,
   source: text,
   investor_ids: z.array(integer),
   investors: z.string().describe('Investor names separated by commas.'),
-}).describe('A funding item of a company detail (spec 2.3.3).')
+}).describe('A funding item of a company detail.')
 
 /** 2.3.4 */
 export const acquisitionItemSchema = z.object({
@@ -63,13 +63,13 @@ export const acquisitionItemSchema = z.object({
   company_id: unknownInteger,
   company_name: text,
   company_domain: text,
-}).describe('An acquisition (spec 2.3.4): the other party of the event.')
+}).describe('An acquisition: the other party of the event.')
 
 /** 2.3.5 */
 export const timeSeriesPointSchema = z.object({
   recorded_at: recordedAt,
   score: z.union([numericString, z.number()]).nullable().describe('A string or a number, as recorded; may be negative.'),
-}).describe('A time series point (spec 2.3.5).')
+}).describe('A time series point.')
 
 const series = z.array(timeSeriesPointSchema)
 
@@ -94,7 +94,7 @@ export const companyDetailSchema = z.object({
   website_uniques: numeric,
   mobile_downloads: numeric,
   mobile_score: numeric,
-  stage: z.string().describe('Stage (spec 3), as the record spelled it; "Unknown" when none is known.'),
+  stage: z.string().describe('Stage, as the record spelled it; "Unknown" when none is known.'),
   total_funding: unknownInteger.describe('U.S. dollars only (0 when every known round was in another currency); null when no funding is known.'),
   last_funding_amount: unknownInteger,
   last_funding_date: fundingDate.nullable(),
@@ -125,12 +125,12 @@ export const companyDetailSchema = z.object({
   socialnet_talking_count: series,
   socialnet_like_count: series,
   microblog_follower_count: series,
-  microblog_mentions: z.array(timeSeriesPointSchema).max(0).describe('Deprecated (spec 9): always an empty list.'),
+  microblog_mentions: z.array(timeSeriesPointSchema).max(0).describe('Deprecated: always an empty list.'),
   professionalnet_follower_count: series,
   ios_store_usa_weekly_downloads: series,
   inbound_links: series,
   est_monthly_uniques: series,
-}).describe('Company detail (spec 2.3).')
+}).describe('Company detail.')
 
 /** 2.4 */
 export const storySchema = z.object({
@@ -139,8 +139,8 @@ export const storySchema = z.object({
   url: text,
   published_at: utcDatetime.nullable(),
   source_title: text,
-}).describe('A news story (spec 2.4).')
-export const storiesSchema = z.array(storySchema).max(50).describe('The 50 latest stories, newest first (spec 4.4).')
+}).describe('A news story.')
+export const storiesSchema = z.array(storySchema).max(50).describe('The 50 latest stories, newest first.')
 
 /** 2.5 */
 export const similarCompanySchema = z.object({
@@ -151,28 +151,28 @@ export const similarCompanySchema = z.object({
   id: integer,
   probability: z.number().gt(0).lte(1).describe('1.0 for the best match, lower for the others.'),
   stage: z.string(),
-  total_funding: unknownInteger.describe('Nullable (spec 2.5): null when no funding is known.'),
-}).describe('A similar company (spec 2.5).')
-export const similarCompaniesSchema = z.array(similarCompanySchema).max(20).describe('At most 20 similar companies, most similar first (spec 4.5).')
+  total_funding: unknownInteger.describe('Nullable: null when no funding is known.'),
+}).describe('A similar company.')
+export const similarCompaniesSchema = z.array(similarCompanySchema).max(20).describe('At most 20 similar companies, most similar first.')
 
 /** 2.6 */
 export const personSchema = z.object({
   name: text,
   title: text,
   path: text.describe('Address of a professional profile.'),
-}).describe('A person (spec 2.6).')
-export const peopleSchema = z.array(personSchema).describe('Key personnel (spec 4.6).')
+}).describe('A person.')
+export const peopleSchema = z.array(personSchema).describe('Key personnel.')
 
 /** 2.7 */
 export const contactSchema = z.object({
   company_id: integer,
   name: z.string(),
   email: z.string().nullable().describe('Null means contact information is unavailable; that is a normal answer.'),
-}).describe('A contact (spec 2.7).')
+}).describe('A contact.')
 
 /** 2.8 */
-export const techItemSchema = z.object({ company_id: integer, title: z.string() }).describe('A technology item (spec 2.8).')
-export const techStackSchema = z.array(techItemSchema).describe('The technology stack (spec 4.8).')
+export const techItemSchema = z.object({ company_id: integer, title: z.string() }).describe('A technology item.')
+export const techStackSchema = z.array(techItemSchema).describe('The technology stack.')
 
 //// parameters (documentation; the handlers validate them themselves) ////
 

@@ -76,7 +76,7 @@ export const investorDetailSchema = z.object({
   }).strict(),
   top_industries: z.array(z.object({ industry_name: z.string(), investments: count.min(1) }).strict()),
   most_recent_filings: z.array(filingSchema),
-}).strict().describe('Investor detail (spec 2.12).')
+}).strict().describe('Investor detail.')
 
 /** One company of a portfolio (spec 2.13). */
 export const portfolioCompanySchema = z.object({
@@ -94,7 +94,7 @@ export const portfolioCompanySchema = z.object({
 export const portfolioSchema = z.object({
   companies: z.array(portfolioCompanySchema),
   meta: metaSchema,
-}).strict().describe('Investor portfolio (spec 2.13), most recent first investment first.')
+}).strict().describe('Investor portfolio, most recent first investment first.')
 
 export const investorPathParams = z.object({
   id: z.string().describe('Investor identifier (object_id of a search result, investor_id of a query result).'),

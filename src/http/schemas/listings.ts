@@ -17,12 +17,12 @@ export const companyListItemSchema = z.object({
   domain: z.string().describe("'' when unknown."),
   id: numericString.describe('Company identifier, as a string.'),
   url: z.url().describe('Absolute address of GET /companies/{id}.'),
-}).strict().describe('Company list item (spec 2.2).')
+}).strict().describe('Company list item.')
 
 export const companyListSchema = z.object({
   meta: metaSchema,
   companies: z.array(companyListItemSchema),
-}).strict().describe('GET /companies (spec 4.1).')
+}).strict().describe('GET /companies.')
 
 /** Funding event (spec 2.10). */
 export const fundingSchema = z.object({
@@ -32,23 +32,23 @@ export const fundingSchema = z.object({
   company_name: z.string(),
   investors: z.string().describe('Investor names separated by commas.'),
   investor_slugs: z.string().describe('Investor slugs separated by commas.'),
-  series: z.string().describe('Series (spec 4.11); an empty string when unknown.'),
+  series: z.string().describe('Series; an empty string when unknown.'),
   rounds_funding_date: isoDate.nullable().describe('YYYY-MM-DD; null when unknown.'),
   amount: z.number().int().nullable().describe('Amount raised; null when not disclosed (not 0).'),
   currency: z.string(),
   news_url: z.string().describe("Address of the news item; '' when there is none."),
   industry: z.string().describe("The company's industries separated by commas."),
-  region: z.string().nullable().describe('Nullable (spec 2.10): null when unknown.'),
+  region: z.string().nullable().describe('Nullable: null when unknown.'),
   city: z.string(),
-  state: z.string().nullable().describe('Nullable (spec 2.10): null when unknown.'),
+  state: z.string().nullable().describe('Nullable: null when unknown.'),
   country: z.string().describe("Three-letter country code; '' when unknown."),
   created_on: sqlDatetime.nullable().describe("'YYYY-MM-DD HH:MM:SS'; null when not recorded."),
-}).strict().describe('Funding event (spec 2.10).')
+}).strict().describe('Funding event.')
 
 export const fundingListSchema = z.object({
   meta: metaSchema,
   fundings: z.array(fundingSchema),
-}).strict().describe('GET /fundings (spec 4.10).')
+}).strict().describe('GET /fundings.')
 
 /** The query parameters of a listing endpoint, one optional string each, described from the table. */
 export function listQuerySchema(endpoint: ListEndpoint): z.ZodObject {

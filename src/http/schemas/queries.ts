@@ -92,7 +92,7 @@ export const queryRequestSchema = z.object({
   sort: z.array(sortClause).optional().describe('Sort clauses, applied in order; the primary key is always the final tiebreaker.'),
   page: integerOrDigits.optional().describe('Page number, from 1 (default 1). Trial keys get page 1 only.'),
   per_page: integerOrDigits.optional().describe('Results per page; values above the cap (50 by default) are lowered to it.'),
-}).describe('A structured query (spec 4.14).')
+}).describe('A structured query.')
 
 //// envelope ////
 
@@ -117,4 +117,4 @@ export function queryEnvelopeSchemaFor(dataset: DatasetName): z.ZodObject {
 
 /** The query result envelope (spec 2.14) of POST /queries and GET /queries/:query_id. */
 export const queryEnvelopeSchema = z.union(DATASET_NAMES.map(queryEnvelopeSchemaFor) as [z.ZodObject, z.ZodObject, ...z.ZodObject[]])
-  .describe('The query result envelope (spec 2.14): the stored query, one page of results, paging meta and the query id.')
+  .describe('The query result envelope: the stored query, one page of results, paging meta and the query id.')

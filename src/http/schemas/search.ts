@@ -24,7 +24,7 @@ export const companySearchResultSchema = z.object({
   company_domain: z.string(),
   company_funding: dollars.nullable().describe('total_funding: U.S. dollars; 0 when the company never raised, null when its rounds\' amounts are undisclosed.'),
   company_keywords: z.array(z.string()).describe('The company\'s keywords; [] when it has none.'),
-  company_mattermark_score: z.number().int().nullable().describe('The company\'s svc_score, rounded (this exact name per spec 2.9); null when unknown.'),
+  company_mattermark_score: z.number().int().nullable().describe('The company\'s svc_score, rounded (this exact name, as the original service sent it); null when unknown.'),
   investor_funding: z.null().describe('Does not apply to a company.'),
   object_id: id,
 }).strict()
@@ -33,7 +33,7 @@ export const investorSearchResultSchema = z.object({
   object_type: z.literal('investor'),
   object_name: z.string(),
   object_slug: z.string().describe('The investor\'s svc_slug.'),
-  company_domain: z.literal('').describe('Does not apply to an investor: \'\' (a string, spec 2.9).'),
+  company_domain: z.literal('').describe('Does not apply to an investor: \'\' (a string).'),
   company_funding: z.null().describe('Does not apply to an investor.'),
   company_keywords: z.null().describe('Does not apply to an investor.'),
   company_mattermark_score: z.null().describe('Does not apply to an investor.'),
@@ -42,7 +42,7 @@ export const investorSearchResultSchema = z.object({
 }).strict()
 
 export const searchResultSchema = z.discriminatedUnion('object_type', [companySearchResultSchema, investorSearchResultSchema])
-  .describe('A search result (spec 2.9).')
+  .describe('A search result.')
 
 export const searchResponseSchema = z.array(searchResultSchema)
   .describe('Search results, best first: exact name matches, then names that start with the term, then other matches; '

@@ -10,7 +10,7 @@ export const usageRecordSchema = z.object({
   quota_limit: z.number().int().min(1).describe('Requests allowed per period (X-Quota-Limit).'),
   quota_remaining: z.number().int().min(0).describe('Requests left in the current period (X-Quota-Remaining).'),
   quota_reset: unixSeconds.describe('Unix seconds (UTC) at which the next period starts (X-Quota-Reset).'),
-  quota_period: unixSeconds.describe('Unix seconds (UTC) at which the current period started: the "timestamp form" of spec 2.15.'),
-}).describe('Quota usage of the calling key (spec 2.15).')
+  quota_period: unixSeconds.describe('Unix seconds (UTC) at which the current period started.'),
+}).describe('Quota usage of the calling key.')
 
-export const usageResponseSchema = z.array(usageRecordSchema).min(1).describe('Usage records (spec 2.15). Calls to this endpoint do not count against the quota (spec 4.16).')
+export const usageResponseSchema = z.array(usageRecordSchema).min(1).describe('Usage records. Calls to this endpoint do not count against the quota.')

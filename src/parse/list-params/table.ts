@@ -66,7 +66,7 @@ export const COMPANY_PARAMETERS: readonly ListParamDef[] = [
   p('cached_mobile_downloads_month_ago', 'numeric_range', 'cached_mobile_downloads_month_ago', 'Downloads in the past month.'),
   p('mobile_downloads_mom', 'numeric_range', 'mobile_downloads_mom', 'Change in downloads over a month.'),
   p('est_founding_date', 'founding_phrase', 'est_founding_date', 'Estimated founding date.'),
-  p('stage', 'enum_list', 'stage', 'Most recent funding round (spec 3).'),
+  p('stage', 'enum_list', 'stage', 'Most recent funding round.'),
   p('investors', 'investor_slugs', 'svc_slug', 'Investors that invested in the company (investor svc_slug).', 'investors'),
   p('total_funding', 'numeric_range', 'total_funding', 'Total publicly reported money raised, U.S. dollars only.'),
   p('last_funding_date', 'funding_phrase', 'last_funding_date', 'Date of the last funding event.'),
@@ -91,7 +91,7 @@ export const FUNDING_PARAMETERS: readonly ListParamDef[] = [
   p('funding_date_range', 'date_range', 'rounds_funding_date', 'Range of funding dates.'),
   p('investor_ids', 'investor_ids', 'investor_id', 'Investor identifiers.', 'investors'),
   p('investor_slugs', 'investor_slugs', 'svc_slug', 'Investor slugs (svc_slug).', 'investors'),
-  p('series', 'enum_list', 'series', 'Series of the round (spec 4.11).'),
+  p('series', 'enum_list', 'series', 'Series of the round.'),
   p('rounds_funding_date', 'date', 'rounds_funding_date', 'Date of the funding event.'),
 ]
 
