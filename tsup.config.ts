@@ -18,6 +18,8 @@ export default defineConfig([
   {
     entry: { index: 'src/index.ts', http: 'src/http/index.ts', internal: 'src/internal.ts' },
     format: ['cjs'],
+    // esbuild splits ESM only; tsup's CJS splitting shares the entries' code the same way.
+    splitting: true,
     dts: true,
     sourcemap: false,
     shims: true,
