@@ -111,9 +111,12 @@ async function nearestPosition(ctx: ExecContext, queryId: string, atOrBefore: nu
  * serving the same page again learns the same page end, and writing it again is a write
  * transaction that changes nothing. Skipping it took a repeated 50-company page on 1,000,000
  * companies from 1.44 ms to ~0.9 ms (the suite's repeated-page row, `npm run bench -- --size 1000000`). Bounded; forgetting one only costs
- * a write that does nothing. A position trimmed from the table while still listed here is not
+ * a write that does nothing. A page end trimmed from the table while still listed here is not
  * written again until it drops out: the page then skips from an earlier position, which is
- * bounded by `maxSkip` all the same.
+ * bounded by `maxSkip` all the same. The pass's checkpoints are always written: the pass runs only
+ * when the table lacks them, so whatever this memo says of them is out of date (a trim, by this
+ * connection or another process), and skipping the write would make every later deep page of the
+ * query run the pass again.
  */
 const REMEMBERED_PER_CONNECTION = 50_000
 const rememberedPositions = new WeakMap<object, Set<string>>()
@@ -127,10 +130,10 @@ function rememberedSet(ctx: ExecContext): Set<string> {
 const positionKey = (ctx: ExecContext, queryId: string, position: number) => `${ctx.dataVersion}\u0000${queryId}\u0000${position}`
 
 /** Remembers sort keys by position, best effort (skipped, not waited for, when SQLite's write lock is held elsewhere). */
-async function remember(ctx: ExecContext, queryId: string, positions: readonly Position[]): Promise<void> {
+async function remember(ctx: ExecContext, queryId: string, positions: readonly Position[], memo: 'trust memo' | 'write all' = 'trust memo'): Promise<void> {
   if (ctx.readonly) return
   const seen = rememberedSet(ctx)
-  const known = positions.filter((p) => p.boundary !== undefined && p.position > 0 && !seen.has(positionKey(ctx, queryId, p.position)))
+  const known = positions.filter((p) => p.boundary !== undefined && p.position > 0 && (memo === 'write all' || !seen.has(positionKey(ctx, queryId, p.position))))
   if (known.length === 0) return
   // Chunked under any bind-variable ceiling (4 values per row); one transaction on SQLite.
   const statements = []
@@ -147,7 +150,9 @@ async function remember(ctx: ExecContext, queryId: string, positions: readonly P
   }
   if (!(await writeCache(ctx, statements))) return
   for (const p of known) {
-    seen.add(positionKey(ctx, queryId, p.position))
+    const key = positionKey(ctx, queryId, p.position)
+    seen.delete(key)
+    seen.add(key)
     if (seen.size > REMEMBERED_PER_CONNECTION) seen.delete(seen.values().next().value as string)
   }
   await noteCacheWrites(ctx, 'query_checkpoints', known.length)
@@ -164,7 +169,7 @@ async function checkpointPass(ctx: ExecContext, plan: QueryPlan, queryId: string
     position: Number(row.position),
     boundary: plan.keys.map((k) => (row[k.alias] ?? null) as Boundary[number]),
   }))
-  await remember(ctx, queryId, checkpoints)
+  await remember(ctx, queryId, checkpoints, 'write all')
   return checkpoints
 }
 
