@@ -38,6 +38,7 @@ import { newCacheTally, type CacheTally } from './execute/context.js'
 import type { PagingPolicy } from './execute/cursor.js'
 import type { SearchRequest } from './records/search.js'
 import { openDatabase, type SqliteVentureDb, type VentureDb } from './store/open.js'
+import { DEFAULT_MEMORY_BUDGET_BYTES, planMemory, type MemoryPlan } from './store/memory-budget.js'
 import { guardInput, InvalidInputError } from './parse/guard.js'
 import { argumentIssues } from './execute/arguments.js'
 import type { DatabaseStatus } from './store/status.js'
@@ -96,6 +97,14 @@ export interface EngineOptions<D extends VentureDb = VentureDb> {
    * call at a time on the caller's thread). grammar-docs/guides/fairness.md.
    */
   readonly fairness?: FairnessOptions
+  /**
+   * Bytes of memory the engine may hold over a SQLite file: 1 GiB by default, at least 64 MiB.
+   * Half of it is shared out as the mapped size of the data file (`mmap_size`) of each connection,
+   * the caller's and every worker's; the rest is left for heaps and caches
+   * (`engine.execution.memory`; grammar-docs/guides/serving.md, "Memory"). An open handle keeps
+   * its own mapping; the workers opened for it take their share. Ignored on PostgreSQL.
+   */
+  readonly memoryBudget?: number
 }
 
 /** A write lock held longer than this is another process's bulk work (an import), not a request's write. */
@@ -158,7 +167,11 @@ export interface Engine<D extends VentureDb = VentureDb> {
    */
   readonly database: D
   /** Where queries run: `pool` with this many worker threads, or `inline`; whether budgets interrupt statements. */
-  readonly execution: { readonly kind: 'pool' | 'inline'; readonly workers: number; readonly interruptible: boolean; readonly timeoutMs: number }
+  readonly execution: {
+    readonly kind: 'pool' | 'inline'; readonly workers: number; readonly interruptible: boolean; readonly timeoutMs: number
+    /** How `EngineOptions.memoryBudget` is shared out (SQLite; undefined on PostgreSQL). */
+    readonly memory: MemoryPlan | undefined
+  }
   /**
    * The refusal a heavy call of this tenant would get now (`TenantBusyError`: its backlog is full or
    * its worker-time allowance used up), or undefined. No call is made: a host can answer 429 before
@@ -244,8 +257,13 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
   const owned = typeof options.database === 'string'
   const writeWaitMs = options.writeWaitMs ?? DEFAULT_WRITE_WAIT_MS
   // Opening may wait longer for the lock than a request will: migrations run once, at start.
-  const vdb = (typeof options.database === 'string' ? openDatabase(options.database, { newState: options.newState ?? false }) : options.database) as D
-  const backend = chooseBackend(vdb, limits, options.paging ?? {}, options.workers, owned, writeWaitMs, options.fairness)
+  const memory = typeof options.database !== 'string' && options.database.dialect !== 'sqlite'
+    ? undefined
+    : planMemory(options.memoryBudget ?? DEFAULT_MEMORY_BUDGET_BYTES, sqliteConnections(options.database, options.workers, owned))
+  const vdb = (typeof options.database === 'string'
+    ? openDatabase(options.database, { newState: options.newState ?? false, ...(memory ? { mmapBytes: memory.mmapBytesPerConnection } : {}) })
+    : options.database) as D
+  const backend = chooseBackend(vdb, limits, options.paging ?? {}, options.workers, owned, writeWaitMs, options.fairness, memory?.mmapBytesPerConnection)
 
   const counters = { queryTimeouts: 0, calls: 0, ...newCacheTally() }
 
@@ -348,7 +366,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
   const engine: Engine<D> = {
     limits,
     database: vdb,
-    execution: Object.freeze({ kind: backend.kind, workers: backend.workers, interruptible: backend.interruptible, timeoutMs }),
+    execution: Object.freeze({ kind: backend.kind, workers: backend.workers, interruptible: backend.interruptible, timeoutMs, memory }),
     query: (request, o) => result('query', [request, storeOptions(o), runOptions(o)], o),
     list: (request, o) => result('list', [request, runOptions(o)], o),
     store: (request, o) => result('store', [request, storeOptions(o)], o),
@@ -400,7 +418,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
  * number of workers; an in-memory database and PostgreSQL always run inline (workers cannot share
  * the one, and the other's driver never blocks).
  */
-function chooseBackend(vdb: VentureDb, limits: Limits, paging: Partial<PagingPolicy>, workers: number | undefined, owned: boolean, writeWaitMs: number, fairness: FairnessOptions | undefined): Backend<Operations> {
+function chooseBackend(vdb: VentureDb, limits: Limits, paging: Partial<PagingPolicy>, workers: number | undefined, owned: boolean, writeWaitMs: number, fairness: FairnessOptions | undefined, mmapBytes: number | undefined): Backend<Operations> {
   if (workers !== undefined && !(Number.isInteger(workers) && workers >= 0)) {
     throw new RangeError(`createEngine: workers must be a whole number (0 runs queries on the caller's thread), got ${String(workers)}`)
   }
@@ -408,7 +426,7 @@ function chooseBackend(vdb: VentureDb, limits: Limits, paging: Partial<PagingPol
     const file = vdb.sqlite.name
     const onDisk = file !== ':memory:' && file !== '' && !vdb.sqlite.memory
     const size = workers ?? (owned ? defaultPoolSize() : 0)
-    if (onDisk && size > 0) return createWorkerPool({ file, size, readonly: vdb.readonly, limits, paging, busyTimeoutMs: writeWaitMs, fairness })
+    if (onDisk && size > 0) return createWorkerPool({ file, size, readonly: vdb.readonly, limits, paging, busyTimeoutMs: writeWaitMs, fairness, ...(mmapBytes !== undefined ? { mmapBytes } : {}) })
     // Inline on SQLite: the caller's thread runs each statement; the watchdog interrupts it at the deadline.
     if (owned) vdb.sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(writeWaitMs))}`)
     const interruptible = makeInterruptible(vdb.sqlite)
@@ -418,6 +436,17 @@ function chooseBackend(vdb: VentureDb, limits: Limits, paging: Partial<PagingPol
     cancellable: (work) => vdb.cancellable(work),
     heavyLimit: { slots: workers !== undefined && workers > 0 ? workers : defaultPoolSize(), light: LIGHT_OPERATIONS, fairness },
   })
+}
+
+/**
+ * Connections a SQLite engine opens to its file: the caller's (or the given handle's), plus each
+ * worker of the pool and the one kept for light lookups (`chooseBackend`'s choice of pool size).
+ */
+function sqliteConnections(database: string | VentureDb, workers: number | undefined, owned: boolean): number {
+  const file = typeof database === 'string' ? database : database.dialect === 'sqlite' ? database.sqlite.name : ''
+  const inMemory = file === ':memory:' || file === '' || (typeof database !== 'string' && database.dialect === 'sqlite' && database.sqlite.memory)
+  const size = inMemory ? 0 : (workers ?? (owned ? defaultPoolSize() : 0))
+  return 1 + (size > 0 ? size + 1 : 0)
 }
 
 const REQUEST_METHODS: ReadonlySet<string> = new Set(['query', 'list', 'store', 'explain', 'count'])

@@ -37,6 +37,7 @@ export {
   type Engine, type EngineOptions, type StoreCallOptions, type ListPage, type QueryEnvelope, type PageMeta, type StoreResult, type ExplainResult, type EngineStats, type DatabaseStatus,
 } from './engine.js'
 export * from './typed/index.js'
+export { DEFAULT_MEMORY_BUDGET_BYTES, type MemoryPlan } from './store/memory-budget.js'
 // Databases: open, copy to PostgreSQL, build the search and similarity indexes.
 export {
   openDatabase,

@@ -30,6 +30,7 @@ import { createApiKey, listApiKeys, type NewKey } from '../store/api-keys.js'
 import { generatedAsOf, generateInto } from '../store/generate/build.js'
 import { todayUtc } from '../store/generate/generator.js'
 import { openDatabase } from '../store/open.js'
+import { DEFAULT_MEMORY_BUDGET_BYTES, MIN_MEMORY_BUDGET_BYTES } from '../store/memory-budget.js'
 import { similarIndexCoverage, type SimilarIndexCoverage } from '../records/similar-index.js'
 import { databaseFiles, stateFileOf } from '../store/state-file.js'
 import { DEFAULT_DEMO_COMPANIES } from './generate.js'
@@ -48,6 +49,9 @@ export const DATABASE_FILE = 'ventureql.db'
 export const DEFAULT_QUERY_TIMEOUT_MS = 10_000
 /** PostgreSQL pool size of `serve` unless `--connections` says otherwise. */
 export const DEFAULT_PG_CONNECTIONS = DEFAULT_MAX_CONNECTIONS
+const MB = 1024 * 1024
+/** `--memory-budget`'s default, in megabytes (store/memory-budget.ts). */
+export const DEFAULT_MEMORY_BUDGET_MB = DEFAULT_MEMORY_BUDGET_BYTES / MB
 
 /** The keys a first run creates: enough for interactive use and scripts, and a trial key to see its limits. */
 export const FIRST_RUN_KEYS: readonly (NewKey & { readonly name: 'full' | 'trial' })[] = Object.freeze([
@@ -105,6 +109,12 @@ export interface ServeOptions {
   readonly tenantConcurrency?: number
   readonly tenantBacklog?: number
   readonly tenantAllowance?: number
+  /**
+   * SQLite: megabytes of memory the engine may hold (default 1024): half is shared out as each
+   * connection's mapped size of the data file, the rest left for heaps and caches
+   * (`EngineOptions.memoryBudget`; grammar-docs/guides/serving.md, "Memory").
+   */
+  readonly memoryBudget?: number
   /** How long `close()` may take (milliseconds); see `RunningServer.close`. Default 10,000. */
   readonly shutdownTimeoutMs?: number
   /**
@@ -215,6 +225,7 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
     if (!existsSync(databaseFile)) await generateDemo(databaseFile, options.companies ?? DEFAULT_DEMO_COMPANIES, err)
     engine = createEngine({
       database: databaseFile, timeoutMs: queryTimeoutMs, newState: options.newState ?? false, fairness,
+      memoryBudget: (options.memoryBudget ?? DEFAULT_MEMORY_BUDGET_MB) * MB,
       ...(options.workers !== undefined ? { workers: options.workers } : {}),
     })
     const recovered = (engine.database as SqliteVentureDb).stateFile?.recovered
@@ -283,7 +294,9 @@ export async function startServe(options: ServeOptions = {}): Promise<ServeHandl
       + `at most ${options.workers ?? defaultPoolSize()} heavy calls at once (--workers), ${limit}`)
   }
   else {
+    const mapped = engine.execution.memory
     out(`queries: ${workers} worker threads (one kept for key checks and lookups), ${limit}`
+      + (mapped ? `; memory budget ${Math.round(mapped.budgetBytes / MB)} MB (--memory-budget), ${Math.round(mapped.mmapBytesPerConnection / MB)} MB of the data file mapped per connection` : '')
       + `${timeoutMs > 0 && !interruptible ? '; the interrupt extension was not built (no C compiler at install), so a worker over budget is ended instead' : ''}`)
   }
   if (tls?.selfSigned) {
@@ -480,6 +493,7 @@ export const SERVE_ENVIRONMENT = Object.freeze({
   '--tenant-concurrency': 'VENTUREQL_TENANT_CONCURRENCY',
   '--tenant-backlog': 'VENTUREQL_TENANT_BACKLOG',
   '--tenant-allowance': 'VENTUREQL_TENANT_ALLOWANCE',
+  '--memory-budget': 'VENTUREQL_MEMORY_BUDGET',
   '--shutdown-timeout': 'VENTUREQL_SHUTDOWN_TIMEOUT',
 } as const)
 
@@ -503,7 +517,7 @@ export function serveOptionsOf(command: Command): ServeOptions {
     port: number; host: string; dataDir: string; database?: string; schema?: string; tlsCert?: string; tlsKey?: string
     http?: boolean; companies: number; baseUrl?: string; accessLog?: boolean; logFormat: 'auto' | LogFormat; metrics?: boolean; cors?: string[]
     queryTimeout: number; workers?: number; connections?: number; shutdownTimeout: number; newState?: boolean
-    tenantConcurrency?: number; tenantBacklog?: number; tenantAllowance?: number
+    tenantConcurrency?: number; tenantBacklog?: number; tenantAllowance?: number; memoryBudget?: number
   }>()
   // Switches set by the environment: commander turns any value on ("0" too); read it as a switch.
   const switched = (name: 'http' | 'accessLog' | 'metrics', flag: ServeFlag): boolean | undefined =>
@@ -548,6 +562,7 @@ export function registerServe(program: Command): void {
     .addOption(option('--tenant-concurrency', '--tenant-concurrency <n>', 'heavy queries one key runs at once; its others wait their turn (default: half the workers, at least 1)').argParser(wholeNumber('--tenant-concurrency', 1, 'queries')))
     .addOption(option('--tenant-backlog', '--tenant-backlog <n>', 'queries of one key that may wait beyond those running; more are answered 429 with Retry-After (default 64)').argParser(wholeNumber('--tenant-backlog', 0, 'queries')))
     .addOption(option('--tenant-allowance', '--tenant-allowance <ms>', 'milliseconds of worker time one key\'s heavy queries may use per minute; beyond, they are answered 429 with Retry-After (default 30000; 0: no limit)').argParser(wholeNumber('--tenant-allowance', 0, 'milliseconds')))
+    .addOption(option('--memory-budget', '--memory-budget <mb>', `SQLite: megabytes of memory the engine may hold; half is shared out as each connection's mapped size of the data file (default ${DEFAULT_MEMORY_BUDGET_MB}, at least ${MIN_MEMORY_BUDGET_BYTES / MB})`).argParser(wholeNumber('--memory-budget', MIN_MEMORY_BUDGET_BYTES / MB, 'megabytes')))
     .option('--new-state', 'SQLite: start with an empty state file (no API keys, quota counts or stored queries) when the database\'s is missing, empty, another database\'s or corrupt, which is refused otherwise; a foreign or corrupt one is set aside. Command line only, never from the environment')
     .addOption(option('--shutdown-timeout', '--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, time to answer the requests received before exiting; those still running near the end are answered 503').argParser(wholeNumber('--shutdown-timeout', 0, 'milliseconds')).default(DEFAULT_SHUTDOWN_TIMEOUT_MS))
     .action(async () => {

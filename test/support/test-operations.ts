@@ -38,6 +38,8 @@ export function createOperations(vdb: SqliteVentureDb, limits: Limits) {
       Atomics.wait(cells, HELD_RELEASE_BASE + id, 0)
       return id
     },
+    /** The worker connection's `mmap_size` (the memory budget's share, store/memory-budget.ts). */
+    mmapSize: () => Number(vdb.sqlite.pragma('mmap_size', { simple: true })),
     /** Ends the worker thread from inside a call. */
     crash: () => process.exit(3),
   }
