@@ -24,7 +24,10 @@ export interface ServeProcess {
 export async function startServeProcess(options: { database: string; args?: readonly string[]; cwd?: string; nodeArgs?: readonly string[] }): Promise<ServeProcess> {
   const cwd = options.cwd ?? process.cwd()
   buildOnce(cwd)
-  const args = ['bin/ventureql.mjs', 'serve', '--http', '--port', '0', '--database', options.database, ...(options.args ?? [])]
+  // The load benches send many clients' traffic under one key: the per-key limits (fairness.md)
+  // would answer most of it 429, so they are lifted unless a bench sets them (a later flag wins).
+  const manyClients = ['--tenant-concurrency', '1000', '--tenant-backlog', '100000', '--tenant-allowance', '0']
+  const args = ['bin/ventureql.mjs', 'serve', '--http', '--port', '0', '--database', options.database, ...manyClients, ...(options.args ?? [])]
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
