@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check'
 import type { DatasetName } from '../catalog/define.js'
-import { DATASET_NAMES, FOREIGN_MATCH_MODES, relations } from '../catalog/index.js'
+import { DATASET_NAMES, datasets, FOREIGN_MATCH_MODES, relations } from '../catalog/index.js'
 import type { CheckedQuery } from '../check/checked.js'
 import { checkQuery } from '../check/index.js'
 import { resolveLimits } from '../check/limits.js'
@@ -80,8 +80,10 @@ export interface ConformanceFailure {
   readonly law: ConformanceLaw
   /** fast-check's report: seed, path, the shrunk counterexample and the error it raised. */
   readonly message: string
-  /** The shrunk counterexample: the property's arguments (the query or queries it generated). */
+  /** The failing case as simplified after shrinking: the query or queries the law generated. */
   readonly counterexample: unknown
+  /** The case as fast-check shrank it (its report shows this one; `seed` and `path` replay it). */
+  readonly shrunk: unknown
   readonly seed: number
   readonly path: string
 }
@@ -94,25 +96,41 @@ export class ConformanceError extends Error {
   }
 }
 
-/** How a law runs: fast-check's run of its property, reduced to the failure, if any. */
-type Checkable = (parameters: fc.Parameters<unknown>) => Promise<Omit<ConformanceFailure, 'law'> | undefined>
+type Note = (dataset: DatasetName, matched: number) => void
 
-/** A law's property: it throws an Error saying what differed; `note` counts the filters it generated. */
+/**
+ * A law: a generated case and a predicate that throws an Error saying what differed. `note`
+ * counts the filters the run generated (it is not called while simplifying a failure).
+ */
 interface Law {
-  readonly property: (note: (dataset: DatasetName, matched: number) => void) => Checkable
+  readonly arbitrary: fc.Arbitrary<object>
+  readonly predicate: (value: never, note: Note) => Promise<void>
 }
 
-function checkable<Ts>(property: fc.IAsyncProperty<Ts>): Checkable {
-  return async (parameters) => {
-    const details = await fc.check(property, parameters as fc.Parameters<Ts>)
-    if (!details.failed) return undefined
-    return {
-      message: fc.defaultReportMessage(details) ?? 'the property failed',
-      // The property's arguments: one generated case, or the case and a page size.
-      counterexample: details.counterexample === null ? undefined : (details.counterexample as unknown[]).length === 1 ? (details.counterexample as unknown[])[0] : details.counterexample,
-      seed: details.seed,
-      path: details.counterexamplePath ?? '',
-    }
+function law<T extends object>(arbitrary: fc.Arbitrary<T>, predicate: (value: T, note: Note) => Promise<void>): Law {
+  return { arbitrary, predicate: predicate as Law['predicate'] }
+}
+
+/** Errors of the harness itself (a candidate the checker refuses), which never count as a failure of the target. */
+class HarnessError extends Error {}
+
+/**
+ * Runs a law with fast-check; a failure is then simplified further (`simplify`), because the
+ * arbitraries are built with `chain`, which fast-check shrinks only part of the way.
+ */
+async function runLaw(law: Law, note: Note, parameters: fc.Parameters<[object]>): Promise<Omit<ConformanceFailure, 'law'> | undefined> {
+  const property = fc.asyncProperty(law.arbitrary, (value) => law.predicate(value as never, note))
+  const details = await fc.check(property, { ...parameters, includeErrorInReport: true })
+  if (!details.failed || details.counterexample === null) return details.failed ? { message: fc.defaultReportMessage(details) ?? 'failed', counterexample: undefined, shrunk: undefined, seed: details.seed, path: details.counterexamplePath ?? '' } : undefined
+  const shrunk = details.counterexample[0]
+  const simplest = await simplify(shrunk, async (candidate) => law.predicate(candidate as never, () => undefined))
+  const message = fc.defaultReportMessage(details) ?? 'the property failed'
+  return {
+    message: simplest.value === shrunk ? message : `${message}\n\nSimplified counterexample (parts of the filter and sort taken away while the law still fails):\n${JSON.stringify(simplest.value)}\nGot error: ${simplest.error}`,
+    counterexample: simplest.value,
+    shrunk,
+    seed: details.seed,
+    path: details.counterexamplePath ?? '',
   }
 }
 
@@ -157,7 +175,7 @@ export async function checkConformance(target: ConformanceTarget, options: Confo
       runs++
       if (matched > 0 && matched < snapshot.datasets[dataset].ids.length) partial++
     }
-    const failure = await LAWS[name](ctx).property(note)({
+    const failure = await runLaw(LAWS[name](ctx), note, {
       numRuns: options.numRuns ?? 40,
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
       ...(options.path !== undefined ? { path: options.path } : {}),
@@ -199,9 +217,9 @@ function expectedRows(ctx: LawContext, dataset: DatasetName, filter: FilterJson,
 
 function checked(request: object): CheckedQuery {
   const parsed = parseQuery(request, NO_LIMITS)
-  if (!parsed.ok) throw new Error(`generated request does not parse (a bug of ventureql/testing): ${formatIssues(parsed.issues)}`)
+  if (!parsed.ok) throw new HarnessError(`generated request does not parse (a bug of ventureql/testing): ${formatIssues(parsed.issues)}`)
   const result = checkQuery(parsed.value, NO_LIMITS)
-  if (!result.ok) throw new Error(`generated request does not check (a bug of ventureql/testing): ${formatIssues(result.issues)}`)
+  if (!result.ok) throw new HarnessError(`generated request does not check (a bug of ventureql/testing): ${formatIssues(result.issues)}`)
   return result.value
 }
 
@@ -245,18 +263,18 @@ const preview = (ids: readonly number[]): string => `[${ids.slice(0, 12).join(',
 
 const LAWS: Readonly<Record<ConformanceLaw, (ctx: LawContext) => Law>> = {
   reference: (ctx) => ({
-    property: (note) => checkable(fc.asyncProperty(generated(ctx), async ({ dataset, filter, sort }) => {
+    ...law(generated(ctx), async ({ dataset, filter, sort }, note) => {
       const expected = expectedRows(ctx, dataset, filter, sort)
       note(dataset, expected.length)
       const query = firstPage(ctx, dataset, filter, sort)
       const answer = await ask(ctx, query)
       sameNumber('total (the reference evaluator\'s count)', expected.length, answer.total)
       sameIds('ids of page 1 (the reference evaluator\'s, in order)', expected.slice(0, query.per_page), answer.ids)
-    })),
+    }),
   }),
 
   complement: (ctx) => ({
-    property: (note) => checkable(fc.asyncProperty(generated(ctx), async ({ dataset, filter }) => {
+    ...law(generated(ctx), async ({ dataset, filter }, note) => {
       note(dataset, expectedRows(ctx, dataset, filter).length)
       const all = await ask(ctx, firstPage(ctx, dataset, {}))
       const yes = await ask(ctx, firstPage(ctx, dataset, filter))
@@ -269,15 +287,15 @@ const LAWS: Readonly<Record<ConformanceLaw, (ctx: LawContext) => Law>> = {
         if (both.length > 0) throw new Error(`P and not P both select ${preview(both)}`)
         sameIds('the records of P and of not P together (every record once)', [...all.ids].sort((a, b) => a - b), [...yes.ids, ...no.ids].sort((a, b) => a - b))
       }
-    })),
+    }),
   }),
 
   commutativity: (ctx) => ({
-    property: (note) => checkable(fc.asyncProperty(
+    ...law(
       fc.constantFrom(...ctx.datasets).chain((dataset) => fc.record({
         dataset: fc.constant(dataset), p: ctx.arbs.filter(dataset), q: ctx.arbs.filter(dataset), sort: ctx.arbs.sort(dataset), seed: fc.integer(),
       })),
-      async ({ dataset, p, q, sort, seed }) => {
+      async ({ dataset, p, q, sort, seed }, note) => {
         note(dataset, expectedRows(ctx, dataset, p).length)
         const random = prng(seed)
         const pairs: Array<[string, FilterJson, FilterJson]> = [
@@ -291,11 +309,11 @@ const LAWS: Readonly<Record<ConformanceLaw, (ctx: LawContext) => Law>> = {
           sameNumber(`${what}: total`, one.total, other.total)
           sameIds(`${what}: ids of page 1`, one.ids, other.ids)
         }
-      })),
+      }),
   }),
 
   paging: (ctx) => ({
-    property: (note) => checkable(fc.asyncProperty(generated(ctx), fc.integer({ min: 1, max: 25 }), async ({ dataset, filter, sort }, size) => {
+    ...law(generated(ctx).chain((g) => fc.integer({ min: 1, max: 25 }).map((size) => ({ ...g, size }))), async ({ dataset, filter, sort, size }, note) => {
       const expectedCount = expectedRows(ctx, dataset, filter, sort).length
       note(dataset, expectedCount)
       // At most 40 pages a walk, whatever the share of records the filter selects.
@@ -318,20 +336,16 @@ const LAWS: Readonly<Record<ConformanceLaw, (ctx: LawContext) => Law>> = {
       const twice = walked.filter((id) => (seen.has(id) ? true : (seen.add(id), false)))
       if (twice.length > 0) throw new Error(`walking every page at per_page ${perPage} returned ${preview(twice)} more than once`)
       sameIds(`every page at per_page ${perPage}, in order (the whole answer on one page)`, expected, walked)
-    })),
+    }),
   }),
 
   foreign: (ctx) => {
-    const from = ctx.datasets.filter((ds) => relations.some((r) => r.from === ds && rowCount(ctx, r.to) > 0))
-    const arb = fc.constantFrom(...(from.length > 0 ? from : ctx.datasets)).chain((dataset) => {
-      const targets = relations.filter((r) => r.from === dataset).map((r) => r.to)
-      if (targets.length === 0) return fc.constant(undefined)
-      return fc.constantFrom(...targets).chain((to) => fc.record({ dataset: fc.constant(dataset), to: fc.constant(to), inner: ctx.arbs.filter(to), sort: ctx.arbs.sort(dataset) }))
-    })
+    const pairs = relations.filter((r) => ctx.datasets.includes(r.from) && rowCount(ctx, r.to) > 0).map((r) => [r.from, r.to] as const)
+    if (pairs.length === 0) throw new TypeError('checkConformance: the foreign law needs a dataset related to one the snapshot holds records of')
+    const arb = fc.constantFrom(...pairs).chain(([dataset, to]) =>
+      fc.record({ dataset: fc.constant(dataset), to: fc.constant(to), inner: ctx.arbs.filter(to), sort: ctx.arbs.sort(dataset) }))
     return {
-      property: (note) => checkable(fc.asyncProperty(arb, async (generatedCase) => {
-        if (generatedCase === undefined) return
-        const { dataset, to, inner, sort } = generatedCase
+      ...law(arb, async ({ dataset, to, inner, sort }, note) => {
         const foreign = (filter: FilterJson, match: string): FilterJson => ({ foreign: { dataset: to, filter, match } })
         const answers = new Map<string, { ids: number[]; total: number }>()
         for (const match of FOREIGN_MATCH_MODES) {
@@ -350,12 +364,99 @@ const LAWS: Readonly<Record<ConformanceLaw, (ctx: LawContext) => Law>> = {
         if (any.total + none.total !== all.total) {
           throw new Error(`match "none" is not the complement of match "any": count(any) = ${any.total}, count(none) = ${none.total}, count(all) = ${all.total}`)
         }
-        const rewritten = await ask(ctx, firstPage(ctx, dataset, { and: [foreign({}, 'any'), foreign({ not: inner }, 'none')] }, sort))
+        // "Any related record": a condition every record holds (an empty hash is refused inside `foreign`).
+        const anyRecord = { [datasets[to].primaryKey]: { is_null: false } }
+        const rewritten = await ask(ctx, firstPage(ctx, dataset, { and: [foreign(anyRecord, 'any'), foreign({ not: inner }, 'none')] }, sort))
         sameNumber('match "all" against {and: [any related record, none failing the filter]}: total', rewritten.total, answers.get('all')!.total)
         sameIds('match "all" against {and: [any related record, none failing the filter]}: ids of page 1', rewritten.ids, answers.get('all')!.ids)
-      })),
+      }),
     }
   },
+}
+
+//// simplifying a failure ////
+
+/** Keys of a generated case that hold a filter, and the key of the dataset it is over. */
+const FILTER_KEYS: Readonly<Record<string, string>> = { filter: 'dataset', p: 'dataset', q: 'dataset', inner: 'to' }
+
+/** Filters a little simpler than `filter`, each still well-formed (the caller checks them). */
+function simplerFilters(filter: unknown): unknown[] {
+  if (Array.isArray(filter)) {
+    const out: unknown[] = []
+    if (filter.length > 1) for (let i = 0; i < filter.length; i++) out.push(filter.filter((_, j) => j !== i))
+    filter.forEach((item, i) => { for (const simpler of simplerFilters(item)) out.push(filter.map((x, j) => (j === i ? simpler : x))) })
+    return out
+  }
+  if (typeof filter !== 'object' || filter === null) return []
+  const entries = Object.entries(filter)
+  const out: unknown[] = []
+  // One key of several; a logical key's child in place of the whole hash.
+  if (entries.length > 1) for (const [k, v] of entries) out.push({ [k]: v })
+  for (const [k, v] of entries) {
+    if ((k === 'and' || k === 'or') && Array.isArray(v) && entries.length === 1) out.push(...v)
+    if (k === 'not' && entries.length === 1) out.push(v)
+  }
+  // The same, one level down.
+  for (const [k, v] of entries) {
+    const inner = k === 'foreign' && typeof v === 'object' && v !== null ? simplerFilters((v as { filter?: unknown }).filter).map((f) => ({ ...(v as object), filter: f })) : simplerFilters(v)
+    for (const simpler of inner) out.push({ ...filter, [k]: simpler })
+  }
+  return out
+}
+
+/** Cases a little simpler than `value`: one filter simplified, the sort or the page size reduced. */
+function simplerCases(value: Record<string, unknown>): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = []
+  if (Array.isArray(value.sort) && value.sort.length > 0) out.push({ ...value, sort: [] })
+  if (typeof value.size === 'number' && value.size > 1) out.push({ ...value, size: 1 })
+  for (const key of Object.keys(FILTER_KEYS)) {
+    if (!(key in value)) continue
+    for (const simpler of simplerFilters(value[key])) out.push({ ...value, [key]: simpler })
+  }
+  return out
+}
+
+/** Whether the checker accepts every filter of a candidate case (a simplification may not be a valid filter). */
+function validCase(value: Record<string, unknown>): boolean {
+  try {
+    for (const [key, datasetKey] of Object.entries(FILTER_KEYS)) if (key in value) checked({ dataset: value[datasetKey], filter: value[key] })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Greedy simplification of a failing case: takes away parts of its filters (keys, children, a
+ * `not`, list items) and its sort while the law still fails on it, up to a bounded number of tries.
+ */
+async function simplify(failing: unknown, fails: (candidate: unknown) => Promise<void>): Promise<{ value: unknown; error: string }> {
+  const failure = async (candidate: unknown): Promise<string | undefined> => {
+    try {
+      await fails(candidate)
+      return undefined
+    } catch (error) {
+      return error instanceof HarnessError ? undefined : (error as Error).message ?? String(error)
+    }
+  }
+  let current = failing
+  let error = (await failure(current)) ?? ''
+  let budget = 300
+  for (let progress = true; progress && budget > 0;) {
+    progress = false
+    if (typeof current !== 'object' || current === null) break
+    for (const candidate of simplerCases(current as Record<string, unknown>)) {
+      if (budget-- <= 0) break
+      if (!validCase(candidate)) continue
+      const message = await failure(candidate)
+      if (message === undefined) continue
+      current = candidate
+      error = message
+      progress = true
+      break
+    }
+  }
+  return { value: current, error }
 }
 
 /** Equivalent regroupings at the top: a one-child `and`/`or`, or a double `not`. */
