@@ -316,8 +316,8 @@ const LAWS: Readonly<Record<ConformanceLaw, (ctx: LawContext) => Law>> = {
     ...law(generated(ctx).chain((g) => fc.integer({ min: 1, max: 25 }).map((size) => ({ ...g, size }))), async ({ dataset, filter, sort, size }, note) => {
       const expectedCount = expectedRows(ctx, dataset, filter, sort).length
       note(dataset, expectedCount)
-      // At most 40 pages a walk, whatever the share of records the filter selects.
-      const perPage = Math.min(ctx.maxPerPage, Math.max(size, Math.ceil(expectedCount / 40)))
+      // At most 20 pages a walk, whatever the share of records the filter selects.
+      const perPage = Math.min(ctx.maxPerPage, Math.max(size, Math.ceil(expectedCount / 20)))
       const whole = await ask(ctx, firstPage(ctx, dataset, filter, sort))
       // The target's own answer on one page when it fits, else the reference's: this law is about paging.
       const expected = whole.total <= ctx.maxPerPage ? whole.ids : expectedRows(ctx, dataset, filter, sort)
