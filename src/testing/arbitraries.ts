@@ -226,7 +226,7 @@ export function filterArbitraries(snapshot: Snapshot, options: ArbitraryOptions 
   /** What one field key holds: a bare scalar (equality) or a hash of 1–2 distinct operators. */
   function fieldCondition(ds: DatasetName, field: FieldDef): fc.Arbitrary<unknown> {
     const ops = opsOf(field)
-    const hash = fc.shuffledSubarray(ops, { minLength: 1, maxLength: 2 }).chain((chosen) =>
+    const hash = fc.shuffledSubarray(ops, { minLength: 1, maxLength: Math.min(2, ops.length) }).chain((chosen) =>
       fc.tuple(...chosen.map((op) => operand(ds, field, op).map((v) => [op, v] as const))).map((entries) => Object.fromEntries(entries)))
     // A bare value is `eq`; `null` would be `is_null`, so bare values are never null.
     return allowed.has('eq') ? fc.oneof({ arbitrary: value(ds, field), weight: 1 }, { arbitrary: hash, weight: 3 }) : hash
@@ -240,7 +240,8 @@ export function filterArbitraries(snapshot: Snapshot, options: ArbitraryOptions 
 
   /** A hash of 1–2 distinct field conditions. */
   function fieldHash(ds: DatasetName): fc.Arbitrary<FilterJson> {
-    return fc.shuffledSubarray(fieldsOf(ds), { minLength: 1, maxLength: Math.min(2, width) }).chain((chosen) =>
+    const fields = fieldsOf(ds)
+    return fc.shuffledSubarray(fields, { minLength: 1, maxLength: Math.min(2, width, fields.length) }).chain((chosen) =>
       fc.tuple(...chosen.map((f) => fieldCondition(ds, f).map((v) => [f.name, v] as const))).map((entries) => Object.fromEntries(entries)))
   }
 
