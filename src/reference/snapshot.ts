@@ -101,6 +101,7 @@ export interface SnapshotSource {
   readonly db: Kysely<any>
 }
 
+/** Options of `loadSnapshot`. */
 export interface LoadSnapshotOptions {
   /** A PostgreSQL URL's schema holding the tables (default: the server's search path). */
   readonly schema?: string

@@ -19,17 +19,23 @@ import { filterArbitraries, permuteFilter, prng, type FilterArbitraries, type Fi
 
 /** What the harness asks: a request as `engine.query` and POST /queries take it, always with a page. */
 export interface ConformanceQuery {
+  /** The dataset's canonical name. */
   readonly dataset: DatasetName
+  /** A filter the checker accepts, in the spellings a client may send (`{}`: every record). */
   readonly filter: FilterJson
+  /** Sort clauses; absent: the dataset's default order. Ties are broken by the primary key, ascending. */
   readonly sort?: SortJson
   /** 1-based. */
   readonly page: number
+  /** Records a page holds; at most `ConformanceOptions.maxPerPage`. */
   readonly per_page: number
 }
 
 /** What the implementation answers: the primary keys of the page's records, in order, and how many records match in all. */
 export interface ConformanceAnswer {
+  /** Primary keys, as numbers or integer strings (as some datasets serialise them). */
   readonly ids: readonly (number | string)[]
+  /** How many records match the filter in all pages. */
   readonly total: number
 }
 
@@ -40,8 +46,10 @@ export interface ConformanceTarget {
 
 /** The laws, in the order they run. */
 export const CONFORMANCE_LAWS = Object.freeze(['reference', 'complement', 'commutativity', 'paging', 'foreign'] as const)
+/** One of `CONFORMANCE_LAWS`. */
 export type ConformanceLaw = (typeof CONFORMANCE_LAWS)[number]
 
+/** What `checkConformance` runs, and on what data. */
 export interface ConformanceOptions {
   /** The data the implementation serves, read with `loadSnapshot` (or built with `createSnapshot`). */
   readonly snapshot: Snapshot
@@ -63,6 +71,7 @@ export interface ConformanceOptions {
   readonly sugar?: boolean
 }
 
+/** How one law ran. */
 export interface LawOutcome {
   readonly law: ConformanceLaw
   readonly runs: number
@@ -70,12 +79,14 @@ export interface LawOutcome {
   readonly partial: number
 }
 
+/** What a passing `checkConformance` resolves to. */
 export interface ConformanceReport {
   readonly laws: readonly LawOutcome[]
   /** Share of all generated filters that matched some but not all records. */
   readonly partialShare: number
 }
 
+/** A law that failed, with fast-check's report. */
 export interface ConformanceFailure {
   readonly law: ConformanceLaw
   /** fast-check's report: seed, path, the shrunk counterexample and the error it raised. */
@@ -84,6 +95,7 @@ export interface ConformanceFailure {
   readonly counterexample: unknown
   /** The case as fast-check shrank it (its report shows this one; `seed` and `path` replay it). */
   readonly shrunk: unknown
+  /** Replays the run with `ConformanceOptions.seed` and `path`. */
   readonly seed: number
   readonly path: string
 }

@@ -13,6 +13,7 @@ import {
 
 export type { ListEndpoint }
 
+/** Options of `listParamsArbitrary`. */
 export interface ListParamsArbitraryOptions {
   /** Data whose values parameters are mostly drawn from (`loadSnapshot`), so they match some records. */
   readonly values?: Snapshot

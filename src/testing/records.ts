@@ -19,6 +19,7 @@ export interface ImportLine {
   readonly record: Readonly<Record<string, unknown>>
 }
 
+/** Options of `recordArbitrary`. */
 export interface RecordArbitraryOptions {
   /** Data whose values text and tags fields are mostly drawn from (`loadSnapshot`); without it, short generated text. */
   readonly values?: Snapshot
@@ -96,6 +97,7 @@ export function recordArbitrary(dataset: DatasetName, options: RecordArbitraryOp
   }))
 }
 
+/** Options of `importLinesArbitrary`. */
 export interface ImportLinesOptions {
   /** Data whose values text and tags fields are mostly drawn from. */
   readonly values?: Snapshot
