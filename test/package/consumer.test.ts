@@ -59,7 +59,7 @@ afterAll(() => {
 })
 
 /** The unpacked package's budget, in bytes as npm counts them (`npm pack --dry-run` "unpacked size"). */
-const PACKAGE_BUDGET_BYTES = 2_500_000
+const PACKAGE_BUDGET_BYTES = 2_650_000
 
 /** Every file under `dir`, recursively. */
 function listFiles(dir: string): string[] {
@@ -182,7 +182,7 @@ describe('the packed package in a strict consumer project', () => {
     }
   })
 
-  it('fits the size budget: at most 2.5 MB unpacked, and no source map carries sources', async () => {
+  it('fits the size budget: at most 2.65 MB unpacked, and no source map carries sources', async () => {
     const dir = join(work, 'unpacked')
     mkdirSync(dir)
     await run('tar', ['-xzf', tarball, '-C', dir, '--strip-components=1'])
