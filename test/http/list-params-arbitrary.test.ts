@@ -51,5 +51,6 @@ test.each(['companies', 'fundings'] as const)('GET /%s answers every generated s
     runs++
     if (expected > 0 && expected < snapshot.datasets[endpoint].ids.length) partial++
   }), { numRuns: numRuns(40) })
-  expect(partial / runs, 'filtering sets that select some but not all records').toBeGreaterThanOrEqual(0.5)
+  // About 0.7; the share on more runs is asserted in test/testing/arbitraries.test.ts.
+  expect(partial / runs, 'filtering sets that select some but not all records').toBeGreaterThanOrEqual(0.4)
 })

