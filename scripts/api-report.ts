@@ -1,6 +1,6 @@
 /**
  * @module `npm run api-report`: writes api-report/*.api.md, the public surface of each entry point
- * of the package (`ventureql`, `ventureql/http`, `ventureql/internal`) as api-extractor reports it.
+ * of the package (`ventureql`, `ventureql/http`, `ventureql/internal`, `ventureql/testing`) as api-extractor reports it.
  * `checkApiReports()` is the same run without writing: test/package/api-report.test.ts fails when
  * an entry point's surface differs from its committed report, so the surface changes only on
  * purpose (change it, run `npm run api-report`, commit the report with the change).
@@ -27,6 +27,7 @@ export const API_ENTRY_POINTS = [
   { subpath: '.', declaration: 'src/index.d.ts', report: 'ventureql.api.md' },
   { subpath: './http', declaration: 'src/http/index.d.ts', report: 'ventureql-http.api.md' },
   { subpath: './internal', declaration: 'src/internal.d.ts', report: 'ventureql-internal.api.md' },
+  { subpath: './testing', declaration: 'src/testing/index.d.ts', report: 'ventureql-testing.api.md' },
 ] as const
 
 export interface ApiReportOutcome {

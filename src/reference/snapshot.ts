@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely'
 import type { Scalar } from '../ast/nodes.js'
 import type { DatasetDef, DatasetName, FieldDef } from '../catalog/define.js'
 import { DATASET_NAMES, datasets, primaryKeyColumn, relations } from '../catalog/index.js'
+import { openTarget } from '../store/open-target.js'
 
 /** One record: scalar fields by public field name, values typed as the checker's normal form types them. */
 export type SnapshotRow = Readonly<Record<string, Scalar>>
@@ -100,12 +101,38 @@ export interface SnapshotSource {
   readonly db: Kysely<any>
 }
 
+/** Options of `loadSnapshot`. */
+export interface LoadSnapshotOptions {
+  /** A PostgreSQL URL's schema holding the tables (default: the server's search path). */
+  readonly schema?: string
+}
+
 /**
  * Reads every dataset row, every tag value and every relation link table of a database into
- * memory. Meant for test fixtures (hundreds to a few thousand records), not for the million-row
- * file.
+ * memory: an open database (`openDatabase`, `openPostgres`, `createFixtureDatabase`), or one named
+ * by a SQLite file path or a `postgres://` URL, which is opened read-only for the read and closed.
+ * Meant for test fixtures (hundreds to a few thousand records), not for the million-row file.
+ *
+ * @example
+ * const snapshot = await loadSnapshot('fixture.db')
+ * const ids = evaluate(checked.filter, datasets.companies, snapshot)
  */
-export async function loadSnapshot(vdb: SnapshotSource): Promise<Snapshot> {
+export async function loadSnapshot(source: SnapshotSource | string, options: LoadSnapshotOptions = {}): Promise<Snapshot> {
+  if (typeof source === 'string') {
+    const vdb = await openTarget(source, { mustExist: true, readonly: true, ...(options.schema !== undefined ? { schema: options.schema } : {}) })
+    try {
+      return await readSnapshot(vdb)
+    } finally {
+      await vdb.close()
+    }
+  }
+  if (typeof source !== 'object' || source === null || typeof (source as { db?: { selectFrom?: unknown } }).db?.selectFrom !== 'function') {
+    throw new TypeError(`loadSnapshot: expected an open ventureql database, a SQLite file path or a postgres:// URL, got ${source === null ? 'null' : typeof source}`)
+  }
+  return readSnapshot(source)
+}
+
+async function readSnapshot(vdb: SnapshotSource): Promise<Snapshot> {
   const input: Record<string, RecordInput[]> = {}
   for (const name of DATASET_NAMES) {
     const def = datasets[name]

@@ -8,7 +8,7 @@
 import type { FieldDef } from '../../src/catalog/define.js'
 import { DATASET_NAMES, datasets, primaryKeyColumn, relations, type DatasetName } from '../../src/catalog/index.js'
 import { openDatabase, type SqliteVentureDb } from '../../src/store/open.js'
-import { prng } from '../support/arbitraries.js'
+import { prng } from '../../src/testing/arbitraries.js'
 
 export type Row = Record<string, string | number | null>
 

@@ -1,9 +1,11 @@
 /**
  * The package as a consumer gets it: `npm pack`, installed into a new strict TypeScript project
  * (ESM and CJS; `strict`, no `skipLibCheck`, `moduleResolution: nodenext`, no @types/better-sqlite3
- * or @types/pg), a program using the three entry points (`ventureql`, `ventureql/http`,
- * `ventureql/internal`) compiled with the consumer's own `tsc` and run against a small fixture
- * database; the typed-query examples of the README and of the embedding guide are compiled with it.
+ * or @types/pg), a program using the four entry points (`ventureql`, `ventureql/http`,
+ * `ventureql/internal`, `ventureql/testing` with the consumer's own fast-check) compiled with the
+ * consumer's own `tsc` and run against a small fixture database; the typed-query examples of the
+ * README and of the embedding guide are compiled with it. The root's bundles never reach fast-check,
+ * a peer dependency of `ventureql/testing` only.
  *
  * Offline and fast: the tarball is unpacked into the project's node_modules the way npm lays it
  * out, and its dependencies (and the consumer's `typescript` and `@types/node`) are symlinked from
@@ -11,7 +13,7 @@
  * dependencies linked are the ones the packed package.json declares, so a runtime import of an
  * undeclared package fails here. dist/ is rebuilt first when it is older than src/ (`npm ci` builds it).
  */
-import { execFile } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -57,7 +59,7 @@ afterAll(() => {
 })
 
 /** The unpacked package's budget, in bytes as npm counts them (`npm pack --dry-run` "unpacked size"). */
-const PACKAGE_BUDGET_BYTES = 2_500_000
+const PACKAGE_BUDGET_BYTES = 2_650_000
 
 /** Every file under `dir`, recursively. */
 function listFiles(dir: string): string[] {
@@ -73,9 +75,10 @@ async function project(type: 'module' | 'commonjs'): Promise<string> {
   const modules = join(dir, 'node_modules')
   mkdirSync(join(modules, 'ventureql'), { recursive: true })
   await run('tar', ['-xzf', tarball, '-C', join(modules, 'ventureql'), '--strip-components=1'])
-  const packed = JSON.parse(readFileSync(join(modules, 'ventureql', 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
-  // The package's dependencies, and the consumer's own compiler and Node types: nothing else.
-  for (const name of [...Object.keys(packed.dependencies), 'typescript', '@types/node']) {
+  const packed = JSON.parse(readFileSync(join(modules, 'ventureql', 'package.json'), 'utf8')) as { dependencies: Record<string, string>; peerDependencies: Record<string, string> }
+  // The package's dependencies, the peer dependencies a consumer of ventureql/testing installs
+  // (fast-check), and the consumer's own compiler and Node types: nothing else.
+  for (const name of [...Object.keys(packed.dependencies), ...Object.keys(packed.peerDependencies), 'typescript', '@types/node']) {
     mkdirSync(dirname(join(modules, name)), { recursive: true })
     symlinkSync(join(REPO_MODULES, name), join(modules, name), 'dir')
   }
@@ -137,11 +140,28 @@ function program(type: 'module' | 'commonjs'): string {
   await db.close()
   // The typed entry closes its engine; the error class is the root's (one class across the bundles).
   const closed = await db.count({ dataset: 'companies' }).then(() => false, (error: unknown) => error instanceof EngineClosedError)
-  console.log(JSON.stringify({ total: r.value.meta.total_record_count, count: r.value.results.length, name: first?.name, stage, openapi: res.status, denied: denied.status, docs, example, closed, asOf: FIXTURE_AS_OF }))
+  // ventureql/testing: typed arbitraries, the reference evaluator's snapshot by path, the conformance laws.
+  const snapshot = await loadSnapshot(database)
+  const filters: fc.Arbitrary<Filter<'investors'>> = filterArbitrary('investors', { values: snapshot, depth: 1 })
+  const sample: Filter<'investors'>[] = fc.sample(filters, 3)
+  const engine = createEngine({ database, workers: 1 })
+  const target: ConformanceTarget = {
+    async run(query) {
+      const answer = await engine.query(query)
+      if (!answer.ok) throw new Error(formatIssues(answer.issues))
+      return { ids: answer.value.results.map((record) => record['investor_id'] as number), total: answer.value.meta.total_record_count }
+    },
+  }
+  const conformance = await checkConformance(target, { snapshot, numRuns: 3, datasets: ['investors'], laws: ['reference', 'complement'] })
+  await engine.close()
+  const testing = { sampled: sample.length, laws: conformance.laws.map((l) => l.law), runs: conformance.laws.map((l) => l.runs) }
+  console.log(JSON.stringify({ total: r.value.meta.total_record_count, count: r.value.results.length, name: first?.name, stage, openapi: res.status, denied: denied.status, docs, example, closed, asOf: FIXTURE_AS_OF, testing }))
 `
   const imports = `import { createEngine, EngineClosedError, formatIssues, typedEngine, type BetterSqliteDatabase, type CompanyRecord, type Filter } from 'ventureql'
 import { createApp, toNodeHandler, type AuthHook } from 'ventureql/http'
 import { FIXTURE_AS_OF } from 'ventureql/internal'
+import { checkConformance, filterArbitrary, loadSnapshot, type ConformanceTarget } from 'ventureql/testing'
+import fc from 'fast-check'
 `
   return type === 'module'
     ? `${imports}${body}`
@@ -155,14 +175,14 @@ describe('the packed package in a strict consumer project', () => {
     expect(existsSync(join(modules, '@types', 'better-sqlite3'))).toBe(false)
     expect(existsSync(join(modules, '@types', 'pg'))).toBe(false)
     const declarations = readdirSync(join(modules, 'ventureql', 'dist')).filter((f) => /\.d\.c?ts$/.test(f))
-    expect(declarations).toEqual(expect.arrayContaining(['index.d.ts', 'index.d.cts', 'http.d.ts', 'http.d.cts', 'internal.d.ts', 'internal.d.cts']))
+    expect(declarations).toEqual(expect.arrayContaining(['index.d.ts', 'index.d.cts', 'http.d.ts', 'http.d.cts', 'internal.d.ts', 'internal.d.cts', 'testing.d.ts', 'testing.d.cts']))
     for (const file of declarations) {
       const text = readFileSync(join(modules, 'ventureql', 'dist', file), 'utf8')
       expect(text, file).not.toMatch(/from ['"](better-sqlite3|pg|pg-copy-streams)['"]|import ['"](better-sqlite3|pg)['"]/)
     }
   })
 
-  it('fits the size budget: at most 2.5 MB unpacked, and no source map carries sources', async () => {
+  it('fits the size budget: at most 2.65 MB unpacked, and no source map carries sources', async () => {
     const dir = join(work, 'unpacked')
     mkdirSync(dir)
     await run('tar', ['-xzf', tarball, '-C', dir, '--strip-components=1'])
@@ -186,7 +206,7 @@ describe('the packed package in a strict consumer project', () => {
     // The emitted module system is the one asked for: both conditions of the exports map are used.
     expect(out).toMatch(type === 'module' ? /from 'ventureql\/http'/ : /require\("ventureql\/http"\)/)
     const { stdout } = await run(process.execPath, [join(dir, 'out', 'main.js'), fixture], { cwd: dir })
-    const printed = JSON.parse(stdout) as { total: number; count: number; name: string; stage: string; openapi: number; denied: number; docs: { status: number; bytes: number }; example: boolean; closed: boolean; asOf: string }
+    const printed = JSON.parse(stdout) as { total: number; count: number; name: string; stage: string; openapi: number; denied: number; docs: { status: number; bytes: number }; example: boolean; closed: boolean; asOf: string; testing: unknown }
     expect(printed.total).toBeGreaterThan(3)
     expect(printed.count).toBe(3)
     expect(typeof printed.name).toBe('string')
@@ -199,5 +219,38 @@ describe('the packed package in a strict consumer project', () => {
     expect(printed.example).toBe(true)
     expect(printed.closed).toBe(true)
     expect(printed.asOf).toBe(FIXTURE_AS_OF)
+    expect(printed.testing).toEqual({ sampled: 3, laws: ['reference', 'complement'], runs: [3, 3] })
+    expect(out).toMatch(type === 'module' ? /from 'ventureql\/testing'/ : /require\("ventureql\/testing"\)/)
+  })
+
+  it('keeps fast-check out of the root: no bundle the root reaches imports it, while ventureql/testing\'s do', () => {
+    const dist = join(work, 'unpacked-dist')
+    if (!existsSync(dist)) {
+      mkdirSync(dist)
+      execFileSync('tar', ['-xzf', tarball, '-C', dist, '--strip-components=1'])
+    }
+    const packed = JSON.parse(readFileSync(join(dist, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string>; peerDependenciesMeta: Record<string, { optional?: boolean }>; dependencies: Record<string, string> }
+    expect(packed.peerDependencies['fast-check']).toBeDefined()
+    expect(packed.peerDependenciesMeta['fast-check']?.optional).toBe(true)
+    expect(packed.dependencies['fast-check']).toBeUndefined()
+    /** The bare module names the bundles reachable from `entry` import (relative imports followed). */
+    const reached = (entry: string): Set<string> => {
+      const seen = new Set<string>()
+      const bare = new Set<string>()
+      const visit = (file: string): void => {
+        if (seen.has(file)) return
+        seen.add(file)
+        const text = readFileSync(file, 'utf8')
+        for (const match of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["']([^"']+)["']/g)) {
+          const spec = match[1]!
+          if (spec.startsWith('.')) visit(join(dirname(file), spec))
+          else bare.add(spec)
+        }
+      }
+      visit(join(dist, 'dist', entry))
+      return bare
+    }
+    for (const entry of ['index.js', 'index.cjs', 'http.js', 'http.cjs']) expect([...reached(entry)], entry).not.toContain('fast-check')
+    for (const entry of ['testing.js', 'testing.cjs']) expect([...reached(entry)], entry).toContain('fast-check')
   })
 })

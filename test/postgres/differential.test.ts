@@ -1,6 +1,6 @@
 /**
  * @module Differential, SQLite against PostgreSQL: the same fixture (copied with copyToPostgres),
- * the same generated requests (test/support/arbitraries.ts), and the engine on each backend must
+ * the same generated requests (src/testing/arbitraries.ts), and the engine on each backend must
  * answer exactly alike: totals, page results (records, in order), query ids, pages walked by
  * stored query id, NULLs-last sorts, null-safe negation and every `foreign` form (the correlated
  * EXISTS / NOT EXISTS, the semi-join `IN (SELECT ...)` of pinned and nested `foreign`, and its
@@ -16,7 +16,7 @@ import { loadSnapshot, type Snapshot } from '../../src/reference/index.js'
 import { copyToPostgres } from '../../src/store/copy.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import type { PostgresVentureDb, SqliteVentureDb } from '../../src/store/open.js'
-import { filterArbitraries, forEveryFieldOperator, type FilterArbitraries, type RequestJson } from '../support/arbitraries.js'
+import { filterArbitraries, forEveryFieldOperator, type FilterArbitraries, type RequestJson } from '../../src/testing/arbitraries.js'
 import { numRuns } from '../support/num-runs.js'
 import { testSchema, type TestSchema } from './support.js'
 

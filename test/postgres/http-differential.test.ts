@@ -18,7 +18,7 @@ import { createApiKey, hashApiKey } from '../../src/store/api-keys.js'
 import { copyToPostgres } from '../../src/store/copy.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import type { PostgresVentureDb, SqliteVentureDb } from '../../src/store/open.js'
-import { filterArbitraries, type FilterArbitraries } from '../support/arbitraries.js'
+import { filterArbitraries, type FilterArbitraries } from '../../src/testing/arbitraries.js'
 import { numRuns } from '../support/num-runs.js'
 import { testSchema, type TestSchema } from './support.js'
 

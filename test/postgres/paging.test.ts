@@ -17,7 +17,7 @@ import { loadSnapshot, referenceRows, type Snapshot } from '../../src/reference/
 import { copyToPostgres } from '../../src/store/copy.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import type { PostgresVentureDb } from '../../src/store/open.js'
-import { filterArbitraries, type FilterArbitraries } from '../support/arbitraries.js'
+import { filterArbitraries, type FilterArbitraries } from '../../src/testing/arbitraries.js'
 import { numRuns } from '../support/num-runs.js'
 import { testSchema, type TestSchema } from './support.js'
 

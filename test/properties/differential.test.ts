@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { DATASET_NAMES, type DatasetName } from '../../src/catalog/index.js'
 import { referenceRows } from '../../src/reference/index.js'
 import { ALL_ROWS, checked, numRuns, openPropertyContext, resultIds, type PropertyContext } from '../support/property-context.js'
-import { forEveryFieldOperator } from '../support/arbitraries.js'
+import { forEveryFieldOperator } from '../../src/testing/arbitraries.js'
 
 let ctx: PropertyContext
 beforeAll(async () => {

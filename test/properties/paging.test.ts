@@ -17,7 +17,7 @@ import type { DatasetName, FieldDef } from '../../src/catalog/define.js'
 import { datasets } from '../../src/catalog/index.js'
 import { createEngine } from '../../src/engine.js'
 import { referenceRows } from '../../src/reference/index.js'
-import { prng } from '../support/arbitraries.js'
+import { prng } from '../../src/testing/arbitraries.js'
 import { ALL_ROWS, checked, numRuns, openPropertyContext, resultIds, type PropertyContext } from '../support/property-context.js'
 
 let ctx: PropertyContext

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { permuteFilter, prng } from '../support/arbitraries.js'
+import { permuteFilter, prng } from '../../src/testing/arbitraries.js'
 import { numRuns, openPropertyContext, type PropertyContext } from '../support/property-context.js'
 
 let ctx: PropertyContext

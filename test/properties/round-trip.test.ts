@@ -9,7 +9,7 @@ import { printFilter, stripPaths } from '../../src/ast/print.js'
 import { DATASET_NAMES } from '../../src/catalog/index.js'
 import { parseFilter } from '../../src/parse/index.js'
 import { createSnapshot } from '../../src/reference/index.js'
-import { filterArbitraries } from '../support/arbitraries.js'
+import { filterArbitraries } from '../../src/testing/arbitraries.js'
 import { numRuns } from '../support/num-runs.js'
 
 // Values do not matter to the printer; a snapshot with no rows makes the generators use each

@@ -1,6 +1,7 @@
 /**
  * @module Shared setup of the property tests: the seeded fixture database, the engine over it,
- * the reference snapshot of the same data and the arbitraries built from it. Each property file
+ * the reference snapshot of the same data and the arbitraries built from it (src/testing, the
+ * code `ventureql/testing` ships). Each property file
  * builds its own (vitest runs files in separate workers; the fixture takes well under a second).
  */
 import type { Scalar } from '../../src/ast/nodes.js'
@@ -13,7 +14,7 @@ import { formatIssues } from '../../src/errors/format.js'
 import { parseQuery } from '../../src/parse/index.js'
 import { loadSnapshot, type Snapshot } from '../../src/reference/index.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
-import { filterArbitraries, type FilterArbitraries } from './arbitraries.js'
+import { filterArbitraries, type FilterArbitraries } from '../../src/testing/arbitraries.js'
 
 export { numRuns } from './num-runs.js'
 

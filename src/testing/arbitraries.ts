@@ -11,10 +11,11 @@
  * exercised too, not just the compiler.
  */
 import fc from 'fast-check'
-import type { Scalar } from '../../src/ast/nodes.js'
-import type { DatasetName, FieldDef } from '../../src/catalog/define.js'
-import { DATASET_NAMES, datasets, FOREIGN_MATCH_MODES, operatorsFor, relations, type OperatorName } from '../../src/catalog/index.js'
-import { compareValues, distinctValues, type Snapshot } from '../../src/reference/index.js'
+import type { Scalar } from '../ast/nodes.js'
+import type { DatasetName, FieldDef } from '../catalog/define.js'
+import { DATASET_NAMES, datasets, FOREIGN_MATCH_MODES, OPERATOR_NAMES, operatorsFor, relations, type OperatorName } from '../catalog/index.js'
+import { compareValues, createSnapshot, distinctValues, type Snapshot } from '../reference/index.js'
+import type { Filter, QueryRequest, SortClause } from '../typed/index.js'
 
 export type FilterJson = { [key: string]: unknown }
 export type SortJson = Array<Record<string, 'asc' | 'desc'>>
@@ -28,6 +29,12 @@ export interface RequestJson {
 export interface ArbitraryOptions {
   /** Deepest nesting of and/or/not/foreign below the top-level hash (default 3). */
   readonly maxDepth?: number
+  /** Most children of an `and`/`or` (default 3); a field hash holds at most min(width, 2) fields. */
+  readonly width?: number
+  /** The operators conditions may use (default all); fields that allow none of them are left out. */
+  readonly operators?: readonly OperatorName[]
+  /** Whether filters may hold `foreign` conditions (default true). */
+  readonly foreign?: boolean
   /** Whether to send numeric strings, enum case variants and aliases (default true). */
   readonly sugar?: boolean
   /** Whether date fields may use the compact 'YYYYMMDD' form (default true). */
@@ -102,9 +109,17 @@ function recase(text: string): fc.Arbitrary<string> {
 }
 
 export function filterArbitraries(snapshot: Snapshot, options: ArbitraryOptions = {}): FilterArbitraries {
-  const maxDepth = options.maxDepth ?? 3
+  const maxDepth = wholeAtLeast('maxDepth', options.maxDepth ?? 3, 0)
+  const width = wholeAtLeast('width', options.width ?? 3, 1)
   const sugar = options.sugar ?? true
   const compactDates = options.compactDates ?? true
+  const withForeign = options.foreign ?? true
+  const allowed = new Set<OperatorName>(options.operators ?? OPERATOR_NAMES)
+  for (const op of allowed) {
+    if (!OPERATOR_NAMES.includes(op)) throw new Error(`arbitraries: operators: expected operator names (${OPERATOR_NAMES.join(', ')}), got ${JSON.stringify(op)}`)
+  }
+  if (allowed.size === 0) throw new Error('arbitraries: operators: expected at least one operator name, got an empty list')
+  const opsOf = (field: FieldDef): OperatorName[] => operatorsFor(field.type.kind).filter((op) => allowed.has(op))
 
   const pools = new Map<string, Scalar[]>()
   function pool(ds: DatasetName, field: FieldDef): Scalar[] {
@@ -210,21 +225,28 @@ export function filterArbitraries(snapshot: Snapshot, options: ArbitraryOptions 
 
   /** What one field key holds: a bare scalar (equality) or a hash of 1–2 distinct operators. */
   function fieldCondition(ds: DatasetName, field: FieldDef): fc.Arbitrary<unknown> {
-    const ops = operatorsFor(field.type.kind)
-    const hash = fc.shuffledSubarray(ops, { minLength: 1, maxLength: 2 }).chain((chosen) =>
+    const ops = opsOf(field)
+    const hash = fc.shuffledSubarray(ops, { minLength: 1, maxLength: Math.min(2, ops.length) }).chain((chosen) =>
       fc.tuple(...chosen.map((op) => operand(ds, field, op).map((v) => [op, v] as const))).map((entries) => Object.fromEntries(entries)))
-    return fc.oneof({ arbitrary: value(ds, field), weight: 1 }, { arbitrary: hash, weight: 3 })
+    // A bare value is `eq`; `null` would be `is_null`, so bare values are never null.
+    return allowed.has('eq') ? fc.oneof({ arbitrary: value(ds, field), weight: 1 }, { arbitrary: hash, weight: 3 }) : hash
   }
 
-  const fieldsOf = (ds: DatasetName): FieldDef[] => Object.values(datasets[ds].fields) as FieldDef[]
+  const fieldsOf = (ds: DatasetName): FieldDef[] => {
+    const usable = (Object.values(datasets[ds].fields) as FieldDef[]).filter((f) => opsOf(f).length > 0)
+    if (usable.length === 0) throw new Error(`arbitraries: no field of ${ds} allows any of the operators ${[...allowed].join(', ')}`)
+    return usable
+  }
 
   /** A hash of 1–2 distinct field conditions. */
   function fieldHash(ds: DatasetName): fc.Arbitrary<FilterJson> {
-    return fc.shuffledSubarray(fieldsOf(ds), { minLength: 1, maxLength: 2 }).chain((chosen) =>
+    const fields = fieldsOf(ds)
+    return fc.shuffledSubarray(fields, { minLength: 1, maxLength: Math.min(2, width, fields.length) }).chain((chosen) =>
       fc.tuple(...chosen.map((f) => fieldCondition(ds, f).map((v) => [f.name, v] as const))).map((entries) => Object.fromEntries(entries)))
   }
 
-  const targets = (ds: DatasetName): DatasetName[] => relations.filter((r) => r.from === ds).map((r) => r.to)
+  const related = (ds: DatasetName): DatasetName[] => relations.filter((r) => r.from === ds).map((r) => r.to)
+  const targets = (ds: DatasetName): DatasetName[] => (withForeign ? related(ds) : [])
 
   /** Spellings of a dataset name a client may use in `foreign`. */
   const datasetSpelling = (ds: DatasetName): fc.Arbitrary<string> =>
@@ -240,14 +262,14 @@ export function filterArbitraries(snapshot: Snapshot, options: ArbitraryOptions 
     else {
       const child = (): fc.Arbitrary<FilterJson> => filterAt(ds, depth - 1)
       const logical: fc.Arbitrary<[string, unknown]>[] = [
-        fc.array(child(), { minLength: 1, maxLength: 3 }).map((cs) => ['and', cs] as [string, unknown]),
-        fc.array(child(), { minLength: 1, maxLength: 3 }).map((cs) => ['or', cs] as [string, unknown]),
+        fc.array(child(), { minLength: 1, maxLength: width }).map((cs) => ['and', cs] as [string, unknown]),
+        fc.array(child(), { minLength: 1, maxLength: width }).map((cs) => ['or', cs] as [string, unknown]),
         child().map((c) => ['not', c] as [string, unknown]),
       ]
-      const related = targets(ds)
-      if (related.length) {
+      const foreignTargets = targets(ds)
+      if (foreignTargets.length) {
         logical.push(
-          fc.constantFrom(...related).chain((to) =>
+          fc.constantFrom(...foreignTargets).chain((to) =>
             fc.record({
               dataset: datasetSpelling(to),
               filter: filterAt(to, depth - 1),
@@ -277,7 +299,7 @@ export function filterArbitraries(snapshot: Snapshot, options: ArbitraryOptions 
 
   function foreignChain(ds: DatasetName, depth: number): fc.Arbitrary<FilterJson> {
     if (depth <= 0) return fieldHash(ds)
-    return fc.constantFrom(...targets(ds)).chain((to) =>
+    return fc.constantFrom(...related(ds)).chain((to) =>
       fc.tuple(datasetSpelling(to), foreignChain(to, depth - 1), matchMode, fc.option(fieldHash(ds), { freq: 2 }), fc.constantFrom('and', 'or'))
         .map(([dataset, filter, match, beside, connective]) => {
           const f: FilterJson = { foreign: { dataset, filter, match } }
@@ -287,7 +309,7 @@ export function filterArbitraries(snapshot: Snapshot, options: ArbitraryOptions 
 
   function foreignSiblings(ds: DatasetName): fc.Arbitrary<FilterJson> {
     const inner = (to: DatasetName) => fc.oneof({ arbitrary: fieldHash(to), weight: 3 }, { arbitrary: foreignChain(to, 1), weight: 1 })
-    return fc.constantFrom(...targets(ds)).chain((to) => {
+    return fc.constantFrom(...related(ds)).chain((to) => {
       const one = (match: 'any' | 'none' | 'all') => fc.tuple(datasetSpelling(to), inner(to)).map(([dataset, filter]) => ({ foreign: { dataset, filter, match } }))
       const anyOr = fc.array(one('any'), { minLength: 2, maxLength: 3 })
       const noneAnd = fc.array(fc.oneof(one('none'), one('any').map((f) => ({ not: f }))), { minLength: 2, maxLength: 3 })
@@ -318,6 +340,77 @@ export function filterArbitraries(snapshot: Snapshot, options: ArbitraryOptions 
       fc.constantFrom(...(only ? [only] : DATASET_NAMES)).chain((ds) =>
         fc.record({ dataset: datasetSpelling(ds), filter: filterAt(ds, maxDepth), sort: sort(ds) }, { requiredKeys: ['dataset', 'filter'] })),
   }
+}
+
+function wholeAtLeast(name: string, value: number, min: number): number {
+  if (!Number.isInteger(value) || value < min) throw new Error(`arbitraries: ${name}: expected an integer of at least ${min}, got ${JSON.stringify(value)}`)
+  return value
+}
+
+//// the typed, per-dataset entry points of ventureql/testing ////
+
+/** Options of `filterArbitrary` and `queryArbitrary`. */
+export interface FilterArbitraryOptions {
+  /** Deepest nesting of `and`/`or`/`not`/`foreign` below the top-level hash (default 3). */
+  readonly depth?: number
+  /** Most children of an `and`/`or` (default 3); a field hash holds at most min(width, 2) fields. */
+  readonly width?: number
+  /** The operators conditions may use (default all); fields that allow none of them are left out. */
+  readonly operators?: readonly OperatorName[]
+  /** Whether filters may hold `foreign` conditions on related datasets (default true). */
+  readonly foreign?: boolean
+  /**
+   * The data whose values operands are drawn from, mostly (`loadSnapshot(database or file)`), so
+   * that filters match some but not all of its rows. Without it, a few fixed values per type.
+   */
+  readonly values?: Snapshot
+  /**
+   * Whether values come in every spelling the language accepts (default true): numeric strings,
+   * compact `YYYYMMDD` dates, enum aliases and enum values in another case (which the language
+   * accepts and the `Filter` type does not spell out). Off: values as the records hold them.
+   */
+  readonly sugar?: boolean
+}
+
+const EMPTY_SNAPSHOT = createSnapshot({})
+
+function builderFor(options: FilterArbitraryOptions): FilterArbitraries {
+  return filterArbitraries(options.values ?? EMPTY_SNAPSHOT, {
+    ...(options.depth !== undefined ? { maxDepth: options.depth } : {}),
+    ...(options.width !== undefined ? { width: options.width } : {}),
+    ...(options.operators !== undefined ? { operators: options.operators } : {}),
+    ...(options.foreign !== undefined ? { foreign: options.foreign } : {}),
+    ...(options.sugar !== undefined ? { sugar: options.sugar, compactDates: options.sugar } : {}),
+  })
+}
+
+function knownDataset(dataset: string): DatasetName {
+  if (!(DATASET_NAMES as readonly string[]).includes(dataset)) throw new Error(`arbitraries: dataset: expected one of ${DATASET_NAMES.join(', ')}, got ${JSON.stringify(dataset)}`)
+  return dataset as DatasetName
+}
+
+/**
+ * Valid filters over `dataset`, derived from the catalog: every field with the operators its type
+ * allows, `and`/`or`/`not`, and `foreign` conditions on the related datasets. Every one passes
+ * `checkFilter`.
+ *
+ * @example
+ * fc.assert(fc.property(filterArbitrary('companies', { values: snapshot, depth: 2 }), (filter) => ...))
+ */
+export function filterArbitrary<D extends DatasetName>(dataset: D, options: FilterArbitraryOptions = {}): fc.Arbitrary<Filter<D>> {
+  return builderFor(options).filter(knownDataset(dataset)) as unknown as fc.Arbitrary<Filter<D>>
+}
+
+/** 0 to 3 sort clauses on distinct sortable fields of `dataset`, each ascending or descending. */
+export function sortArbitrary<D extends DatasetName>(dataset: D): fc.Arbitrary<SortClause<D>[]> {
+  return builderFor({}).sort(knownDataset(dataset)) as unknown as fc.Arbitrary<SortClause<D>[]>
+}
+
+/** Requests `{dataset, filter, sort?}` over `dataset`, as `engine.query` and POST /queries take them. */
+export function queryArbitrary<D extends DatasetName>(dataset: D, options: FilterArbitraryOptions = {}): fc.Arbitrary<QueryRequest<D>> {
+  const builder = builderFor(options)
+  const ds = knownDataset(dataset)
+  return fc.record({ dataset: fc.constant(dataset), filter: builder.filter(ds), sort: builder.sort(ds) }, { requiredKeys: ['dataset', 'filter'] }) as unknown as fc.Arbitrary<QueryRequest<D>>
 }
 
 /** A tiny seeded PRNG (mulberry32), so permutations are reproducible from a fast-check seed. */
