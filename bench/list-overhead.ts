@@ -11,7 +11,8 @@
  *   npx tsx bench/list-overhead.ts
  *   BENCH_BASE_CHECKOUT=/tmp/base npx tsx bench/list-overhead.ts
  *
- * Variables: `BENCH_ROUNDS` (default 15), `BENCH_CALLS` (calls per request per round, default 300).
+ * Variables: `BENCH_ROUNDS` (default 15), `BENCH_CALLS` (calls per request per round, default 300),
+ * `BENCH_REQUESTS` (indexes into the request list, default all).
  */
 import { resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -25,13 +26,16 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 15)
 const calls = Number(process.env.BENCH_CALLS ?? 300)
 
 /** Typical listings: match-all, a multi-field filter, tags, a `foreign` on investors. */
-const REQUESTS: readonly unknown[] = [
+const ALL_REQUESTS: readonly unknown[] = [
   { dataset: 'companies', filter: {}, per_page: 20 },
   { dataset: 'companies', filter: { country: 'USA', stage: { in: ['a', 'b'] }, employees: { between: [50, 200] } }, per_page: 20 },
   { dataset: 'companies', filter: { industries: { has_any: ['Fintech'] } }, per_page: 20 },
   { dataset: 'companies', filter: { foreign: { dataset: 'investors', filter: { type: 'vc' } } }, per_page: 20 },
   { dataset: 'fundings', filter: { series: 'a', amount: { gte: 1_000_000 } }, per_page: 20 },
 ]
+
+/** `BENCH_REQUESTS` picks some of them by index (comma-separated), e.g. `0` for match-all alone. */
+const picked = process.env.BENCH_REQUESTS ? process.env.BENCH_REQUESTS.split(',').map((i) => ALL_REQUESTS[Number(i)]!).filter(Boolean) : ALL_REQUESTS
 
 interface Variant { readonly name: string; readonly list: (request: unknown) => Promise<unknown>; close(): Promise<void> }
 
@@ -41,7 +45,7 @@ async function variant(name: string, root: string): Promise<Variant> {
   const fixtureModule = (await import(url('src/store/generate/fixture.ts'))) as typeof import('../src/store/generate/fixture.js')
   const database = await fixtureModule.createFixtureDatabase()
   const engine = engineModule.createEngine({ database })
-  for (const r of REQUESTS) {
+  for (const r of picked) {
     const answer = await engine.list(r)
     if (!answer.ok) throw new Error(`bench list-overhead (${name}): ${JSON.stringify(answer.issues)}`)
   }
@@ -51,8 +55,8 @@ async function variant(name: string, root: string): Promise<Variant> {
 /** Microseconds per call of one round: every request `calls` times. */
 async function round(v: Variant): Promise<number> {
   const t0 = performance.now()
-  for (let i = 0; i < calls; i++) for (const r of REQUESTS) await v.list(r)
-  return ((performance.now() - t0) * 1000) / (calls * REQUESTS.length)
+  for (let i = 0; i < calls; i++) for (const r of picked) await v.list(r)
+  return ((performance.now() - t0) * 1000) / (calls * picked.length)
 }
 
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
@@ -72,14 +76,14 @@ for (let i = 0; i < rounds; i++) {
     ratios.push(t[here.name]! / t[base.name]!)
   }
   const g0 = performance.now()
-  for (let k = 0; k < calls; k++) for (const r of REQUESTS) guardInput(r, DEFAULT_LIMITS, 'The request')
-  times.guard!.push(((performance.now() - g0) * 1000) / (calls * REQUESTS.length))
+  for (let k = 0; k < calls; k++) for (const r of picked) guardInput(r, DEFAULT_LIMITS, 'The request')
+  times.guard!.push(((performance.now() - g0) * 1000) / (calls * picked.length))
 }
 await here.close()
 await base?.close()
 
 const spread = (xs: readonly number[], digits = 3) => `${Math.min(...xs).toFixed(digits)}-${Math.max(...xs).toFixed(digits)}`
-console.log(`bench list-overhead: warm inline engine.list on the fixture (400 companies), ${REQUESTS.length} requests x ${calls} calls, ${rounds} rounds`)
+console.log(`bench list-overhead: warm inline engine.list on the fixture (400 companies), ${picked.length} requests x ${calls} calls, ${rounds} rounds`)
 console.log(`  this checkout: median ${median(times.here!).toFixed(1)} us per call (rounds ${spread(times.here!, 1)})`)
 if (base) {
   console.log(`  base (${process.env.BENCH_BASE_CHECKOUT}): median ${median(times.base!).toFixed(1)} us per call (rounds ${spread(times.base!, 1)})`)

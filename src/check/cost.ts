@@ -18,11 +18,12 @@
  * So a chain of nested `foreign` costs the sum of its levels; as correlated probes it cost their
  * product (`FAN_OUT` to the power of the depth), which is what froze a server (language.md,
  * "Foreign"). Merged siblings (`mergeForeignSiblings`) are costed as the one `foreign` they become.
- * The static estimate knows no data. `workOnData` and `predictCost` (below) run the same walk on the
- * data's shape (each relation's related rows per record, from row counts) and turn it into a
- * predicted worst-case time, which the pipeline holds to the call's budget where the row counts are
- * known (`execute/pipeline.ts`). Selective conditions make a plan cheaper than either, and the time
- * budget remains the net for what the model cannot see. Measured on SQLite, one unit is 20-50 ns
+ * The static estimate knows no data. `workOnData` runs the same walk on the data's shape (each
+ * relation's related rows per record, from row counts): the worst case on that data.
+ * `expectedWork` (at the end) runs it with the selectivity of each condition on a sample of the
+ * data (`DataStatistics`, `execute/statistics.ts`), and `predictCost` turns either into
+ * milliseconds; the pipeline reports the expected one and, when told to, holds it to the call's
+ * budget (`execute/pipeline.ts`). The time budget remains the net for what the model cannot see. Measured on SQLite, one unit is 20-50 ns
  * per record (1,000,000 companies: a lone probe, 110 units, 4.3 s; an `or` of 499 conditions,
  * 499 units, about 10 s; a 5-level chain that every company meets, 1,240 units, 29 s).
  */
@@ -244,7 +245,7 @@ export const TIME_MODEL: Readonly<Record<CostBackend, TimeModel>> = Object.freez
  */
 export const EXPECTED_TIME_MODEL: Readonly<Record<CostBackend, TimeModel>> = Object.freeze({
   sqlite: Object.freeze({ baseMs: 5, scanNs: Object.freeze({ companies: 3459, investors: 75551, fundings: 1008 }), testNs: 9.4, visitNs: 1209 }),
-  postgres: Object.freeze({ baseMs: 5, scanNs: Object.freeze({ companies: 5400, investors: 58800, fundings: 3800 }), testNs: 26, visitNs: 1500 }),
+  postgres: Object.freeze({ baseMs: 5, scanNs: Object.freeze({ companies: 27162, investors: 552554, fundings: 15120 }), testNs: 62.7, visitNs: 4038 }),
 })
 
 export interface TimeModel {
@@ -262,7 +263,7 @@ export interface PredictedCost {
   readonly units: number
   /** Records of the queried dataset the prediction is for. */
   readonly rows: number
-  /** Predicted worst-case milliseconds of the count and page 1, rounded up. */
+  /** Predicted milliseconds of the count and page 1, rounded up (`EXPECTED_TIME_MODEL` on the data's statistics where the engine reports it). */
   readonly ms: number
 }
 
