@@ -400,16 +400,18 @@ function expectedOf(node: FilterNode, nested: boolean, rootForeigns: number, dat
       // A set: the inner filter on the records of its dataset it drives to, then the relation's
       // rows of the records it keeps (of those it fails too for `all`, which also passes over
       // every row once). An `any` set can drive its parent: its members are keys.
-      const records = shape.records(to) * inner.drive
+      // Per record of `to`: the inner filter's work, less its driving part on the records it skips.
       const saved = 1 - inner.drive
+      const innerTests = Math.max(0, inner.tests - saved * inner.driverTests)
+      const innerVisits = Math.max(0, inner.visits - saved * inner.driverVisits)
       const kept = node.match === 'all' ? 2 - si : si
       const lookups = node.match === 'all' ? 2 : 1
       return {
         s,
         tests: 0,
         visits: lookups,
-        onceTests: records * Math.max(0, inner.tests - saved * inner.driverTests) / inner.drive + inner.onceTests,
-        onceVisits: records * Math.max(0, inner.visits - saved * inner.driverVisits) / inner.drive + inner.onceVisits + 2.5 * shape.setRows(dataset, to) * kept,
+        onceTests: shape.records(to) * innerTests + inner.onceTests,
+        onceVisits: shape.records(to) * innerVisits + inner.onceVisits + 2.5 * shape.setRows(dataset, to) * kept,
         ...(node.match === 'any' ? { drive: s, driverTests: 0, driverVisits: lookups } : UNDRIVEN),
       }
     }
