@@ -27,7 +27,10 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import type { FilterNode } from '../src/ast/nodes.js'
 import { DEFAULT_LIMITS, resolveLimits } from '../src/check/limits.js'
-import { COST_TABLES, estimateCost, predictCost, TIME_MODEL, workOnData, type CostBackend } from '../src/check/cost.js'
+import { COST_TABLES, estimateCost, EXPECTED_TIME_MODEL, expectedWork, predictCost, TIME_MODEL, workOnData, type CostBackend } from '../src/check/cost.js'
+import { DIALECTS } from '../src/compile/index.js'
+import { readStatistics } from '../src/execute/statistics.js'
+import { dataVersion } from '../src/store/open.js'
 import { createEngine } from '../src/engine.js'
 import { parseQuery } from '../src/parse/index.js'
 import { openDatabase, type VentureDb } from '../src/store/open.js'
@@ -130,6 +133,12 @@ interface Row {
   readonly tests: number
   readonly visits: number
   readonly rows: number
+  /** The expected work on this data (`expectedWork`, what the engine predicts by) and its prediction. */
+  readonly expTests: number
+  readonly expVisits: number
+  readonly expScan: number
+  readonly expectedMs: number
+  /** The worst case on the data's shape (`workOnData`, `TIME_MODEL`). */
   readonly predictedMs: number
   readonly refusedBefore: boolean
   readonly refusedAfter: boolean
@@ -176,6 +185,7 @@ const tableRows = new Map(COST_TABLES.map((t) => [t, sqlite.sqlite.prepare(`sele
 const rowsOf: Record<Dataset, number> = { companies: tableRows.get('companies')!, investors: tableRows.get('investors')!, fundings: tableRows.get('fundings')! }
 // Inline (no workers): one request at a time on this thread, stopped at the budget by the watchdog
 // (SQLite) or a cancel (PostgreSQL), as the pool stops a worker's.
+const stats = await readStatistics({ db: database.db, dialect: DIALECTS[database.dialect], dataVersion: await dataVersion(database) })
 const engine = createEngine({ database, workers: 0, timeoutMs: budgetMs, limits: { maxCost: Number.POSITIVE_INFINITY } })
 await engine.list({ dataset: 'companies', filter: { name: 'warm-up' } })
 
@@ -189,6 +199,8 @@ for (const c of cases) {
   const units = estimateCost(filter).total
   const work = workOnData(filter, c.request.dataset, (t) => tableRows.get(t) ?? 0)
   const predicted = predictCost(units, work, rowsOf[c.request.dataset], backend, c.request.dataset)
+  const exp = expectedWork(filter, c.request.dataset, stats)
+  const expected = predictCost(units, exp, rowsOf[c.request.dataset], backend, c.request.dataset, EXPECTED_TIME_MODEL[backend])
   const t0 = performance.now()
   const r = await engine.list({ ...c.request, per_page: 50 })
   const ms = performance.now() - t0
@@ -201,14 +213,18 @@ for (const c of cases) {
     tests: work.tests,
     visits: work.visits,
     rows: rowsOf[c.request.dataset],
+    expTests: exp.tests,
+    expVisits: exp.visits,
+    expScan: exp.scan ?? 1,
+    expectedMs: expected.ms,
     predictedMs: predicted.ms,
     refusedBefore: units > DEFAULT_LIMITS.maxCost,
-    refusedAfter: units > DEFAULT_LIMITS.maxCost || predicted.ms > budgetMs,
+    refusedAfter: units > DEFAULT_LIMITS.maxCost || expected.ms > budgetMs,
     ms: finished ? ms : budgetMs,
     finished,
     request: c.request,
   })
-  process.stderr.write(`  ${c.family.padEnd(24)} units ${String(units).padStart(6)} tests ${work.tests.toFixed(0).padStart(6)} visits ${work.visits.toFixed(0).padStart(6)} predicted ${String(predicted.ms).padStart(7)} ms  took ${finished ? ms.toFixed(0).padStart(6) : ' >budget'} ms\n`)
+  process.stderr.write(`  ${c.family.padEnd(24)} units ${String(units).padStart(6)} tests ${work.tests.toFixed(0).padStart(6)} visits ${work.visits.toFixed(0).padStart(6)} worst ${String(predicted.ms).padStart(7)} ms expected ${String(expected.ms).padStart(7)} ms (t ${exp.tests.toFixed(1)} v ${exp.visits.toFixed(1)} scan ${(exp.scan ?? 1).toFixed(3)})  took ${finished ? ms.toFixed(0).padStart(6) : ' >budget'} ms\n`)
 }
 await engine.close()
 if (backend === 'postgres') await database.close()
@@ -221,7 +237,7 @@ const pct = (n: number, d: number) => `${d === 0 ? '-' : ((100 * n) / d).toFixed
 const timed = rows.filter((r) => r.finished)
 const rho = spearman(timed.map((r) => r.units), timed.map((r) => r.ms))
 const slow = accAfter.filter((r) => r.ms >= 100)
-const worstRatio = slow.reduce((m, r) => Math.max(m, r.ms / Math.max(1, r.predictedMs)), 0)
+const worstRatio = slow.reduce((m, r) => Math.max(m, r.ms / Math.max(1, r.expectedMs)), 0)
 // The time model's constants as this corpus calibrates them (check/cost.ts, TIME_MODEL), each the
 // largest that finished requests need once the others are counted: each dataset's scan from its
 // requests of at most 3 condition tests and no visits, the tests from requests without visits, the
@@ -235,11 +251,12 @@ const scanNs = Object.fromEntries((['companies', 'investors', 'fundings'] as con
 const testNs = slowOnes.filter((r) => r.visits === 0 && r.tests > 3).reduce((m, r) => Math.max(m, (left(r) - scanNs[datasetOf(r)]!) / r.tests), 0)
 const visitNs = slowOnes.filter((r) => r.visits > 0).reduce((m, r) => Math.max(m, (left(r) - scanNs[datasetOf(r)]! - r.tests * testNs) / r.visits), 0)
 const rhoData = spearman(timed.map((r) => r.predictedMs), timed.map((r) => r.ms))
+const rhoExpected = spearman(timed.map((r) => r.expectedMs), timed.map((r) => r.ms))
 console.log(`\nbench cost-calibration (${backend}, ${companies.toLocaleString('en-US')} companies, budget ${budgetMs} ms, ${rows.length} requests, ${((performance.now() - started) / 1000).toFixed(0)} s)`)
 console.log(`  accepted before (maxCost ${DEFAULT_LIMITS.maxCost}): ${pct(within(accBefore), accBefore.length)} finish within the budget`)
 console.log(`  accepted after (maxCost and predicted time within the budget): ${pct(within(accAfter), accAfter.length)} finish within the budget`)
 console.log(`  refused after that would have finished: ${rows.filter((r) => r.refusedAfter && r.finished).length}; refused after that would not: ${rows.filter((r) => r.refusedAfter && !r.finished).length}`)
-console.log(`  Spearman rank correlation with time (finished requests): static estimate ${rho.toFixed(3)}, prediction ${rhoData.toFixed(3)}`)
+console.log(`  Spearman rank correlation with time (finished requests): static estimate ${rho.toFixed(3)}, worst case on the data ${rhoData.toFixed(3)}, prediction on the data's statistics ${rhoExpected.toFixed(3)}`)
 console.log(`  largest time / prediction among accepted requests over 100 ms: ${worstRatio.toFixed(2)} (${slow.length} such requests)`)
 console.log(`  TIME_MODEL.${backend} as this corpus calibrates it (baseMs ${model.baseMs}): scanNs ${JSON.stringify(Object.fromEntries(Object.entries(scanNs).map(([d, v]) => [d, Math.round(v)])))}, testNs ${testNs.toFixed(1)}, visitNs ${visitNs.toFixed(1)} (in use: ${JSON.stringify(model.scanNs)}, ${model.testNs}, ${model.visitNs})`)
 const out = join(BENCH_DIR, `cost-calibration-${backend}-${companies}.json`)

@@ -18,15 +18,16 @@
  * So a chain of nested `foreign` costs the sum of its levels; as correlated probes it cost their
  * product (`FAN_OUT` to the power of the depth), which is what froze a server (language.md,
  * "Foreign"). Merged siblings (`mergeForeignSiblings`) are costed as the one `foreign` they become.
- * The static estimate knows no data. `workOnData` and `predictCost` (below) run the same walk on the
- * data's shape (each relation's related rows per record, from row counts) and turn it into a
- * predicted worst-case time, which the pipeline holds to the call's budget where the row counts are
- * known (`execute/pipeline.ts`). Selective conditions make a plan cheaper than either, and the time
- * budget remains the net for what the model cannot see. Measured on SQLite, one unit is 20-50 ns
+ * The static estimate knows no data. `workOnData` runs the same walk on the data's shape (each
+ * relation's related rows per record, from row counts): the worst case on that data.
+ * `expectedWork` (at the end) runs it with the selectivity of each condition on a sample of the
+ * data (`DataStatistics`, `execute/statistics.ts`), and `predictCost` turns either into
+ * milliseconds; the pipeline reports the expected one and, when told to, holds it to the call's
+ * budget (`execute/pipeline.ts`). The time budget remains the net for what the model cannot see. Measured on SQLite, one unit is 20-50 ns
  * per record (1,000,000 companies: a lone probe, 110 units, 4.3 s; an `or` of 499 conditions,
  * 499 units, about 10 s; a 5-level chain that every company meets, 1,240 units, 29 s).
  */
-import type { FilterNode } from '../ast/nodes.js'
+import type { ConditionNode, FilterNode } from '../ast/nodes.js'
 import { childrenOf } from '../ast/visit.js'
 import { datasets, findRelation, relations, resolveDataset } from '../catalog/index.js'
 import type { DatasetName } from '../catalog/define.js'
@@ -238,6 +239,15 @@ export const TIME_MODEL: Readonly<Record<CostBackend, TimeModel>> = Object.freez
   postgres: Object.freeze({ baseMs: 5, scanNs: Object.freeze({ companies: 5400, investors: 58800, fundings: 3800 }), testNs: 26, visitNs: 15500 }),
 })
 
+/**
+ * The time model of the prediction on the data (`expectedWork`): the same terms as `TIME_MODEL`,
+ * for the expected work rather than the worst case, calibrated by the same corpus.
+ */
+export const EXPECTED_TIME_MODEL: Readonly<Record<CostBackend, TimeModel>> = Object.freeze({
+  sqlite: Object.freeze({ baseMs: 5, scanNs: Object.freeze({ companies: 3459, investors: 75551, fundings: 1008 }), testNs: 9.4, visitNs: 1209 }),
+  postgres: Object.freeze({ baseMs: 5, scanNs: Object.freeze({ companies: 27162, investors: 552554, fundings: 15120 }), testNs: 62.7, visitNs: 4038 }),
+})
+
 export interface TimeModel {
   readonly baseMs: number
   /** Per record of the queried dataset, by dataset name. */
@@ -253,7 +263,7 @@ export interface PredictedCost {
   readonly units: number
   /** Records of the queried dataset the prediction is for. */
   readonly rows: number
-  /** Predicted worst-case milliseconds of the count and page 1, rounded up. */
+  /** Predicted milliseconds of the count and page 1, rounded up (`EXPECTED_TIME_MODEL` on the data's statistics where the engine reports it). */
   readonly ms: number
 }
 
@@ -261,6 +271,8 @@ export interface PredictedCost {
 export interface WorkOnData {
   readonly tests: number
   readonly visits: number
+  /** The fraction of the queried dataset's records the plan passes over (1 unless an index narrows it). */
+  readonly scan?: number
 }
 
 /** `WorkOnData` of a filter over `dataset`, whose tables hold `rows(table)` rows (`COST_TABLES`). */
@@ -277,7 +289,160 @@ export function workOnData(filter: FilterNode, dataset: string, rows: (table: st
  */
 export function predictCost(units: number, work: WorkOnData, rows: number, backend: CostBackend, dataset: string, model: TimeModel = TIME_MODEL[backend]): PredictedCost {
   const none = work.tests === 0 && work.visits === 0
-  const scan = model.scanNs[dataset] ?? Math.max(...Object.values(model.scanNs))
+  const scan = (model.scanNs[dataset] ?? Math.max(...Object.values(model.scanNs))) * (work.scan ?? 1)
   const perRecordNs = none ? 0 : scan + work.tests * model.testNs + work.visits * model.visitNs
   return Object.freeze({ units, rows, ms: Math.ceil(model.baseMs + (rows * perRecordNs) / 1e6) })
+}
+
+
+/**
+ * What the prediction knows of the data beyond its shape (`execute/statistics.ts` reads it once
+ * per data version): row counts, and the selectivity of a condition, the fraction of a dataset's
+ * records it holds for, estimated on a fixed sample of `sampled(dataset)` records.
+ */
+export interface DataStatistics {
+  rows(table: string): number
+  sampled(dataset: string): number
+  selectivity(node: ConditionNode, dataset: string): number | undefined
+}
+
+/** Operators an index on the field can answer (a range or a few points of it). */
+const INDEXABLE = new Set(['eq', 'in', 'between', 'gt', 'gte', 'lt', 'lte'])
+
+interface Expected {
+  /** The fraction of the records where the node is evaluated that it holds for. */
+  readonly s: number
+  /** Condition tests and rows reached per evaluation. */
+  readonly tests: number
+  readonly visits: number
+  /** Spent once per record of the queried dataset (sets), whatever evaluates the node. */
+  readonly onceTests: number
+  readonly onceVisits: number
+  /**
+   * Evaluated as a whole filter of its dataset, the fraction of the records an index or a set
+   * lets the plan read (1: every record), and what the driving part costs per record, which the
+   * records it skips do not pay.
+   */
+  readonly drive: number
+  readonly driverTests: number
+  readonly driverVisits: number
+}
+
+const hasForeign = (node: FilterNode): boolean => foreignCount(node) > 0
+const UNDRIVEN = { drive: 1, driverTests: 0, driverVisits: 0 } as const
+
+/**
+ * The expected work of a filter on the data (`expectedWork`): the walk of `costOf` with each
+ * condition's selectivity from the statistics instead of the worst case. An `and` stops at its
+ * first false child and an `or` at its first true one, conditions before `foreign` (both
+ * backends test the terms without a subquery first), and an `and` starts from its most selective
+ * part an index (an indexed condition) or a set (a `foreign` with `any`) can read directly; a
+ * correlated probe stops at the first related row that decides it (geometric in the inner filter's
+ * selectivity, at most the fan-out); a set reads the records of its dataset its inner filter can
+ * drive to, tests the inner filter on them, and passes over the relation's rows of the records it
+ * keeps. Children are taken as independent.
+ */
+function expectedOf(node: FilterNode, nested: boolean, rootForeigns: number, dataset: string, shape: DataShape, stats: DataStatistics): Expected {
+  const eps = 0.5 / Math.max(1, stats.sampled(dataset))
+  const clamp = (s: number) => Math.min(1 - eps, Math.max(eps, s))
+  switch (node.kind) {
+    case 'MatchAll':
+      return { s: 1, tests: 0, visits: 0, onceTests: 0, onceVisits: 0, ...UNDRIVEN }
+    case 'Condition': {
+      const s = clamp(stats.selectivity(node, dataset) ?? 0.5)
+      return { s, tests: 1, visits: 0, onceTests: 0, onceVisits: 0, ...(indexable(node, dataset) ? { drive: s, driverTests: 1, driverVisits: 0 } : UNDRIVEN) }
+    }
+    case 'Not': {
+      const child = expectedOf(node.child, nested, rootForeigns, dataset, shape, stats)
+      return { ...child, s: 1 - child.s, ...UNDRIVEN }
+    }
+    case 'And':
+    case 'Or': {
+      const parts = childOrder(mergeForeignSiblings(node.children, node.kind, node.path)).map((c) => expectedOf(c, nested, rootForeigns, dataset, shape, stats))
+      let driven: Pick<Expected, 'drive' | 'driverTests' | 'driverVisits'> = UNDRIVEN
+      if (node.kind === 'And') {
+        let driver = -1
+        parts.forEach((p, i) => { if (p.drive < 1 && (driver < 0 || p.drive < parts[driver]!.drive)) driver = i })
+        if (driver >= 0) {
+          const [d] = parts.splice(driver, 1)
+          parts.unshift(d!)
+          driven = { drive: d!.drive, driverTests: d!.tests, driverVisits: d!.visits }
+        }
+      }
+      let reach = 1
+      let tests = 0, visits = 0, onceTests = 0, onceVisits = 0
+      for (const p of parts) {
+        tests += reach * p.tests
+        visits += reach * p.visits
+        onceTests += p.onceTests
+        onceVisits += p.onceVisits
+        reach *= node.kind === 'And' ? p.s : 1 - p.s
+      }
+      return { s: node.kind === 'And' ? reach : 1 - reach, tests, visits, onceTests, onceVisits, ...driven }
+    }
+    case 'Foreign': {
+      const to = resolveDataset(node.dataset)?.name ?? node.dataset
+      const inner = expectedOf(node.filter, true, rootForeigns, to, shape, stats)
+      const fan = shape.fanOut(dataset, to)
+      const innerEps = 0.5 / Math.max(1, stats.sampled(to))
+      const si = Math.min(1 - innerEps, Math.max(innerEps, inner.s))
+      const anyHolds = 1 - (1 - si) ** fan
+      const s = clamp(node.match === 'any' ? anyHolds : node.match === 'none' ? 1 - anyHolds : si ** fan)
+      if (!nested && mayProbe(node, resolveDataset(node.dataset), rootForeigns)) {
+        // Rows reached until one decides: a match for `any`/`none`, a miss for `all` (which also probes for one row).
+        const reach = node.match === 'all' ? Math.min(fan, (1 - si ** fan) / (1 - si)) : Math.min(fan, anyHolds / si)
+        const tests = reach * inner.tests
+        const visits = reach * (1 + inner.visits) + (node.match === 'all' ? 1 : 0)
+        // An `any` whose inner filter selects few related records is run from them (a semi-join): it drives.
+        const driven = node.match === 'any' && inner.drive < 1 ? { drive: s, driverTests: tests, driverVisits: visits } : UNDRIVEN
+        return { s, tests, visits, onceTests: inner.onceTests, onceVisits: inner.onceVisits, ...driven }
+      }
+      // A set: the inner filter on the records of its dataset it drives to, then the relation's
+      // rows of the records it keeps (of those it fails too for `all`, which also passes over
+      // every row once). An `any` set can drive its parent: its members are keys.
+      // Per record of `to`: the inner filter's work, less its driving part on the records it skips.
+      const saved = 1 - inner.drive
+      const innerTests = Math.max(0, inner.tests - saved * inner.driverTests)
+      const innerVisits = Math.max(0, inner.visits - saved * inner.driverVisits)
+      const kept = node.match === 'all' ? 2 - si : si
+      const lookups = node.match === 'all' ? 2 : 1
+      return {
+        s,
+        tests: 0,
+        visits: lookups,
+        onceTests: shape.records(to) * innerTests + inner.onceTests,
+        onceVisits: shape.records(to) * innerVisits + inner.onceVisits + 2.5 * shape.setRows(dataset, to) * kept,
+        ...(node.match === 'any' ? { drive: s, driverTests: 0, driverVisits: lookups } : UNDRIVEN),
+      }
+    }
+  }
+}
+
+/** Whether an index can answer a condition: an indexed field, and a range or a few points of it. */
+function indexable(node: FilterNode, dataset: string): node is ConditionNode {
+  return node.kind === 'Condition' && INDEXABLE.has(node.operator) && resolveDataset(dataset)?.fields[node.field]?.indexed === true
+}
+
+/** The order `expectedOf` costs an `and`'s children in: conditions before `foreign`. */
+function childOrder(children: readonly FilterNode[]): readonly FilterNode[] {
+  return [...children.filter((c) => !hasForeign(c)), ...children.filter(hasForeign)]
+}
+
+/**
+ * `WorkOnData` of a filter over `dataset` expected on the data the statistics describe: condition
+ * tests and rows reached per record of the queried dataset, and the fraction of its records the
+ * plan passes over (an index or a set narrows it). At most `workOnData`'s worst case on the same
+ * row counts.
+ */
+export function expectedWork(filter: FilterNode, dataset: string, stats: DataStatistics): WorkOnData {
+  if (filter.kind === 'MatchAll') return { tests: 0, visits: 0, scan: 0 }
+  const name = resolveDataset(dataset)?.name ?? dataset
+  const shape = shapeOf((t) => stats.rows(t), name, 1)
+  const e = expectedOf(filter, false, rootForeignCount(filter), name, shape, stats)
+  const saved = 1 - e.drive
+  return {
+    tests: Math.max(0, e.tests - saved * e.driverTests) + e.onceTests,
+    visits: Math.max(0, e.visits - saved * e.driverVisits) + e.onceVisits,
+    scan: e.drive,
+  }
 }

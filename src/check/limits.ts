@@ -67,10 +67,10 @@ export interface Limits {
    */
   readonly maxCost: number
   /**
-   * Also refuse (`cost_exceeded`) a filter whose predicted worst-case time on the data it runs on
-   * (`predictCost` in `cost.ts`) is over the call's time budget. Off by default: the prediction
-   * bounds what the calibration corpus ran but cannot see how selective a condition is, so it
-   * refuses selective queries that would finish at once. The cost is reported either way.
+   * Also refuse (`cost_exceeded`) a filter whose predicted time on the data it runs on
+   * (`expectedWork` and `predictCost` in `cost.ts`) is over the call's time budget. Off by default:
+   * on the calibration corpus it still refuses about one in eight of the requests that finish
+   * within the budget (grammar-docs/language.md, "Predicted time"). The cost is reported either way.
    */
   readonly refuseOverBudget: boolean
 }

@@ -12,20 +12,20 @@
 import type { QueryNode } from '../ast/nodes.js'
 import type { CheckedQuery } from '../check/checked.js'
 import { checkQuery } from '../check/index.js'
-import { COST_TABLES, estimateCost, predictCost, workOnData, type CostEstimate, type PredictedCost } from '../check/cost.js'
+import { estimateCost, expectedWork, EXPECTED_TIME_MODEL, predictCost, type CostEstimate, type DataStatistics, type PredictedCost } from '../check/cost.js'
 import { timeCostIssue } from '../check/rules/cost-within-limit.js'
 import type { Limits } from '../check/limits.js'
 import { DIALECTS } from '../compile/index.js'
 import { planQuery, type QueryPlan } from '../compile/plan.js'
 import { fail, issue, ok, type Issue, type Result } from '../errors/issue.js'
 import { parseQuery, parseQueryParts } from '../parse/index.js'
-import { dataVersion, type VentureDb } from '../store/open.js'
-import { latestRowCount } from '../store/row-counts.js'
+import { dataVersion, dataVersionSync, type VentureDb } from '../store/open.js'
 import { newCacheTally, type CacheTally, type ExecContext } from './context.js'
 import { memoKey, PreparedMemo } from './prepared-memo.js'
-import { cachedTotal, datasetRows, knownTotal, rememberedTotal, versionAndKnownTotal, type VersionAndTotal } from './counts.js'
+import { cachedTotal, knownTotal, rememberedTotal, versionAndKnownTotal, type VersionAndTotal } from './counts.js'
 import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './cursor.js'
 import type { ResultRecord } from './records.js'
+import { readStatistics } from './statistics.js'
 import {
   canonicalQuery, loadStoredQuery, queryIdOf, QUERY_VERSION, storageIssues, storeOwner, storeQuery,
   type CanonicalFilter, type CanonicalQuery,
@@ -131,7 +131,9 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
   const paging: PagingPolicy = Object.freeze({ ...DEFAULT_PAGING, ...pagingPolicy })
   // Cache writes go through the raw SQLite handle so they never wait for the lock (execute/cache-write.ts).
   const writer = { db: vdb.db, readonly: vdb.readonly, persistTotalsFromMs: paging.persistTotalsFromMs, ...(vdb.dialect === 'sqlite' ? { sqlite: vdb.sqlite } : {}) }
-  const context = async (): Promise<ExecContext> => ({ ...writer, dialect, dataVersion: await dataVersion(vdb) })
+  /** The data version the last statement read (the cost's memo keys by it on PostgreSQL). */
+  let seenVersion: number | undefined
+  const context = async (): Promise<ExecContext> => ({ ...writer, dialect, dataVersion: (seenVersion = await dataVersion(vdb)) })
   /**
    * The context, and the query's total cached at its data version when the plan has a filter: both
    * read in one statement (`versionAndKnownTotal`; one round trip instead of two on PostgreSQL).
@@ -140,6 +142,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
   const contextAndTotal = async (plan: QueryPlan, queryId: string): Promise<{ ctx: ExecContext; lookedUp?: VersionAndTotal }> => {
     if (plan.where === undefined) return { ctx: await context() }
     const lookedUp = await versionAndKnownTotal({ ...writer, dialect }, queryId)
+    seenVersion = lookedUp.dataVersion
     return { ctx: { ...writer, dialect, dataVersion: lookedUp.dataVersion }, lookedUp }
   }
 
@@ -156,22 +159,32 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
 
   /**
    * The cost of a checked filter on this connection's data. It is computed here, where the pipeline
-   * runs (a worker of the pool for a SQLite file), because only here are the row counts known: the
-   * estimate is a walk of the checked tree (kept per checked query), and the queried dataset's row
-   * count is the last one counted on this connection (`latestRowCount`; counted once when none is).
+   * runs (a worker of the pool for a SQLite file), because only here is the data known: the static
+   * estimate is a walk of the checked tree, the prediction the same walk with the selectivities and
+   * row counts of the data (`statistics.ts`, read once per data version). Both are kept per checked
+   * query and data version, so a repeated request pays a map lookup. SQLite reads the version (one
+   * prepared statement); PostgreSQL takes the one its last request read, so after another process
+   * changes the data one request may be predicted on the previous version's figures.
    */
-  const estimates = new WeakMap<CheckedQuery, CostEstimate>()
+  const costs = new WeakMap<CheckedQuery, { version: number; value: { estimate: CostEstimate; predicted: PredictedCost } }>()
+  let statistics: { version: number; value: Promise<DataStatistics> } | undefined
   async function costOf(checked: CheckedQuery): Promise<{ estimate: CostEstimate; predicted: PredictedCost }> {
-    let estimate = estimates.get(checked)
-    if (!estimate) estimates.set(checked, (estimate = estimateCost(checked.filter)))
-    if (estimate.total === 0) return { estimate, predicted: predictCost(0, { tests: 0, visits: 0 }, await tableRows(checked.dataset.table), vdb.dialect, checked.dataset.name) }
-    const counted = new Map<string, number>()
-    for (const table of COST_TABLES) counted.set(table, await tableRows(table))
-    const work = workOnData(checked.filter, checked.dataset.name, (table) => counted.get(table) ?? 0)
-    return { estimate, predicted: predictCost(estimate.total, work, counted.get(checked.dataset.table)!, vdb.dialect, checked.dataset.name) }
+    const version = vdb.dialect === 'sqlite' ? dataVersionSync(vdb.sqlite) : seenVersion ?? (seenVersion = await dataVersion(vdb))
+    const known = costs.get(checked)
+    if (known && known.version === version) return known.value
+    const estimate = estimateCost(checked.filter)
+    if (!statistics || statistics.version !== version) {
+      const read = readStatistics({ ...writer, dialect, dataVersion: version })
+      statistics = { version, value: read }
+      read.catch(() => { if (statistics?.value === read) statistics = undefined })
+    }
+    const stats = await statistics.value
+    const work = expectedWork(checked.filter, checked.dataset.name, stats)
+    const predicted = predictCost(estimate.total, work, stats.rows(checked.dataset.table), vdb.dialect, checked.dataset.name, EXPECTED_TIME_MODEL[vdb.dialect])
+    const value = { estimate, predicted }
+    costs.set(checked, { version, value })
+    return value
   }
-  const tableRows = async (table: string): Promise<number> =>
-    latestRowCount(vdb.db, table) ?? (await datasetRows(await context(), { table }))
 
   /** The cost, or `cost_exceeded` when the prediction is over the call's budget. */
   async function costWithinBudget(checked: CheckedQuery, run: RunOptions | undefined): Promise<Result<PredictedCost>> {

@@ -177,6 +177,13 @@ export interface RouteSpec {
   readonly carriesKeyCheck?: boolean
   /** The handler runs a filter and answers its cost in `X-Query-Cost` (query-cost.ts), documented in the OpenAPI document. */
   readonly queryCost?: boolean
+  /**
+   * The handler's engine call is heavy (not one of `LIGHT_OPERATIONS`): it queues per caller and is
+   * answered 429 `tenant_busy` with Retry-After when the caller's backlog is full or its query time
+   * per minute is used up (`TenantBusyError`; grammar-docs/guides/fairness.md). The OpenAPI document
+   * lists that 429.
+   */
+  readonly heavy?: boolean
 }
 
 export interface RouteModule {

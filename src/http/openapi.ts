@@ -127,6 +127,20 @@ const ERROR_RESPONSES: Readonly<Record<string, { name: string; description: stri
   500: { name: 'InternalError', description: 'Server fault; the body carries an error id and nothing of the fault. Retry later.' },
   503: { name: 'Unavailable', description: 'The database is busy or unavailable; retry shortly (Retry-After).' },
 })
+/**
+ * The 429 of a heavy route (`RouteSpec.heavy`): besides a used-up quota, the caller's fair share of
+ * the workers (`TenantBusyError`, grammar-docs/guides/fairness.md). One response per status, so it
+ * replaces `RateLimited` there, and stands alone where there is no quota.
+ */
+const TENANT_BUSY = 'too many of this caller\'s heavy queries are waiting beside those running, or it has used its allowance of query time per minute: '
+  + 'the issue `tenant_busy`, with `retry_after` (seconds) in the body and a Retry-After header; the request is not counted against a quota. '
+  + 'See grammar-docs/guides/fairness.md.'
+const BUSY_RESPONSES = Object.freeze({
+  quota: { name: 'RateLimitedOrBusy', description: `The key's quota for the current period is used up (see X-Quota-Reset and Retry-After), or ${TENANT_BUSY}` },
+  none: { name: 'TenantBusy', description: `The caller is busy: ${TENANT_BUSY}` },
+})
+const RETRY_AFTER_HEADER = Object.freeze({ description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } })
+
 /** Statuses a public endpoint can answer besides 200: it has no key to refuse and no quota to exceed. */
 const PUBLIC_ERROR_STATUSES = Object.freeze(['500', '503'])
 
@@ -138,8 +152,8 @@ const QUOTA_HEADERS = Object.freeze({
 
 const QUERY_COST_HEADER_DOC = Object.freeze({
   description: 'The cost of the filter this request ran, as `units=<u>, rows=<n>, ms=<t>`: its estimated worst-case units per record '
-    + '(held to maxCost), the records of the queried dataset, and the predicted worst-case milliseconds of its count and page 1 '
-    + '(an upper bound that cannot see how selective a condition is). See grammar-docs/language.md, "Predicted time".',
+    + '(held to maxCost), the records of the queried dataset, and the predicted milliseconds of its count and page 1 '
+    + '(from the data\'s row counts and the selectivity of its conditions on a sample). See grammar-docs/language.md, "Predicted time".',
   schema: { type: 'string', pattern: '^units=\\d+, rows=\\d+, ms=\\d+$' },
 })
 
@@ -172,6 +186,8 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], options: Open
   const components = new SchemaComponents()
   const problemRef = components.add('Problem', problemSchema, 'output')
   const paths: Record<string, Record<string, OperationObject>> = {}
+  const busyResponse = access.quota === 'none' ? BUSY_RESPONSES.none : BUSY_RESPONSES.quota
+  const anyHeavy = routes.some((r) => r.heavy && (r.authenticated ?? true))
 
   for (const route of routes) {
     const path = openApiPath(route.path)
@@ -203,6 +219,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], options: Open
           },
         },
         ...Object.fromEntries(errorStatuses.map((status) => [status, { $ref: `#/components/responses/${ERROR_RESPONSES[status]!.name}` }])),
+        ...(authenticated && route.heavy ? { 429: { $ref: `#/components/responses/${busyResponse.name}` } } : {}),
       },
       ...(!authenticated ? { security: [] } : security.requirements ? { security: security.requirements } : {}),
       'x-spec-section': route.specSection,
@@ -231,10 +248,19 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], options: Open
     paths,
     components: {
       schemas: components.schemas,
-      responses: Object.fromEntries(Object.entries(ERROR_RESPONSES).filter(([status]) => usedStatuses.has(status)).map(([status, { name, description }]) => [name, {
-        description: status === '403' && access.auth === 'host' ? 'Refused by the host application\'s authentication, or a trial caller asking beyond the first page.' : description,
-        content: { 'application/problem+json': { schema: problemRef } },
-      }])),
+      responses: {
+        ...Object.fromEntries(Object.entries(ERROR_RESPONSES).filter(([status]) => usedStatuses.has(status)).map(([status, { name, description }]) => [name, {
+          description: status === '403' && access.auth === 'host' ? 'Refused by the host application\'s authentication, or a trial caller asking beyond the first page.' : description,
+          content: { 'application/problem+json': { schema: problemRef } },
+        }])),
+        ...(anyHeavy ? {
+          [busyResponse.name]: {
+            description: busyResponse.description,
+            headers: { 'Retry-After': RETRY_AFTER_HEADER },
+            content: { 'application/problem+json': { schema: problemRef } },
+          },
+        } : {}),
+      },
       headers: { ...QUOTA_HEADERS },
       securitySchemes: security.schemes,
     },

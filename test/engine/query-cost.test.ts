@@ -49,8 +49,10 @@ describe('the cost and the call\'s budget', () => {
     expect(refused.issues[0]).toMatchObject({ code: 'cost_exceeded', path: '/filter/foreign', expected: `a predicted time of at most ${ms - 1} ms`, got: `${ms} ms` })
     expect(refused.issues[0]!.message).toMatch(/predicted to take up to [\d,]+ ms here \(2,461 units per companies record, 150 records\), over this call's time budget/)
     expect(refused.issues[0]!.message).toMatch(/nested `foreign` levels/)
-    const ran = await engine[method](CHAIN, { timeoutMs: ms })
-    expect(ran.ok).toBe(true)
+    // At the prediction it is not refused (it may still run over so small a budget on a loaded machine).
+    const at = await engine[method](CHAIN, { timeoutMs: ms })
+    expect(at.ok || at.issues[0]!.code).not.toBe('cost_exceeded')
+    expect((await engine[method](CHAIN, { timeoutMs: Math.max(ms, 60_000) })).ok).toBe(true)
   })
 
   it('a refused query is not stored', async () => {

@@ -36,6 +36,9 @@ const operations = (doc: OpenApiDocument): [string, Operation][] =>
   Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => [`${method} ${path}`, op] as [string, Operation]))
 const authenticatedOps = (doc: OpenApiDocument) => operations(doc).filter(([name]) => name !== 'get /openapi.json')
 
+/** The operations whose engine call is heavy (`RouteSpec.heavy`): each may answer 429 `tenant_busy`, quota or not. */
+const HEAVY = new Set(['get /companies', 'get /fundings', 'post /queries', 'get /queries/{query_id}', 'get /search', 'get /companies/{id}/similar', 'get /investors/{id}', 'get /investors/{id}/portfolio'])
+
 describe('the OpenAPI document follows the access in force', () => {
   it('by default: both API key schemes on every operation but the document itself, quota headers and 429', async () => {
     const doc = await documentOf({})
@@ -55,10 +58,12 @@ describe('the OpenAPI document follows the access in force', () => {
     const text = JSON.stringify(doc)
     expect(doc.components.securitySchemes).toEqual({})
     expect(text).not.toMatch(/apiKeyQuery|bearerAuth|Authorization: Bearer|`\?key=`/)
-    for (const [, op] of authenticatedOps(doc)) {
+    for (const [name, op] of authenticatedOps(doc)) {
       expect(op).not.toHaveProperty('security')
       expect(Object.keys(op.responses)).toContain('401')
-      expect(Object.keys(op.responses)).not.toContain('429')
+      // No quota: only a heavy call's fair share of the workers answers 429.
+      if (HEAVY.has(name)) expect(op.responses['429']).toEqual({ $ref: '#/components/responses/TenantBusy' })
+      else expect(Object.keys(op.responses)).not.toContain('429')
       // No quota headers; the cost header of the operations that run a filter stays.
       expect(Object.keys((op.responses['200'] as { headers?: object }).headers ?? {}).filter((h) => h !== 'X-Query-Cost')).toEqual([])
     }
@@ -79,11 +84,12 @@ describe('the OpenAPI document follows the access in force', () => {
     for (const [, op] of authenticatedOps(both)) expect(op.security).toEqual([{ session: [], oidc: ['read'] }])
   })
 
-  it('with the built-in keys and quota: false: the keys, without quota headers or 429', async () => {
+  it('with the built-in keys and quota: false: the keys, without quota headers, 429 only for a busy caller of a heavy call', async () => {
     const doc = await documentOf({ quota: false })
-    for (const [, op] of authenticatedOps(doc)) {
+    for (const [name, op] of authenticatedOps(doc)) {
       expect(op.security).toEqual([{ apiKeyQuery: [] }, { bearerAuth: [] }])
-      expect(Object.keys(op.responses)).not.toContain('429')
+      if (HEAVY.has(name)) expect(op.responses['429']).toEqual({ $ref: '#/components/responses/TenantBusy' })
+      else expect(Object.keys(op.responses)).not.toContain('429')
       // No quota headers; the cost header of the operations that run a filter stays.
       expect(Object.keys((op.responses['200'] as { headers?: object }).headers ?? {}).filter((h) => h !== 'X-Query-Cost')).toEqual([])
     }

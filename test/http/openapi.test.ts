@@ -124,6 +124,21 @@ describe('the document', () => {
     expect(doc.components.schemas.Problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'detail', 'error']))
   })
 
+  it('documents 429 `tenant_busy` with Retry-After on exactly the heavy operations (those not on the light lane)', () => {
+    const heavy = h.app.routes.filter((r) => r.heavy).map((r) => `${r.method} ${openApiPath(r.path)}`)
+    expect(heavy.sort()).toEqual(['get /companies', 'get /companies/{id}/similar', 'get /fundings', 'get /investors/{id}', 'get /investors/{id}/portfolio', 'get /queries/{query_id}', 'get /search', 'post /queries'])
+    for (const route of h.app.routes) {
+      if (route.authenticated === false) continue
+      const op = doc.paths[openApiPath(route.path)][route.method]
+      expect(op.responses['429'], `${route.method} ${route.path}`).toEqual({ $ref: route.heavy ? '#/components/responses/RateLimitedOrBusy' : '#/components/responses/RateLimited' })
+    }
+    const busy = doc.components.responses.RateLimitedOrBusy
+    expect(busy.description).toMatch(/quota for the current period is used up/)
+    expect(busy.description).toMatch(/`tenant_busy`, with `retry_after`/)
+    expect(busy.description).toMatch(/grammar-docs\/guides\/fairness\.md/)
+    expect(busy.headers['Retry-After'].schema).toEqual({ type: 'integer', minimum: 0 })
+  })
+
   it('resolves every $ref', () => {
     const refs = refsOf(doc)
     expect(refs.length).toBeGreaterThan(10)

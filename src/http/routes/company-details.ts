@@ -47,7 +47,7 @@ const specs: readonly RouteSpec[] = Object.freeze([
     pathParams: companyIdParams, response: storiesSchema,
   },
   {
-    method: 'get', path: '/companies/{id}/similar', specSection: '4.5', authenticated: true,
+    method: 'get', path: '/companies/{id}/similar', specSection: '4.5', authenticated: true, heavy: true,
     summary: 'At most 20 similar companies, most similar first',
     description: 'Weighted Jaccard similarity of industries, business models and keywords (rare tags weigh more), blended with the word overlap of the descriptions; `probability` is the score relative to the best match (1.0). Empty when the company has no tags. On large data the search is budgeted: candidates share a tag with the company and are ranked by the Jaccard of their tags before the best 200 are scored in full (at 1,000,000 companies about 80% of an exhaustive search\'s 20). The first calls after a start or new data, until every company\'s tag total is summed (a slice of about 250 ms per call, 2-3 s in all at 1,000,000 companies), rank by shared tag weight instead and find fewer.',
     pathParams: companyIdParams, response: similarCompaniesSchema,

@@ -26,6 +26,7 @@ export const fundingRoutes: RouteModule = {
       + 'See grammar-docs/list-parameters.md.',
     specSection: '4.10',
     queryCost: true,
+    heavy: true,
     query: FUNDINGS_QUERY,
     response: fundingListSchema,
     authenticated: true,

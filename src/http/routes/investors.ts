@@ -71,6 +71,7 @@ export const investorRoutes: RouteModule = {
       description: 'The investor with portfolio and deal aggregates, its most recent funding round and latest filings. '
         + 'Breakdowns are sorted by count, then name; quarters newest first; top_industries counts portfolio companies (top 10).',
       specSection: '4.12',
+      heavy: true,
       pathParams: investorPathParams,
       response: investorDetailSchema,
       authenticated: true,
@@ -81,6 +82,7 @@ export const investorRoutes: RouteModule = {
       summary: 'Investor portfolio',
       description: 'The companies the investor invested in, most recent first investment first (then by company id), paged.',
       specSection: '4.13',
+      heavy: true,
       pathParams: investorPathParams,
       query: portfolioQueryParams,
       response: portfolioSchema,

@@ -157,6 +157,7 @@ export const searchRoutes: RouteModule = {
       + 'Results are ranked: exact name, then name starting with the term, then other matches, each by importance. '
       + `A bare array of at most per_page results (default ${SEARCH_DEFAULT_RESULTS}, at most ${SEARCH_MAX_RESULTS}); no paging.`,
     specSection: '4.9',
+    heavy: true,
     query: searchQueryParams,
     response: searchResponseSchema,
     authenticated: true,
