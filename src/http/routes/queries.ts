@@ -164,6 +164,16 @@ function formToRequest(entries: Iterable<[string, unknown]>): Read<Record<string
   return issues.length > 0 ? refuse(issues) : { ok: true, value: request }
 }
 
+function wrongContentType(type: string): Issue {
+  return issue({
+    code: 'invalid_type',
+    path: '',
+    message: `The request body is JSON, but its Content-Type header says ${type} (what \`curl -d\` sends unless told otherwise); send the header \`Content-Type: application/json\` with a JSON body.`,
+    expected: 'Content-Type: application/json',
+    got: `Content-Type: ${type}`,
+  })
+}
+
 function mediaType(request: Request): string {
   return (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
 }
@@ -185,7 +195,12 @@ async function readQueryRequest(request: Request): Promise<Read<unknown>> {
   }
   const text = decodeUtf8(bytes)
   if (!text.ok) return text
-  if (type === 'application/x-www-form-urlencoded') return formToRequest(new URLSearchParams(text.value))
+  if (type === 'application/x-www-form-urlencoded') {
+    // `curl -d '{...}'` sends JSON under this type unless told otherwise: a form whose text is a JSON
+    // object or array is that slip, and the answer names the header to send instead of reading it as one odd field.
+    if (/^\s*[{[]/.test(text.value)) return refuse([wrongContentType(type)])
+    return formToRequest(new URLSearchParams(text.value))
+  }
   if (type === 'application/json' || type.endsWith('+json')) return parseJson(text.value, '', 'The request body')
   // No usable content type: JSON when it is JSON; a body that starts like JSON gets the JSON error.
   const trimmed = text.value.trimStart()
