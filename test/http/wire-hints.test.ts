@@ -129,7 +129,7 @@ describe('JSON sent under a form Content-Type (curl -d)', () => {
 
   it('is read as JSON with the right header or none, and a real form still works', async () => {
     const json = '{"dataset":"companies","per_page":2}'
-    for (const headers of [{ 'content-type': 'application/json' }, {}]) {
+    for (const headers of [{ 'content-type': 'application/json' }, {}] as Record<string, string>[]) {
       expect((await h.request('/queries', { init: { method: 'POST', body: json, headers } })).status).toBe(200)
     }
     const form = await h.request('/queries', { init: { method: 'POST', body: 'dataset=companies&per_page=2', headers: { 'content-type': 'application/x-www-form-urlencoded' } } })
