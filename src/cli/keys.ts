@@ -24,6 +24,9 @@ import { StateFileError } from '../store/state-file.js'
 /** Where `serve` and `demo` keep their database unless told otherwise. */
 export const DEFAULT_DATA_DIR = './.ventureql'
 export const DATABASE_FILE_NAME = 'ventureql.db'
+/** The database of every command not given `--database`: the one `serve` creates and `keys` manages. */
+export const DEFAULT_DATABASE = `${DEFAULT_DATA_DIR}/${DATABASE_FILE_NAME}`
+export const DEFAULT_DATABASE_HELP = `default ${DEFAULT_DATABASE}, the database of serve and keys`
 
 /** Requests per period of a key created without `--quota`: those of the keys `serve` creates on its first run. */
 export const DEFAULT_QUOTAS: Readonly<Record<Plan, number>> = Object.freeze({ full: 100_000, trial: 1_000 })
