@@ -280,9 +280,12 @@ async function getQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
     ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues),
   ]
   if (issues.length > 0 || !page.ok || !perPage.ok) return issuesResponse(issues)
-  const paging = readPaging(deps, checkedIdentity(c), { page: page.value, per_page: perPage.value }, deps.engine.limits.defaultPerPage)
+  const caller = checkedIdentity(c)
+  const paging = readPaging(deps, caller, { page: page.value, per_page: perPage.value }, deps.engine.limits.defaultPerPage)
   if (!paging.ok) return paging.response
-  const result = await deps.engine.page(c.req.param('query_id'), { page: paging.page, per_page: paging.perPage }, callOptions(c))
+  // Without per_page, the query's own (what it was posted with) unless a trial cap applies.
+  const ownPerPage = perPage.value === undefined && caller.plan !== 'trial'
+  const result = await deps.engine.page(c.req.param('query_id'), ownPerPage ? { page: paging.page } : { page: paging.page, per_page: paging.perPage }, callOptions(c))
   if (!result.ok) return pageFailure(result.issues)
   c.header(QUERY_COST_HEADER, queryCostHeader(result.value.cost))
   return c.json(await withViews(result.value, deps, callOptions(c)))
