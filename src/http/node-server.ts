@@ -179,7 +179,8 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   })
   // A failed TLS handshake (an untrusting browser) is the client's problem. A plain-HTTP request is
   // a common slip (`http://` for `https://`): OpenSSL recognises it by its first bytes, and the
-  // client is told in plain HTTP on the socket under the TLS layer, as nginx does, instead of an empty reply.
+  // client is told in plain HTTP on the socket under the TLS layer (Node's `_parent` of the TLS
+  // socket; where it is missing the connection closes as before), as nginx does, instead of an empty reply.
   const plainHttpHint = await rawResponse(problemResponse(400, {
     detail: 'This port speaks HTTPS only: the request was sent as plain HTTP. Use an https:// URL.',
   }))
