@@ -107,6 +107,9 @@ export interface EngineOptions<D extends VentureDb = VentureDb> {
   readonly memoryBudget?: number
 }
 
+/** Stored queries whose own `per_page` an engine remembers (`page()` without one), the least recently stored forgotten first. */
+const REMEMBERED_PER_PAGES = 10_000
+
 /** A write lock held longer than this is another process's bulk work (an import), not a request's write. */
 export const DEFAULT_WRITE_WAIT_MS = 500
 
@@ -121,7 +124,11 @@ export interface Engine<D extends VentureDb = VentureDb> {
   list(request: unknown, options?: CallOptions): Promise<Result<ListPage>>
   /** Parses, checks and stores a query without running it. */
   store(request: unknown, options?: CallOptions & StoreOptions): Promise<Result<StoreResult>>
-  /** A page of a stored query (GET /queries/:id). */
+  /**
+   * A page of a stored query (GET /queries/:id). Without `per_page`, at the `per_page` the query
+   * last ran or was stored with through this engine (so `page: 2` follows on from `query`'s first
+   * page), else the default.
+   */
   page(queryId: unknown, paging?: { page?: unknown; per_page?: unknown }, options?: CallOptions): Promise<Result<QueryEnvelope>>
   /**
    * A page of a stored query without its total: never counts (a first count can take seconds on a
@@ -363,15 +370,43 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
   /** The call's budget, for the pipeline's cost prediction: a filter predicted to take longer is refused before it runs. */
   const runOptions = (o: CallOptions | undefined): RunOptions => ({ budgetMs: o?.timeoutMs ?? timeoutMs })
 
+  /**
+   * The `per_page` each stored query last ran (`query`) or was stored (`store`) with through this
+   * engine, most recent last: `page()` without a `per_page` pages at it, so the pages after the first
+   * follow on from it. Kept in memory (bounded) rather than with the query: the stored query is
+   * shared by everyone who posts the same filter, each with a page size of their own.
+   */
+  const ownPerPage = new Map<string, number>()
+  const rememberPerPage = (queryId: string, perPage: unknown): void => {
+    if (typeof perPage !== 'number' || !Number.isSafeInteger(perPage) || perPage < 1) return
+    ownPerPage.delete(queryId)
+    ownPerPage.set(queryId, perPage)
+    if (ownPerPage.size > REMEMBERED_PER_PAGES) ownPerPage.delete(ownPerPage.keys().next().value!)
+  }
+  const withOwnPerPage = (queryId: unknown, paging: unknown): unknown => {
+    if (typeof queryId !== 'string' || typeof paging !== 'object' || paging === null || Array.isArray(paging)) return paging
+    const own = (paging as { per_page?: unknown }).per_page === undefined ? ownPerPage.get(queryId) : undefined
+    return own === undefined ? paging : { ...paging, per_page: own }
+  }
+  const requestedPerPage = (request: unknown): unknown => (typeof request === 'object' && request !== null ? (request as { per_page?: unknown }).per_page : undefined)
+
   const engine: Engine<D> = {
     limits,
     database: vdb,
     execution: Object.freeze({ kind: backend.kind, workers: backend.workers, interruptible: backend.interruptible, timeoutMs, memory }),
-    query: (request, o) => result('query', [request, storeOptions(o), runOptions(o)], o),
+    query: async (request, o) => {
+      const answered = await result('query', [request, storeOptions(o), runOptions(o)], o)
+      if (answered.ok) rememberPerPage(answered.value.query_id, answered.value.meta.per_page)
+      return answered
+    },
     list: (request, o) => result('list', [request, runOptions(o)], o),
-    store: (request, o) => result('store', [request, storeOptions(o)], o),
-    page: (queryId, paging = {}, o) => paged('page', queryId, paging, o),
-    pageWithoutTotal: (queryId, paging = {}, o) => paged('pageWithoutTotal', queryId, paging, o),
+    store: async (request, o) => {
+      const stored = await result('store', [request, storeOptions(o)], o)
+      if (stored.ok) rememberPerPage(stored.value.query_id, requestedPerPage(request))
+      return stored
+    },
+    page: (queryId, paging = {}, o) => paged('page', queryId, withOwnPerPage(queryId, paging), o),
+    pageWithoutTotal: (queryId, paging = {}, o) => paged('pageWithoutTotal', queryId, withOwnPerPage(queryId, paging), o),
     explain: (request, o) => result('explain', [request], o),
     count: (request, o) => result('count', [request, runOptions(o)], o),
     records: Object.freeze<EngineRecords>({

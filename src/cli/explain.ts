@@ -1,11 +1,12 @@
 /**
- * @module `ventureql explain --database FILE REQUEST`: shows what a query means and what it runs
+ * @module `ventureql explain [--database FILE] REQUEST`: shows what a query means and what it runs
  * (canonical form, query id and version, the SQL and its parameters, the count SQL, the cost) without
  * storing or running it. `--json` prints the same as one JSON object.
  */
 import type { Command } from 'commander'
 import type { ExplainResult } from '../engine.js'
 import { DATABASE_HELP, readRequest, reportIssues, SCHEMA_HELP, withEngine } from './query.js'
+import { DEFAULT_DATABASE, DEFAULT_DATABASE_HELP } from './keys.js'
 
 export function formatExplain(e: ExplainResult): string {
   return [
@@ -26,7 +27,7 @@ export function formatExplain(e: ExplainResult): string {
 export function registerExplain(program: Command): void {
   program.command('explain')
     .description('Print the canonical form, id, SQL and parameters of a query without running it.')
-    .requiredOption('--database <target>', DATABASE_HELP)
+    .option('--database <target>', `${DATABASE_HELP} (${DEFAULT_DATABASE_HELP})`, DEFAULT_DATABASE)
     .option('--schema <name>', SCHEMA_HELP)
     .option('--json', 'print one JSON object')
     .argument('<request>', 'JSON file with {dataset, filter?, sort?}, or - for standard input')

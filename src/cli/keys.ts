@@ -24,6 +24,12 @@ import { StateFileError } from '../store/state-file.js'
 /** Where `serve` and `demo` keep their database unless told otherwise. */
 export const DEFAULT_DATA_DIR = './.ventureql'
 export const DATABASE_FILE_NAME = 'ventureql.db'
+/** The database of every command not given `--database`: the one `serve` creates and `keys` manages. */
+export const DEFAULT_DATABASE = `${DEFAULT_DATA_DIR}/${DATABASE_FILE_NAME}`
+export const DEFAULT_DATABASE_HELP = `default ${DEFAULT_DATABASE}, the database of serve and keys`
+
+/** Requests per period of a key created without `--quota`: those of the keys `serve` creates on its first run. */
+export const DEFAULT_QUOTAS: Readonly<Record<Plan, number>> = Object.freeze({ full: 100_000, trial: 1_000 })
 
 interface DatabaseFlags {
   readonly database?: string
@@ -127,13 +133,15 @@ export function registerKeys(program: Command): void {
   databaseOptions(keys.command('create'))
     .description('Create an API key and print it once (stdout); only its hash is stored.')
     .requiredOption('--plan <plan>', `access plan: ${PLANS.join(' or ')} (trial: at most 50 results, first page only)`)
-    .requiredOption('--quota <n>', 'requests allowed per period')
+    .option('--quota <n>', `requests allowed per period (default ${DEFAULT_QUOTAS.full} for a full key, ${DEFAULT_QUOTAS.trial} for a trial key, as the keys \`serve\` creates)`)
     .option('--period <period>', `quota period: ${PERIOD_FORMS}`, 'day')
     .option('--label <text>', 'a note to tell keys apart in `keys list`')
-    .action(guarded('create', async (opts: DatabaseFlags & { plan: string; quota: string; period: string; label?: string }) => {
-      const quota = quotaFlag(opts.quota)
+    .action(guarded('create', async (opts: DatabaseFlags & { plan: string; quota?: string; period: string; label?: string }) => {
+      const plan = opts.plan.trim().toLowerCase() as Plan
+      // An unknown plan is refused by createApiKey, naming --plan; the quota it is given then does not matter.
+      const quota = opts.quota === undefined ? DEFAULT_QUOTAS[plan] ?? DEFAULT_QUOTAS.full : quotaFlag(opts.quota)
       await withDatabase(opts, async (vdb) => {
-        const made = await createApiKey(vdb, { plan: opts.plan.trim().toLowerCase() as Plan, quota, period: opts.period, ...(opts.label !== undefined ? { label: opts.label } : {}) })
+        const made = await createApiKey(vdb, { plan, quota, period: opts.period, ...(opts.label !== undefined ? { label: opts.label } : {}) })
         if (!made.ok) throw new UsageError(flagMessage(made.issues))
         const { key, record } = made.value
         process.stdout.write(`${key}\n`)

@@ -1,5 +1,5 @@
 /**
- * @module `ventureql query --database FILE REQUEST`: runs a structured query (spec 4.14) and prints
+ * @module `ventureql query [--database FILE] REQUEST`: runs a structured query (spec 4.14) and prints
  * the result envelope (spec 2.14) as JSON; on a bad request, the issues formatted for a person on
  * stderr and exit code 1. REQUEST is a JSON file, or `-` for standard input. Also the request
  * reading shared with `explain`.
@@ -11,6 +11,7 @@ import { createEngine, type Engine } from '../engine.js'
 import { formatIssues } from '../errors/format.js'
 import { fail, issue, ok, type Issue, type Result } from '../errors/issue.js'
 import { openTarget } from '../store/open-target.js'
+import { DEFAULT_DATABASE, DEFAULT_DATABASE_HELP } from './keys.js'
 
 /** Reads and parses the request: a file path or `-` (stdin), at most `maxBytes`. */
 export function readRequest(source: string, maxBytes = resolveLimits().maxBodyBytes): Result<unknown> {
@@ -74,7 +75,7 @@ function withPaging(request: unknown, page?: number | string, perPage?: number |
 export function registerQuery(program: Command): void {
   program.command('query')
     .description('Run a structured query and print the result envelope as JSON.')
-    .requiredOption('--database <target>', DATABASE_HELP)
+    .option('--database <target>', `${DATABASE_HELP} (${DEFAULT_DATABASE_HELP})`, DEFAULT_DATABASE)
     .option('--schema <name>', SCHEMA_HELP)
     .option('--page <n>', 'page number, from 1', integer)
     .option('--per-page <n>', 'results per page', integer)

@@ -35,6 +35,7 @@ import { similarIndexCoverage, type SimilarIndexCoverage } from '../records/simi
 import { databaseFiles, stateFileOf } from '../store/state-file.js'
 import { DEFAULT_DEMO_COMPANIES } from './generate.js'
 import { tuneHeapForServing } from './heap.js'
+import { DEFAULT_QUOTAS } from './keys.js'
 
 export const DEFAULT_PORT = 8443
 /** This machine only: the demo keys are printed on the terminal; bind 0.0.0.0 on purpose with --host. */
@@ -55,8 +56,8 @@ export const DEFAULT_MEMORY_BUDGET_MB = DEFAULT_MEMORY_BUDGET_BYTES / MB
 
 /** The keys a first run creates: enough for interactive use and scripts, and a trial key to see its limits. */
 export const FIRST_RUN_KEYS: readonly (NewKey & { readonly name: 'full' | 'trial' })[] = Object.freeze([
-  { name: 'full', plan: 'full', quota: 100_000, period: 'day', label: 'created by ventureql serve' },
-  { name: 'trial', plan: 'trial', quota: 1_000, period: 'day', label: 'created by ventureql serve' },
+  { name: 'full', plan: 'full', quota: DEFAULT_QUOTAS.full, period: 'day', label: 'created by ventureql serve' },
+  { name: 'trial', plan: 'trial', quota: DEFAULT_QUOTAS.trial, period: 'day', label: 'created by ventureql serve' },
 ])
 
 export interface ServeOptions {

@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { InvalidArgumentError, type Command } from 'commander'
 import { buildSimilarIndex, type SimilarIndexSummary } from '../records/similar-index-build.js'
 import { describeTarget, openTarget, TargetError } from '../store/open-target.js'
+import { DEFAULT_DATABASE, DEFAULT_DATABASE_HELP } from './keys.js'
 
 export interface SimilarIndexCommandOptions {
   readonly database: string
@@ -103,7 +104,7 @@ export function jobsCount(value: string): number {
 export function registerSimilarIndex(program: Command): void {
   program.command('similar-index')
     .description('Build the similarity index: every company\'s similar companies computed ahead (run again after an import).')
-    .requiredOption('--database <target>', 'SQLite database file or postgres:// URL')
+    .option('--database <target>', `SQLite database file or postgres:// URL (${DEFAULT_DATABASE_HELP})`, DEFAULT_DATABASE)
     .option('--schema <name>', 'PostgreSQL schema holding the tables')
     .option('--jobs <n>', 'processes to build with, one shard each (default 1)', jobsCount)
     .option('--shard <i/n>', 'build shard i of n only (what --jobs runs)')

@@ -33,6 +33,7 @@ import { compressed } from './compression.js'
 import { loggablePath, loggedStatus, REQUEST_ID_HEADER, requestIdOf, routeOf, type RequestEntry } from './observe.js'
 import { registerOps } from './ops.js'
 import { registerDocsPage } from './docs-page.js'
+import { refuseOversized } from './oversized-body.js'
 
 export interface VentureApp {
   /** Answers one request. Never rejects: every failure is a problem+json response. */
@@ -132,6 +133,7 @@ export function createApp(engine: Engine, options: AppOptions = {}): VentureApp 
   registerOps(app, deps)
   if (deps.options.docsPage) registerDocsPage(app, deps)
   app.use('*', authMiddleware(deps))
+  app.use('*', refuseOversized())
   app.use('*', conditionalGet(deps))
   for (const module of ROUTE_MODULES) module.register(app, deps)
 

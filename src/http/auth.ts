@@ -65,7 +65,8 @@ export function authMiddleware(deps: AppDeps): MiddlewareHandler<HttpEnv> {
   const { auth, quota } = deps.options
   const carriers = carryingRoutes(deps.routes)
   return async (c, next) => {
-    if (PUBLIC_PATHS.has(c.req.path)) return next()
+    // A path no endpoint answers is a 404 for everyone, keyed or not, and costs no quota.
+    if (PUBLIC_PATHS.has(c.req.path) || !reachesEndpoint(c)) return next()
     const now = deps.options.clock()
     const path = c.req.path.replace(/\/+$/, '') || '/'
     const counted = !UNCOUNTED_PATHS.has(path)
@@ -217,6 +218,11 @@ function carryingRoutes(routes: readonly RouteSpec[]): ReadonlySet<string> {
 function carriesKeyCheck(c: Context<HttpEnv>, carriers: ReadonlySet<string>): boolean {
   const endpoints = matchedRoutes(c).filter((route) => route.method !== 'ALL')
   return endpoints.length > 0 && endpoints.every((route) => carriers.has(`${route.method} ${route.path}`))
+}
+
+/** Whether an endpoint (not only the `app.use` middleware, registered for ALL methods) matches the request's method and path. */
+function reachesEndpoint(c: Context<HttpEnv>): boolean {
+  return matchedRoutes(c).some((route) => route.method !== 'ALL')
 }
 
 /**

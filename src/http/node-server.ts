@@ -17,12 +17,14 @@
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
-import type { AddressInfo } from 'node:net'
+import { Socket, type AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { getRequestListener, RequestError, type HttpBindings } from '@hono/node-server'
 import { loggedStatus } from './observe.js'
 import { gracefulCloser, RETRY_AFTER_SECONDS, type CloseOptions, type CloseSummary, type GracefulCloser, type RawResponse } from './graceful-close.js'
 import { problemResponse } from './problem.js'
+import { rawUrlRefusal } from './raw-url.js'
+import { markOversized, oversizedAnswered, oversizedBodyResponse } from './oversized-body.js'
 
 export type { CloseOptions, CloseSummary } from './graceful-close.js'
 
@@ -160,13 +162,36 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   // Without a listener Node does the same; with one we also keep a reset client from logging noise.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy()
+    const rawUrl = error.code === 'HPE_INVALID_URL' ? rawUrlRefusal((error as { rawPacket?: Buffer }).rawPacket) : undefined
+    if (rawUrl !== undefined) {
+      void rawResponse(rawUrl).then(({ status, headers, body }) => {
+        const head = `HTTP/1.1 ${status} Bad Request\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}`
+          + `content-length: ${body.byteLength}\r\nconnection: close\r\n\r\n`
+        if (socket.writable) socket.end(Buffer.concat([Buffer.from(head, 'latin1'), body]))
+        else socket.destroy()
+      })
+      return
+    }
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
     const body = JSON.stringify({ title: 'Bad request', status, detail: 'The request could not be parsed.', error: 'The request could not be parsed.' })
     socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\n`
       + `content-type: application/problem+json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
   })
-  // A failed TLS handshake (a plain-HTTP client, an untrusting browser) is the client's problem.
-  server.on('tlsClientError', (_error, socket) => socket.destroy())
+  // A failed TLS handshake (an untrusting browser) is the client's problem. A plain-HTTP request is
+  // a common slip (`http://` for `https://`): OpenSSL recognises it by its first bytes, and the
+  // client is told in plain HTTP on the socket under the TLS layer (Node's `_parent` of the TLS
+  // socket; where it is missing the connection closes as before), as nginx does, instead of an empty reply.
+  const plainHttpHint = await rawResponse(problemResponse(400, {
+    detail: 'This port speaks HTTPS only: the request was sent as plain HTTP. Use an https:// URL.',
+  }))
+  server.on('tlsClientError', (error: NodeJS.ErrnoException, socket) => {
+    const raw = (socket as unknown as { _parent?: unknown })._parent
+    if (error.code !== 'ERR_SSL_HTTP_REQUEST' || !(raw instanceof Socket) || !raw.writable) return void socket.destroy()
+    const head = `HTTP/1.1 400 Bad Request\r\n${Object.entries(plainHttpHint.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}`
+      + `content-length: ${plainHttpHint.body.byteLength}\r\nconnection: close\r\n\r\n`
+    raw.on('error', () => raw.destroy())
+    raw.end(Buffer.concat([Buffer.from(head, 'latin1'), plainHttpHint.body]))
+  })
   // CONNECT (a proxy tunnel) never reaches 'request': Node hands it to 'connect' and, with no
   // listener, closes the connection without a word. This is no proxy: answer it as every unknown
   // method is answered, a JSON 404, and close (the socket is the client's tunnel, not reusable).
@@ -239,14 +264,34 @@ function bridge(options: NodeServerOptions, closer: GracefulCloser): (incoming: 
       },
     },
   )
+  /**
+   * Refused before a byte of the body is read, and the connection closes so the rest is not parsed.
+   * The app still answers (a bodiless copy, oversized-body.ts) so that the refusal carries the quota
+   * headers of an authenticated request; a handler that does not know the mark gets the bridge's 413.
+   */
+  const refuseOversized = async (incoming: IncomingMessage, outgoing: ServerResponse, declared: number): Promise<void> => {
+    const started = performance.now()
+    let response = oversizedBodyResponse(maxBodyBytes, declared)
+    const copy = bodilessCopy(incoming)
+    if (copy !== undefined) {
+      markOversized(copy, maxBodyBytes, declared)
+      try {
+        const answered = await options.fetch(copy)
+        if (oversizedAnswered(copy)) response = answered
+        else await answered.body?.cancel().catch(() => {})
+      } catch {
+        // The bridge's own 413 stands.
+      }
+    }
+    if (!closer.claim(outgoing)) return
+    await respondDirectly(outgoing, response, { connection: 'close' }).catch(() => outgoing.destroy())
+    onAccess?.({ source: 'server', method: incoming.method ?? '', path: (incoming.url ?? '/').split('?')[0]!, status: response.status, ms: performance.now() - started })
+  }
   return (incoming, outgoing) => {
     if (!closer.admit(incoming, outgoing)) return
     const declared = Number(incoming.headers['content-length'])
     if (Number.isFinite(declared) && declared > maxBodyBytes) {
-      closer.claim(outgoing)
-      // Refused before a byte of the body is read; the connection closes so the rest is not parsed.
-      void respondDirectly(outgoing, problemResponse(413, { detail: tooLargeMessage(maxBodyBytes, declared), headers: { connection: 'close' } }))
-      onAccess?.({ source: 'server', method: incoming.method ?? '', path: (incoming.url ?? '/').split('?')[0]!, status: 413, ms: 0 })
+      void refuseOversized(incoming, outgoing, declared)
       return
     }
     handle(incoming, outgoing).catch((error: unknown) => {
@@ -271,13 +316,26 @@ function accessLogger(onAccess: (entry: AccessEntry) => void, status: number): (
   })
 }
 
-function tooLargeMessage(limit: number, declared: number): string {
-  return `The request body (${declared} bytes) is larger than the limit of ${limit} bytes.`
+/** The request without its body (nor the headers that describe it), or undefined when its target or Host cannot make a URL. */
+function bodilessCopy(incoming: IncomingMessage): Request | undefined {
+  try {
+    const scheme = (incoming.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http'
+    const target = incoming.url ?? '/'
+    const url = target.startsWith('/') ? new URL(`${scheme}://${incoming.headers.host ?? 'localhost'}${target}`) : new URL(target)
+    const headers = new Headers()
+    for (let i = 0; i + 1 < incoming.rawHeaders.length; i += 2) {
+      const name = incoming.rawHeaders[i]!
+      if (!/^(content-length|transfer-encoding|content-encoding)$/i.test(name)) headers.append(name, incoming.rawHeaders[i + 1]!)
+    }
+    return new Request(url, { method: incoming.method ?? 'GET', headers })
+  } catch {
+    return undefined
+  }
 }
 
-async function respondDirectly(outgoing: ServerResponse, response: Response): Promise<void> {
+async function respondDirectly(outgoing: ServerResponse, response: Response, extra: Record<string, string> = {}): Promise<void> {
   const { status, headers, body } = await rawResponse(response)
-  outgoing.writeHead(status, { ...headers, 'content-length': body.byteLength })
+  outgoing.writeHead(status, { ...headers, ...extra, 'content-length': body.byteLength })
   outgoing.end(body)
 }
 

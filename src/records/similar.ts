@@ -44,7 +44,7 @@ import { indexedNeighbours, SIMILAR_LIMIT } from './similar-index.js'
 import { rankByJaccard, rankByShared, SharedWeights } from './similar/candidates.js'
 import { addMembers, partOfTag, tagMembers, tagPostings } from './similar/postings.js'
 import { descriptionWords, jaccard, mix } from './similar/scoring.js'
-import { COMPANY_FIELDS, DESCRIPTIONS, keyOf, PROBE, splitKey, TAGS_OF_ONE, type CompanyFields, type TagKey } from './similar/statements.js'
+import { COMPANY_FIELDS, DESCRIPTIONS, keyOf, PROBE, splitKey, TAGS_OF_MANY, TAGS_OF_ONE, type CompanyFields, type TagKey } from './similar/statements.js'
 import { keptTagTotals, TagWeights, weightCache } from './similar/weights.js'
 
 export { SIMILAR_LIMIT }
@@ -251,10 +251,34 @@ async function answerOf(s: RecordSession, top: readonly { id: number; score: num
   for (const row of await s.all(COMPANY_FIELDS, { ids: JSON.stringify(top.map((r) => r.id)) }) as CompanyFields[]) rows.set(row.id, row)
   const scored = top.flatMap(({ id, score }) => (rows.has(id) ? [{ row: rows.get(id)!, score }] : []))
   const best = scored[0]?.score ?? 0
-  return scored.map(({ row, score }) => ({
+  const alsoBest = await identicalToBest(s, scored.filter(({ score }) => score === best).map(({ row }) => row))
+  return scored.map(({ row, score }, i) => ({
     ...row,
     score,
-    // Rounded for the wire; the best is exactly 1.
-    probability: score === best ? 1 : Math.round((score / best) * 10_000) / 10_000,
+    // Rounded for the wire, and 1 only for the best and what is identical to it in every scored
+    // field: a company that merely ties (other words, the same overlap) or rounds up to the best
+    // stays below it, so a client taking "probability 1" for "the match" gets one match.
+    probability: i === 0 || alsoBest.has(row.id) ? 1 : Math.min(BELOW_BEST, Math.round((score / best) * 10_000) / 10_000),
   }))
+}
+
+/** The highest probability of a company that is not the best's equal (four decimals, as on the wire). */
+const BELOW_BEST = 0.9999
+
+/**
+ * The ids among `tied` (the best first, then the others with its exact score) whose tags in every
+ * field and description words are those of the best: what the score compares, so they are its equals.
+ */
+async function identicalToBest(s: RecordSession, tied: readonly CompanyFields[]): Promise<Set<number>> {
+  const same = new Set<number>()
+  if (tied.length < 2) return same
+  const ids = JSON.stringify(tied.map((row) => row.id))
+  const tags = new Map<number, string[]>(tied.map((row) => [row.id, []]))
+  for (const [field, shape] of TAGS_OF_MANY.entries()) {
+    for (const { owner, value } of await s.all(shape, { ids }) as { owner: number; value: string }[]) tags.get(Number(owner))?.push(keyOf(field, value))
+  }
+  const signature = (row: CompanyFields) => JSON.stringify([tags.get(row.id), [...descriptionWords(row.description)].sort()])
+  const best = signature(tied[0]!)
+  for (const row of tied.slice(1)) if (signature(row) === best) same.add(row.id)
+  return same
 }

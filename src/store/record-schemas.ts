@@ -21,6 +21,7 @@ import {
   type FieldValue, type Invalid, type ValueParser,
 } from '../catalog/values.js'
 import { previewValue } from '../errors/format.js'
+import { suggestionList } from '../errors/did-you-mean.js'
 import { TIME_SERIES_NAMES } from './schema/detail-tables.js'
 
 //// decoder kit ////
@@ -325,6 +326,43 @@ export type ParseOutcome = { readonly ok: true; readonly value: ParsedRecord } |
 
 const DECODERS: Readonly<Record<RecordType, Decoder<Record<string, unknown>>>> = {
   company: companyRecord, investor: investorRecord, funding: fundingRecord,
+}
+
+/**
+ * The fields a record of each type may carry: its decoder's, the other name of its id, and what the
+ * API shows but derives from other records (an investor's aggregates, a funding event's industries),
+ * so that a record saved from an answer loads without a warning.
+ */
+const KNOWN_FIELDS: Readonly<Record<RecordType, ReadonlySet<string>>> = {
+  company: new Set([...Object.keys(catalogShape(datasets.companies, '')), ...Object.keys(companyParts), ...Object.keys(timeSeriesShape)]),
+  investor: new Set([
+    ...Object.keys(catalogShape(datasets.investors, '')), ...Object.keys(investorParts), 'id',
+    'most_recent_funding', 'portfolio_aggregates', 'deal_aggregates', 'top_industries',
+  ]),
+  funding: new Set([...Object.keys(catalogShape(datasets.fundings, '')), ...Object.keys(fundingParts), 'funding_id', 'industry']),
+}
+
+export interface UnknownField {
+  readonly field: string
+  /** The known fields it may be a misspelling of, best first (did-you-mean). */
+  readonly suggestions: readonly string[]
+}
+
+/**
+ * The top-level fields of an envelope's record that its type does not have: the loader drops them,
+ * so a misspelt field (`employes`) would be stored as absent. Empty for an envelope `parseRecord`
+ * refuses anyway (no such type, no record object).
+ */
+export function unknownFields(envelope: unknown): UnknownField[] {
+  if (typeof envelope !== 'object' || envelope === null) return []
+  const { type, record } = envelope as { type?: unknown; record?: unknown }
+  if (typeof type !== 'string' || !Object.hasOwn(KNOWN_FIELDS, type) || typeof record !== 'object' || record === null || Array.isArray(record)) return []
+  const known = KNOWN_FIELDS[type as RecordType]
+  const out: UnknownField[] = []
+  for (const field of Object.keys(record)) {
+    if (!known.has(field)) out.push({ field, suggestions: suggestionList(field, known, 3) })
+  }
+  return out
 }
 
 /**

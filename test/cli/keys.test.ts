@@ -75,6 +75,17 @@ describe('keys create', () => {
     expect(stderr).toMatch(/100000 requests per day/)
   })
 
+  it('without --quota gives the default of its plan (that of the keys serve creates), as its help says', async () => {
+    const full = await run(['keys', 'create', '--database', database, '--plan', 'full'])
+    expect(full.exitCode, full.stderr).toBe(0)
+    expect(full.stderr).toMatch(/created full key \d+ .*100000 requests per day/)
+    const trial = await run(['keys', 'create', '--database', database, '--plan', 'trial', '--period', 'hour'])
+    expect(trial.exitCode, trial.stderr).toBe(0)
+    expect(trial.stderr).toMatch(/created trial key \d+ .*1000 requests per hour/)
+    const help = await run(['keys', 'create', '--help'])
+    expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/--quota <n> requests allowed per period \(default 100000 for a full key, 1000 for a trial key/)
+  })
+
   it('creates a trial key with a period given as a length', async () => {
     const { stdout, stderr, exitCode } = await run(['keys', 'create', '--database', database, '--plan', 'trial', '--quota', '5', '--period', '15m'])
     expect(exitCode).toBe(0)
@@ -91,7 +102,6 @@ describe('keys create', () => {
     ['a negative quota', ['--plan', 'full', '--quota', '-3', '--period', 'day'], /--quota/],
     ['an unknown period', ['--plan', 'full', '--quota', '5', '--period', 'fortnight'], /--period: A quota period is minute, hour, day, week, month/],
     ['a missing --plan', ['--quota', '5', '--period', 'day'], /required option '--plan <plan>' not specified/],
-    ['a missing --quota', ['--plan', 'full', '--period', 'day'], /required option '--quota <n>' not specified/],
   ]
   it.each(badFlags)('refuses %s with exit code 1 and a clear message, creating nothing', async (_name, flags, message) => {
     const before = keyTableText()

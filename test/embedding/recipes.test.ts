@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net'
 import express from 'express'
 import Fastify from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createApp, toNodeHandler, type VentureApp } from '../../src/http/index.js'
+import { bodyParserErrorHandler, createApp, toNodeHandler, type VentureApp } from '../../src/http/index.js'
 import { createHarness, HARNESS_NOW, type Harness } from '../http/harness.js'
 
 let h: Harness
@@ -133,6 +133,46 @@ describe('Express', () => {
   })
 })
 
+describe('Express: a body its parser refused', () => {
+  it('is the API\'s problem+json with bodyParserErrorHandler() (malformed JSON 400, over the limit 413), and Express\'s own page without it', async () => {
+    const handler = toNodeHandler(app)
+    const server = express()
+    server.use(express.json())
+    server.use('/data', (req, res) => handler(req, res))
+    server.use('/data', bodyParserErrorHandler())
+    // The host's other routes keep Express's own error handling.
+    server.post('/elsewhere', (_req, res) => { res.send('ok') })
+    const http = createServer(server)
+    const base = await listen(http)
+    const post = (path: string, body: string) => fetch(`${base}${path}?key=${h.fullKey}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+    try {
+      const malformed = await post('/data/queries', '{"dataset": "companies",')
+      expect(malformed.status).toBe(400)
+      expect(malformed.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+      const bad = await malformed.json() as { error: string; issues: { code: string }[] }
+      expect(bad.issues[0]!.code).toBe('invalid_json')
+      expect(bad.error).toMatch(/not valid JSON/)
+      expect(JSON.stringify(bad)).not.toMatch(/at .*node_modules|<html|<pre/i)
+
+      const big = await post('/data/queries', JSON.stringify({ dataset: 'companies', filter: { name: 'x'.repeat(150_000) } }))
+      expect(big.status).toBe(413)
+      expect(big.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+      const tooLarge = await big.json() as { error: string; issues: { code: string }[] }
+      expect(tooLarge.issues[0]!.code).toBe('limit_exceeded')
+      expect(tooLarge.error).toMatch(/larger than the server's body parser accepts \(102400 bytes\)/)
+
+      // Outside the mount, Express answers as it always does: the handler is scoped to the API.
+      const elsewhere = await post('/elsewhere', '{"a":')
+      expect(elsewhere.status).toBe(400)
+      expect(elsewhere.headers.get('content-type')).toMatch(/^text\/html/)
+      // And the API still answers a good body.
+      expect((await post('/data/queries', JSON.stringify({ dataset: 'investors', per_page: 1 }))).status).toBe(200)
+    } finally {
+      await close(http)
+    }
+  })
+})
+
 describe('a deep body an earlier parser read', () => {
   it('is the app\'s 400 limit_exceeded, not a RangeError from serialising it again; the server keeps serving', async () => {
     const handler = toNodeHandler(app)
@@ -231,6 +271,7 @@ describe('the embedding guide shows each recipe', () => {
       'createServer(toNodeHandler(app))',
       'server.use(express.json())',
       "server.use('/data', (req, res) => handler(req, res))",
+      "server.use('/data', bodyParserErrorHandler())",
       "scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))",
       'return handler(request.raw, reply.raw, request.body)',
       'auth:', 'quota:',

@@ -154,6 +154,30 @@ describe('stored queries', () => {
     expect(beyond.meta).toEqual({ total_record_count: total, total_pages: Math.ceil(total / 7), current_page: 10_000, per_page: 7 })
   })
 
+  it('pages at the per_page the query last ran or was stored with when the call gives none (rows 6-10 after per_page 5)', async () => {
+    const request = { dataset: 'companies', filter: { employees: { gte: 3 } }, sort: [{ employees: 'desc' }] }
+    const all20 = unwrap(await engine.query({ ...request, per_page: 20 })).results
+    const first = unwrap(await engine.query({ ...request, per_page: 5 }))
+    expect(first.results).toEqual(all20.slice(0, 5))
+    const second = unwrap(await engine.page(first.query_id, { page: 2 }))
+    expect(second.meta.per_page).toBe(5)
+    expect(second.results).toEqual(all20.slice(5, 10))
+    expect(unwrap(await engine.pageWithoutTotal(first.query_id, { page: 3 })).results).toEqual(all20.slice(10, 15))
+    // A per_page given wins; the query run again with another size moves its own.
+    expect(unwrap(await engine.page(first.query_id, { page: 2, per_page: 3 })).results).toEqual(all20.slice(3, 6))
+    unwrap(await engine.query({ ...request, per_page: 4 }))
+    expect(unwrap(await engine.page(first.query_id, { page: 2 })).results).toEqual(all20.slice(4, 8))
+    // store() remembers the per_page of its request too; a query never run here pages at the default.
+    const stored = unwrap(await engine.store({ ...request, sort: [{ employees: 'asc' }], per_page: 6 }))
+    expect(unwrap(await engine.page(stored.query_id, { page: 1 })).meta.per_page).toBe(6)
+    const elsewhere = createEngine({ database: vdb })
+    try {
+      expect(unwrap(await elsewhere.page(first.query_id, { page: 2 })).meta.per_page).toBe(elsewhere.limits.defaultPerPage)
+    } finally {
+      await elsewhere.close()
+    }
+  })
+
   it('walking every page by id returns each matching row once, in the unpaged order', async () => {
     const requests = [
       { dataset: 'companies', filter: { employees: { gte: 5 } }, sort: [{ svc_score: 'desc' }, { stage: 'asc' }] },

@@ -94,7 +94,7 @@ describe('the key', () => {
     const { key, record } = await newKey(100)
     expect((await h.get('/companies', { key })).status).toBe(200)
     await revokeApiKey(h.served, String(record.keyId))
-    for (const path of ['/companies', '/ratelimit/usage', '/queries/x', '/nowhere']) {
+    for (const path of ['/companies', '/ratelimit/usage', '/queries/x']) {
       const { body, text } = await problem(await h.get(path, { key }), 403)
       expect(body.error).toMatch(/revoked/)
       expect(text).not.toContain(key)
@@ -212,7 +212,7 @@ describe('quota', () => {
       run(process.execPath, ['--import', 'tsx', worker, file, key, '40', start], { cwd: process.cwd(), timeout: 60_000 })))
     const statuses = outputs.flatMap((o) => JSON.parse(o.stdout.trim()) as number[])
     expect(statuses).toHaveLength(80)
-    expect(statuses.filter((s) => s === 404)).toHaveLength(45) // counted, then no such endpoint
+    expect(statuses.filter((s) => s === 404)).toHaveLength(45) // counted, then no such stored query
     expect(statuses.filter((s) => s === 429)).toHaveLength(35)
     const check = createEngine({ database: file })
     try {

@@ -44,8 +44,8 @@ describe('authentication', () => {
   })
 
   it('accepts the key as a Bearer token', async () => {
-    const res = await h.get('/no-such-endpoint', { bearer: true })
-    expect(res.status).toBe(404)
+    const res = await h.get('/ratelimit/usage', { bearer: true })
+    expect(res.status).toBe(200)
   })
 })
 
@@ -53,15 +53,15 @@ describe('quota', () => {
   it('puts X-Quota-* headers on an authenticated response, error or not, and counts it', async () => {
     const made = await createApiKey(h.served, { plan: 'full', quota: 3, period: 'hour' }, HARNESS_NOW)
     if (!made.ok) throw new Error('key')
-    const first = await h.get('/no-such-endpoint', { key: made.value.key })
+    const first = await h.get('/queries/no-such-query', { key: made.value.key })
     expect(first.status).toBe(404)
     expect(first.headers.get('x-quota-limit')).toBe('3')
     expect(first.headers.get('x-quota-remaining')).toBe('2')
     const reset = Number(first.headers.get('x-quota-reset'))
     expect(reset).toBe(Math.floor(HARNESS_NOW.getTime() / 1000 / 3600) * 3600 + 3600)
-    await h.get('/no-such-endpoint', { key: made.value.key })
-    await h.get('/no-such-endpoint', { key: made.value.key })
-    const over = await h.get('/no-such-endpoint', { key: made.value.key })
+    await h.get('/queries/no-such-query', { key: made.value.key })
+    await h.get('/queries/no-such-query', { key: made.value.key })
+    const over = await h.get('/queries/no-such-query', { key: made.value.key })
     expect(over.status).toBe(429)
     expect(over.headers.get('x-quota-remaining')).toBe('0')
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0)
@@ -74,5 +74,22 @@ describe('errors', () => {
     const res = await h.get('/nothing/here')
     expect(res.status).toBe(404)
     expect((await problemOf(res)).error).toMatch(/No endpoint/)
+  })
+
+  it('answers an unknown route 404 without a key too, and does not count it against the quota', async () => {
+    for (const [path, method] of [['/nothing/here', 'GET'], ['/companies', 'DELETE'], ['/ratelimit/quotas', 'GET'], ['/queries', 'GET']] as const) {
+      const res = await h.request(path, { key: null, init: { method } })
+      expect(res.status, path).toBe(404)
+      expect((await problemOf(res)).error).toMatch(/^No endpoint answers/)
+      expect(res.headers.get('x-quota-limit')).toBeNull()
+    }
+    const made = await createApiKey(h.served, { plan: 'full', quota: 3, period: 'hour' }, HARNESS_NOW)
+    if (!made.ok) throw new Error('key')
+    for (let i = 0; i < 5; i++) expect((await h.get('/nothing/here', { key: made.value.key })).status).toBe(404)
+    expect(await h.quotaUsed(made.value.record.keyId)).toBe(0)
+    // A known path still checks the key first, and counts.
+    expect((await h.get('/companies', { key: null })).status).toBe(403)
+    expect((await h.get('/queries/no-such-query', { key: made.value.key })).status).toBe(404)
+    expect(await h.quotaUsed(made.value.record.keyId)).toBe(1)
   })
 })

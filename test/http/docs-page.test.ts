@@ -138,10 +138,10 @@ describe('createApp options', () => {
     }
   })
 
-  it('docsPage: false leaves /docs unanswered (an unknown path, behind the key check like any other)', async () => {
+  it('docsPage: false leaves /docs unanswered (an unknown path: 404 with or without a key)', async () => {
     const other = await createHarness({ companies: 20, app: { docsPage: false } })
     try {
-      expect((await other.get('/docs', { key: null })).status).toBe(403)
+      expect((await other.get('/docs', { key: null })).status).toBe(404)
       expect((await other.get('/docs')).status).toBe(404)
       expect((await other.get('/docs/swagger-ui-bundle.js')).status).toBe(404)
       expect((await other.get('/openapi.json', { key: null })).status).toBe(200)

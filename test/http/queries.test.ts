@@ -275,6 +275,18 @@ describe('GET /queries/:query_id', () => {
     expect(seen).toEqual(expected)
   })
 
+  it('pages at the per_page the query was posted with when the request gives none, and at the given one otherwise', async () => {
+    const request = { dataset: 'companies', filter: { employees: { gte: 2 } }, sort: [{ employees: 'desc' }] }
+    const twenty = await envelope(await postJson({ ...request, per_page: 20 }), 'companies')
+    const posted = await envelope(await postJson({ ...request, per_page: 5 }), 'companies')
+    expect(posted.results).toEqual(twenty.results.slice(0, 5))
+    const second = await envelope(await h.get(`/queries/${posted.query_id}?page=2`), 'companies')
+    expect(second.meta).toMatchObject({ current_page: 2, per_page: 5 })
+    expect(second.results).toEqual(twenty.results.slice(5, 10))
+    const given = await envelope(await h.get(`/queries/${posted.query_id}?page=2&per_page=20`), 'companies')
+    expect(given.meta.per_page).toBe(20)
+  })
+
   it('defaults to page 1 and the default per_page, caps per_page, and works with a trailing slash', async () => {
     const posted = await envelope(await postJson({ dataset: 'companies', filter: { stage: { in: ['a', 'b'] } } }), 'companies')
     const plain = await envelope(await h.get(`/queries/${posted.query_id}/`), 'companies')

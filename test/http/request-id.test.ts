@@ -47,7 +47,7 @@ describe('X-Request-Id', () => {
     const a = await send('/companies')
     const b = await send('/no/such/path')
     expect(a.res.status).toBe(403)
-    expect(b.res.status).toBe(403)
+    expect(b.res.status).toBe(404)
     expect(a.res.headers.get('x-request-id')).toMatch(UUID)
     expect(b.res.headers.get('x-request-id')).toMatch(UUID)
     expect(a.res.headers.get('x-request-id')).not.toBe(b.res.headers.get('x-request-id'))

@@ -53,9 +53,9 @@ describe('GET /ratelimit/usage', () => {
 
   it('still answers when the quota is used up (remaining 0), while counted requests get 429', async () => {
     const { key } = await newKey(2, 'day')
-    await h.get('/nothing', { key })
-    await h.get('/nothing', { key })
-    expect((await h.get('/nothing', { key })).status).toBe(429)
+    await h.get('/queries/AAAAAAAAAAAAAAAAAAAAAA', { key })
+    await h.get('/queries/AAAAAAAAAAAAAAAAAAAAAA', { key })
+    expect((await h.get('/queries/AAAAAAAAAAAAAAAAAAAAAA', { key })).status).toBe(429)
     const { res, record } = await usage(key)
     expect(record.quota_remaining).toBe(0)
     expect(res.headers.get('x-quota-remaining')).toBe('0')
@@ -71,7 +71,7 @@ describe('GET /ratelimit/usage', () => {
   it('is per key: another key\'s use does not show', async () => {
     const a = await newKey(5, 'day')
     const b = await newKey(5, 'day')
-    await h.get('/nothing', { key: a.key })
+    await h.get('/queries/AAAAAAAAAAAAAAAAAAAAAA', { key: a.key })
     expect((await usage(a.key)).record.quota_remaining).toBe(4)
     expect((await usage(b.key)).record.quota_remaining).toBe(5)
   })

@@ -177,6 +177,60 @@ describe('similarCompanies', () => {
   })
 })
 
+describe('similarCompanies: probability 1 is the best and its equals only', () => {
+  let vdb: SqliteVentureDb
+  beforeAll(async () => { vdb = await createFixtureDatabase({ companies: 2000 }) })
+  afterAll(async () => { await vdb.close() })
+  const signature = (id: number) => JSON.stringify([
+    vdb.sqlite.prepare(`select 'i' || value from company_industries where company_id = @id
+      union all select 'b' || value from company_business_models where company_id = @id
+      union all select 'k' || value from company_keywords where company_id = @id order by 1`).pluck().all({ id }),
+    [...descriptionWords(vdb.sqlite.prepare('select description from companies where id = ?').pluck().get(id) as string | null)].sort(),
+  ])
+
+  it('gives a company that ties with the best, or rounds up to it, less than 1 unless its tags and words are the same', async () => {
+    let ties = 0
+    let nearTies = 0
+    for (let id = 1; id <= 600; id++) {
+      const result = await similarCompanies(vdb, id)
+      if (result.length < 2) continue
+      const [best, ...rest] = result
+      expect(best!.probability).toBe(1)
+      for (const r of rest) {
+        if (r.score === best!.score) ties++
+        else if (Math.round((r.score / best!.score) * 10_000) === 10_000) nearTies++
+        if (r.probability === 1) expect(signature(r.id)).toBe(signature(best!.id))
+        else expect(r.probability).toBeLessThanOrEqual(0.9999)
+      }
+    }
+    // Both causes occur in the fixture: exact ties (the same overlap, other words) and ratios that round to 1.
+    expect(ties).toBeGreaterThan(3)
+    expect(nearTies).toBeGreaterThan(0)
+  })
+
+  it('gives 1 to a company identical to the best in every scored field', async () => {
+    let target = 0
+    let best = 0
+    for (let id = 1; id <= 600 && target === 0; id++) {
+      const result = await similarCompanies(vdb, id)
+      if (result.length >= 2 && result[1]!.score === result[0]!.score) [target, best] = [id, result[0]!.id]
+    }
+    expect(target).toBeGreaterThan(0)
+    const twin = 1_000_000
+    const columns = (vdb.sqlite.prepare('select name from pragma_table_info(?)').pluck().all('companies') as string[]).filter((c) => c !== 'id')
+    vdb.sqlite.prepare(`insert into companies (id, ${columns.join(', ')}) select ${twin}, ${columns.join(', ')} from companies where id = ?`).run(best)
+    for (const table of ['company_industries', 'company_business_models', 'company_keywords']) {
+      const rest = (vdb.sqlite.prepare('select name from pragma_table_info(?)').pluck().all(table) as string[]).filter((c) => c !== 'company_id')
+      vdb.sqlite.prepare(`insert into ${table} (company_id, ${rest.join(', ')}) select ${twin}, ${rest.join(', ')} from ${table} where company_id = ?`).run(best)
+    }
+    bumpDataVersionSync(vdb.sqlite)
+    const result = await similarCompanies(vdb, target)
+    expect(signature(twin)).toBe(signature(best))
+    expect(result.filter((r) => r.probability === 1).map((r) => r.id).sort((a, b) => a - b)).toEqual([best, twin])
+    expect(result.filter((r) => r.score === result[0]!.score && r.probability < 1).length).toBeGreaterThan(0)
+  })
+})
+
 describe('similarCompanies: probing common tags by bitmap', () => {
   let vdb: SqliteVentureDb
   beforeAll(async () => { vdb = await createFixtureDatabase({ companies: 300 }) })

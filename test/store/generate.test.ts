@@ -159,6 +159,17 @@ describe('synthetic generator', () => {
     expect(compact.length).toBeGreaterThan(0)
   })
 
+  test("time-series timestamps end as the spec shows them: ' UTC', and ' +0000' (with its space) in est_monthly_uniques", () => {
+    const companies = [...generateRecords({ companies: 2000, seed: 11, asOf: FIXTURE_AS_OF })].filter((r) => r.type === 'company').map((r) => r.record)
+    const stamps = (field: string) => companies.flatMap((c) => ((c[field] ?? []) as { recorded_at: string }[]).map((p) => p.recorded_at))
+    const uniques = stamps('est_monthly_uniques')
+    const others = ['growth_scores', 'employee_count', 'svc_weekly_momentum'].flatMap(stamps)
+    expect(uniques.length).toBeGreaterThan(10)
+    expect(others.length).toBeGreaterThan(10)
+    for (const t of uniques) expect(t).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+0000$/)
+    for (const t of others) expect(t).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/)
+  })
+
   test('realism: ~1.5 funding events per company, a long-tailed investor distribution without a giant, stage = last series', async () => {
     const vdb = await fixture({ companies: 10_000, seed: 5 })
     const perCompany = count(vdb, 'select count(*) from fundings') / 10_000

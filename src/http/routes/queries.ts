@@ -164,6 +164,16 @@ function formToRequest(entries: Iterable<[string, unknown]>): Read<Record<string
   return issues.length > 0 ? refuse(issues) : { ok: true, value: request }
 }
 
+function wrongContentType(type: string): Issue {
+  return issue({
+    code: 'invalid_type',
+    path: '',
+    message: `The request body is JSON, but its Content-Type header says ${type} (what \`curl -d\` sends unless told otherwise); send the header \`Content-Type: application/json\` with a JSON body.`,
+    expected: 'Content-Type: application/json',
+    got: `Content-Type: ${type}`,
+  })
+}
+
 function mediaType(request: Request): string {
   return (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
 }
@@ -185,7 +195,12 @@ async function readQueryRequest(request: Request): Promise<Read<unknown>> {
   }
   const text = decodeUtf8(bytes)
   if (!text.ok) return text
-  if (type === 'application/x-www-form-urlencoded') return formToRequest(new URLSearchParams(text.value))
+  if (type === 'application/x-www-form-urlencoded') {
+    // `curl -d '{...}'` sends JSON under this type unless told otherwise: a form whose text is a JSON
+    // object or array is that slip, and the answer names the header to send instead of reading it as one odd field.
+    if (/^\s*[{[]/.test(text.value)) return refuse([wrongContentType(type)])
+    return formToRequest(new URLSearchParams(text.value))
+  }
   if (type === 'application/json' || type.endsWith('+json')) return parseJson(text.value, '', 'The request body')
   // No usable content type: JSON when it is JSON; a body that starts like JSON gets the JSON error.
   const trimmed = text.value.trimStart()
@@ -265,9 +280,12 @@ async function getQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
     ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues),
   ]
   if (issues.length > 0 || !page.ok || !perPage.ok) return issuesResponse(issues)
-  const paging = readPaging(deps, checkedIdentity(c), { page: page.value, per_page: perPage.value }, deps.engine.limits.defaultPerPage)
+  const caller = checkedIdentity(c)
+  const paging = readPaging(deps, caller, { page: page.value, per_page: perPage.value }, deps.engine.limits.defaultPerPage)
   if (!paging.ok) return paging.response
-  const result = await deps.engine.page(c.req.param('query_id'), { page: paging.page, per_page: paging.perPage }, callOptions(c))
+  // Without per_page, the query's own (what it was posted with) unless a trial cap applies.
+  const ownPerPage = perPage.value === undefined && caller.plan !== 'trial'
+  const result = await deps.engine.page(c.req.param('query_id'), ownPerPage ? { page: paging.page } : { page: paging.page, per_page: paging.perPage }, callOptions(c))
   if (!result.ok) return pageFailure(result.issues)
   c.header(QUERY_COST_HEADER, queryCostHeader(result.value.cost))
   return c.json(await withViews(result.value, deps, callOptions(c)))

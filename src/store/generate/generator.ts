@@ -408,7 +408,7 @@ export function* generateRecords(options: GenerateOptions): Generator<Envelope> 
       record.growth_scores = points(rng, asOfDay, rng.int(3, 5), 7, () => String(Math.round(rng.normal() * 40 + 20)), ' UTC')
       record.employee_count = points(rng, asOfDay, rng.int(3, 5), 30, () => Math.max(1, Math.round(employees * (1 + rng.normal() * 0.05))), ' UTC')
       if (rng.chance(0.5)) record.svc_weekly_momentum = points(rng, asOfDay, rng.int(2, 4), 7, () => String(Math.round(rng.normal() * 150) / 10), ' UTC')
-      if (uniques !== null && rng.chance(0.4)) record.est_monthly_uniques = points(rng, asOfDay, rng.int(2, 4), 30, () => Math.round(uniques * (1 + rng.normal() * 0.1)), '+0000')
+      if (uniques !== null && rng.chance(0.4)) record.est_monthly_uniques = points(rng, asOfDay, rng.int(2, 4), 30, () => Math.round(uniques * (1 + rng.normal() * 0.1)), ' +0000')
       record.microblog_mentions = []
     }
     yield { type: 'company', record }

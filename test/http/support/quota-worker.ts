@@ -16,7 +16,7 @@ const wait = Number(startText) - Date.now()
 if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
 const statuses = await Promise.all(
   Array.from({ length: Number(countText) }, () =>
-    app.fetch(new Request('https://api.test/no-such-endpoint', { headers: { authorization: `Bearer ${key}` } })).then((r) => r.status)),
+    app.fetch(new Request('https://api.test/queries/no-such-query', { headers: { authorization: `Bearer ${key}` } })).then((r) => r.status)),
 )
 await engine.close()
 process.stdout.write(`${JSON.stringify(statuses)}\n`)
