@@ -177,6 +177,8 @@ export interface RouteSpec {
   readonly carriesKeyCheck?: boolean
   /** The handler runs a filter and answers its cost in `X-Query-Cost` (query-cost.ts), documented in the OpenAPI document. */
   readonly queryCost?: boolean
+  /** A path kept for the original service's existing clients: marked deprecated in the OpenAPI document. */
+  readonly deprecated?: boolean
 }
 
 export interface RouteModule {
