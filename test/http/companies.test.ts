@@ -149,7 +149,7 @@ function otherCases(): Case[] {
     ['added_date from~to', 'added_date=2015-01-01~2016-12-31', "added_date between '2015-01-01 00:00:00' and '2016-12-31 23:59:59'", []],
     ['added_date from~', 'added_date=2020-01-01~', "added_date >= '2020-01-01 00:00:00'", []],
     ['added_date ~to (YYYYMMDD)', 'added_date=~20140101', "added_date <= '2014-01-01 23:59:59'", []],
-    ['added_date single day', `added_date=${day}`, 'substr(added_date, 1, 10) = ?', [day]],
+    ['added_date single date: from that day', `added_date=${day}`, 'substr(added_date, 1, 10) >= ?', [day]],
     ['stage', 'stage=a|Late', "stage in ('a', 'Late')", []],
     ['stage, other spellings', 'stage=no+known+funding|EXITED (IPO)|pre series a', "stage in ('No Known Funding', 'Exited', 'Pre Series A')", []],
     ['investors', `investors=${inv1!.svc_slug}`, 'id in (select company_id from investments where investor_id = ?)', [inv1!.id]],

@@ -59,7 +59,7 @@ const CASES: readonly Case[] = [
   ['funding_date_range from~to', 'funding_date_range=2020-01-01~2021-06-30', "rounds_funding_date between '2020-01-01' and '2021-06-30'", []],
   ['funding_date_range from~ (YYYYMMDD)', 'funding_date_range=20230101~', "rounds_funding_date >= '2023-01-01'", []],
   ['funding_date_range ~to', 'funding_date_range=~2015-12-31', "rounds_funding_date <= '2015-12-31'", []],
-  ['funding_date_range single', `funding_date_range=${someDay}`, 'rounds_funding_date = ?', [someDay]],
+  ['funding_date_range single date: from that day', `funding_date_range=${someDay}`, 'rounds_funding_date >= ?', [someDay]],
   ['investor_ids', `investor_ids=${busiest[0]!.id}`, inInvestors(1), [busiest[0]!.id]],
   ['investor_ids, two', `investor_ids=${busiest[0]!.id}|${busiest[1]!.id}`, inInvestors(2), [busiest[0]!.id, busiest[1]!.id]],
   ['investor_slugs', `investor_slugs=${busiest[0]!.svc_slug}`, inInvestors(1), [busiest[0]!.id]],
