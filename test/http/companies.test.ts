@@ -336,7 +336,7 @@ describe('bad values are 400s that name the parameter, what it accepts and what 
     ['last_funding_date=lately', '/last_funding_date', /not in past 3 months/],
     ['has_mobile=true', '/has_mobile', /1 .* 0/],
     ['has_android_store=-1', '/has_android_store', /1 .* 0/],
-    ['has_ios_store=', '/has_ios_store', /empty/],
+    ['has_ios_store=yes', '/has_ios_store', /1 .* 0/],
     ['country=US', '/country', /three-letter/],
     ['domain=nope', '/domain', /domain/],
     ['sort=score', '/sort', /svc_score/],
