@@ -19,6 +19,7 @@ import { missingValueStatements } from './schema/missing-values-migration.js'
 import type { DialectName } from './schema/column-types.js'
 import { similarIndexStatements } from './schema/similar-index-tables.js'
 import { neverRaisedStatements } from './schema/never-raised-migration.js'
+import { tagFoldIndexStatements } from './schema/tag-fold-indexes.js'
 
 export interface StoreMigration {
   readonly name: string
@@ -42,6 +43,7 @@ export const MIGRATIONS: readonly StoreMigration[] = Object.freeze([
   { name: '013-search-hit-fields', statements: companyHitFieldsStatements },
   { name: '014-similar-companies', statements: similarIndexStatements },
   { name: '015-never-raised-amounts', statements: neverRaisedStatements },
+  { name: '016-tag-fold-indexes', statements: tagFoldIndexStatements },
 ])
 
 export const MIGRATION_TABLE = 'kysely_migration'
