@@ -230,3 +230,43 @@ describe('an empty parameter value is absent', () => {
     expect(problemSchema.parse(await res.json()).issues?.[0]?.path).toBe(path)
   })
 })
+
+describe('tag values in any case, in list parameters and in the filter language', () => {
+  const tagParams = LIST_PARAMETERS.companies.filter((d) => d.format === 'tags_list')
+  const tableOf: Record<string, string> = {
+    industries: 'company_industries', keywords: 'company_keywords', business_models: 'company_business_models',
+    play_category: 'company_play_categories', ios_store_category: 'company_ios_store_categories',
+  }
+  const recase = (s: string) => [...s].map((ch, i) => (i % 2 === 0 ? ch.toLowerCase() : ch.toUpperCase())).join('')
+
+  test('every tags parameter is covered', () => {
+    expect(tagParams.map((d) => d.name).sort()).toEqual(Object.keys(tableOf).sort())
+  })
+
+  test.each(Object.entries(tableOf))('%s: lower, upper and mixed case select what the stored spelling does', async (param, table) => {
+    const [stored] = rows<{ value: string }>(`select value from ${table} group by value order by count(*) desc, value limit 1`).map((r) => r.value)
+    expect(stored).toMatch(/[A-Za-z]/)
+    const expected = companyIds(`id in (select company_id from ${table} where value = ?)`, stored)
+    expect(expected.length).toBeGreaterThan(0)
+    expect(expected.length).toBeLessThan(TOTAL_COMPANIES)
+    for (const spelling of [stored!, stored!.toLowerCase(), stored!.toUpperCase(), recase(stored!)]) {
+      expect(await allCompanyIds(`/companies?${param}=${encodeURIComponent(spelling)}`), spelling).toEqual(expected)
+    }
+  })
+
+  test('POST /queries: eq, in, has_all and has_none on a tags field in another case', async () => {
+    const [a, b] = rows<{ value: string }>('select value from company_industries group by value order by count(*) desc, value limit 2').map((r) => r.value)
+    const post = async (filter: unknown) => {
+      const res = await h.request('/queries', { init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ dataset: 'companies', filter, per_page: 1 }) } })
+      expect(res.status).toBe(200)
+      return ((await res.json()) as { meta: { total_record_count: number } }).meta.total_record_count
+    }
+    const withA = companyIds('id in (select company_id from company_industries where value = ?)', a)
+    const withBoth = companyIds('id in (select company_id from company_industries where value = ?) and id in (select company_id from company_industries where value = ?)', a, b)
+    expect(withBoth.length).toBeGreaterThan(0)
+    expect(await post({ industries: a!.toUpperCase() })).toBe(withA.length)
+    expect(await post({ industries: { in: [a!.toLowerCase(), 'no such industry'] } })).toBe(withA.length)
+    expect(await post({ industries: { has_all: [a!.toLowerCase(), b!.toUpperCase(), a!] } })).toBe(withBoth.length)
+    expect(await post({ industries: { has_none: [a!.toUpperCase()] } })).toBe(TOTAL_COMPANIES - withA.length)
+  })
+})
