@@ -31,7 +31,7 @@ import { fromSingleDate, parseDateRange, parseNumericRange, rangeOperator, whole
 import { readSort } from './list-params/sort.js'
 import { FORMATS, FORMAT_FIELD_KINDS, FOUNDING_PHRASES, FUNDING_PHRASES, type FilterHash, LIST_DATASET, LIST_PARAMETERS, type ListEndpoint, type ListParamDef, type ListParamSource, MAX_PARAM_VALUE_LENGTH, type SortClause, paramField } from './list-params/table.js'
 
-export { LIST_PARAMETER_ALIASES, type ParamAlias, aliasesOf } from './list-params/aliases.js'
+export { LIST_PARAMETER_ALIASES, type ParamAlias } from './list-params/aliases.js'
 export { domainSpellings, normaliseDomain } from './list-params/domains.js'
 export { monthsBefore, normalisePhrase } from './list-params/phrases.js'
 export { type Range, type RangeResult, parseDateRange, parseNumericRange } from './list-params/ranges.js'
@@ -72,10 +72,8 @@ export interface ListParseOptions {
  * of known parameters are issues, all reported together.
  */
 export function parseListParams(endpoint: ListEndpoint, source: ListParamSource, options: ListParseOptions): Result<ListFilter> {
-  const aliased = resolveAliases(endpoint, source)
-  if (!aliased.ok) return aliased
-  const params = aliased.value
-  const issues: Issue[] = []
+  const { source: params, issues: aliasIssues } = resolveAliases(endpoint, source)
+  const issues: Issue[] = [...aliasIssues]
   const conditions: FilterHash[] = []
   const parameters: string[] = []
   for (const def of LIST_PARAMETERS[endpoint]) {

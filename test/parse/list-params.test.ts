@@ -370,6 +370,8 @@ describe('the original service\'s parameter names (LIST_PARAMETER_ALIASES)', () 
     expect(issues[0]!.message).toContain('`has_ios_store`')
     expect(issues[0]!.message).toContain('`has_itunes`')
     expect(issuesOf('companies', 'itunes_category=Games&ios_store_category=Music')[0]!.message).toContain('`itunes_category`')
+    // reported together with the other parameters' issues
+    expect(issuesOf('companies', 'has_itunes=1&has_ios_store=0&employees=x').map((i) => i.path)).toEqual(['/has_ios_store', '/employees'])
   })
 
   test('a bad value sent under an alias is reported under the alias', () => {

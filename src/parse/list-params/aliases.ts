@@ -9,7 +9,7 @@
  * this table. Sending an alias and its spec name with different values is an issue naming both.
  */
 import { previewValue } from '../../errors/format.js'
-import { fail, issue, ok, type Issue, type Result } from '../../errors/issue.js'
+import { issue, ok, type Issue } from '../../errors/issue.js'
 import { type ListEndpoint, type ListParamSource } from './table.js'
 
 export interface ParamAlias {
@@ -31,19 +31,16 @@ export const LIST_PARAMETER_ALIASES: Readonly<Record<ListEndpoint, readonly Para
   fundings: Object.freeze([]),
 })
 
-/** The aliases of one parameter. */
-export function aliasesOf(endpoint: ListEndpoint, name: string): readonly string[] {
-  return LIST_PARAMETER_ALIASES[endpoint].filter((x) => x.name === name).map((x) => x.alias)
-}
-
 /**
  * `params` with every alias read as its spec name. A name sent under one spelling only reads as
  * sent; sent under both with the same values (as lists: the same set), it reads once; with
- * different values, an issue at the spec name's path naming both spellings.
+ * different values, an issue at the spec name's path naming both spellings, and the name reads as
+ * absent (so the other parameters' issues are still reported in the same answer).
  */
-export function resolveAliases(endpoint: ListEndpoint, params: ListParamSource): Result<AliasedSource> {
+export function resolveAliases(endpoint: ListEndpoint, params: ListParamSource): { readonly source: AliasedSource; readonly issues: readonly Issue[] } {
   const issues: Issue[] = []
   const renamed = new Map<string, string>()
+  const conflicting = new Set<string>()
   for (const { alias, name } of LIST_PARAMETER_ALIASES[endpoint]) {
     const viaAlias = params.list(alias)
     if (viaAlias === undefined) continue
@@ -55,17 +52,18 @@ export function resolveAliases(endpoint: ListEndpoint, params: ListParamSource):
         expected: `\`${name}\` or \`${alias}\`, not both with different values`,
         got: previewValue({ [name]: direct, [alias]: viaAlias }),
       }))
+      conflicting.add(name)
       continue
     }
     if (direct === undefined) renamed.set(name, alias)
   }
-  if (issues.length > 0) return fail(issues)
   const read = (name: string) => renamed.get(name) ?? name
-  return ok({
-    list: (name) => params.list(read(name)),
-    one: (name) => params.one(read(name)),
+  const source: AliasedSource = {
+    list: (name) => (conflicting.has(name) ? undefined : params.list(read(name))),
+    one: (name) => (conflicting.has(name) ? ok(undefined) : params.one(read(name))),
     sentAs: (name) => renamed.get(name),
-  })
+  }
+  return { source, issues }
 }
 
 /** A source that reads aliases as spec names; `sentAs(name)` is the alias a value was read from. */
