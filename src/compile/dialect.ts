@@ -26,6 +26,12 @@ export interface SqlDialect {
    */
   foldCase(column: Expression<unknown>): Expression<unknown>
   /**
+   * The column folded to lower case for equality (tag values, `tags.ts`): ASCII letters only, as
+   * `foldCase`, but as a function on both backends, since `=` does not fold. The same expression
+   * is indexed (`tagFoldIndexStatements`), so a tag condition still looks its values up.
+   */
+  foldForEquality(column: Expression<unknown>): Expression<unknown>
+  /**
    * Where the backend puts NULLs when ORDER BY says only `asc`/`desc`. The compiler writes
    * `NULLS LAST` only where it differs from this: the order is the same, but SQLite treats an
    * explicit `DESC NULLS LAST` as a different order from its index's and sorts (13.6 ms vs 0.2 ms

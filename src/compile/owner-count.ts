@@ -20,7 +20,7 @@ import type { SqlDialect } from './dialect.js'
 import { compileFilter, compileNode } from './predicates.js'
 import { linkOwnerKeys } from './relations.js'
 import { createContext, ROOT_ALIAS } from './scope.js'
-import { distinctValues, valueIn } from './values.js'
+import { tagValueMatch } from './tags.js'
 
 type CountQuery = SelectQueryBuilder<any, any, { count: number | string | bigint }>
 
@@ -63,12 +63,14 @@ export function ownerCountOf(checkedFilter: FilterNode, dataset: DatasetDef, dia
   const ctx = createContext(dialect)
   if (filter.kind === 'Condition') {
     const values = hasAnyValues(filter, dataset)
-    const tags = values && getField(dataset, filter.field)!.tags!
-    if (!values || !tags) return undefined
-    const match = valueIn(sql.ref(`${tags.table}.${tags.valueColumn}`), values, 'tags', ctx)
-    // One value: the (owner, value) key makes every matching row a different owner.
+    const field = values && getField(dataset, filter.field)!
+    const tags = field?.tags
+    if (!values || !field || !tags) return undefined
+    // Values match in any case (tags.ts), so even one value may match two rows of one owner
+    // ("AI" and "ai"): always count distinct owners.
+    const match = tagValueMatch(field, values, ctx)
     const owner = sql.ref(`${tags.table}.${tags.ownerColumn}`)
-    const counted = distinctValues(values).length === 1 ? sql<number>`count(*)` : sql<number>`count(distinct ${owner})`
+    const counted = sql<number>`count(distinct ${owner})`
     return {
       owner: `${tags.table}.${tags.ownerColumn}`,
       query: (db) => db.selectFrom(tags.table).select(counted.as('count')).where(match.expr),

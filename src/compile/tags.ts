@@ -7,6 +7,10 @@
  * section 8), because the subquery runs once instead of once per row. The owner column is NOT
  * NULL and the primary key is never NULL, so these predicates are two-valued and `NOT` negates them
  * exactly (`has_none` = NOT has_any includes the records without any tag).
+ *
+ * Tag values match in any case of their ASCII letters (`software` finds "Software"), as enum values
+ * do: both sides are folded (`SqlDialect.foldForEquality` on the column, `foldAscii` on the values),
+ * and the link tables are indexed on the folded value (`tagFoldIndexStatements`).
  */
 import { sql, type Expression, type SqlBool } from 'kysely'
 import type { FieldDef } from '../catalog/define.js'
@@ -14,6 +18,7 @@ import type { Scalar } from '../ast/nodes.js'
 import { compiled, negate, type Compiled } from './compiled.js'
 import { primaryKeyRef as scopeKey, probedRowByRow, type CompileContext, type Scope } from './scope.js'
 import { distinctValues, valueIn } from './values.js'
+import { foldAscii } from './text.js'
 
 /**
  * The owner key of a probe: at the top level, and inside a `foreign` compiled as a set (which runs
@@ -53,9 +58,28 @@ function ownerMatches(scope: Scope, field: FieldDef): Expression<SqlBool> {
   return sql<SqlBool>`${sql.ref(`${t.table}.${t.ownerColumn}`)} = ${scopeKey(scope)}`
 }
 
+/**
+ * The condition on a link table's rows that one of `values` matches, in any ASCII case: the
+ * folded value column against the folded values (also owner-count.ts's).
+ */
+export function tagValueMatch(field: FieldDef, values: readonly Scalar[], ctx: CompileContext): Compiled {
+  return valueIn(foldedColumn(field, ctx), foldedValues(values), 'tags', ctx)
+}
+
+/** The link table's value, folded as the values are (`foldedValues`). */
+function foldedColumn(field: FieldDef, ctx: CompileContext) {
+  const t = storage(field)
+  return ctx.dialect.foldForEquality(sql.ref(`${t.table}.${t.valueColumn}`))
+}
+
+/** The values as they are compared: folded, each once. */
+function foldedValues(values: readonly Scalar[]): Scalar[] {
+  return distinctValues(values.map((v) => (typeof v === 'string' ? foldAscii(v) : v)))
+}
+
 export function hasAny(scope: Scope, field: FieldDef, values: readonly Scalar[], ctx: CompileContext): Compiled {
   const t = storage(field)
-  const match = valueIn(sql.ref(`${t.table}.${t.valueColumn}`), values, 'tags', ctx)
+  const match = tagValueMatch(field, values, ctx)
   if (probes(scope, ctx)) {
     return compiled(sql<SqlBool>`exists (select 1 from ${sql.table(t.table)} where ${ownerMatches(scope, field)} and ${match.expr} limit 1)`, true)
   }
@@ -66,20 +90,22 @@ export function hasAny(scope: Scope, field: FieldDef, values: readonly Scalar[],
 }
 
 /**
- * Every listed value: the owners with as many matching rows as there are distinct values. The
- * (owner, value) primary key makes `count(*)` a count of distinct values.
+ * Every listed value: the owners with as many distinct matching values as there are distinct
+ * (folded) values listed. An owner may hold two spellings of one value ("AI" and "ai"), so the
+ * count is of distinct folded values, not of rows.
  */
 export function hasAll(scope: Scope, field: FieldDef, values: readonly Scalar[], ctx: CompileContext): Compiled {
-  const distinct = distinctValues(values)
+  const distinct = foldedValues(values)
   if (distinct.length <= 1) return hasAny(scope, field, distinct, ctx)
   const t = storage(field)
   const owner = sql.ref(`${t.table}.${t.ownerColumn}`)
-  const match = valueIn(sql.ref(`${t.table}.${t.valueColumn}`), distinct, 'tags', ctx)
+  const folded = foldedColumn(field, ctx)
+  const match = valueIn(folded, distinct, 'tags', ctx)
   if (probes(scope, ctx)) {
-    return compiled(sql<SqlBool>`(select count(*) from ${sql.table(t.table)} where ${ownerMatches(scope, field)} and ${match.expr}) = ${distinct.length}`, true)
+    return compiled(sql<SqlBool>`(select count(distinct ${folded}) from ${sql.table(t.table)} where ${ownerMatches(scope, field)} and ${match.expr}) = ${distinct.length}`, true)
   }
   return compiled(
-    sql<SqlBool>`${primaryKeyRef(scope, ctx)} in (select ${owner} from ${sql.table(t.table)} where ${match.expr} group by ${owner} having count(*) = ${distinct.length})`,
+    sql<SqlBool>`${primaryKeyRef(scope, ctx)} in (select ${owner} from ${sql.table(t.table)} where ${match.expr} group by ${owner} having count(distinct ${folded}) = ${distinct.length})`,
     true,
   )
 }

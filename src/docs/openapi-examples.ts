@@ -120,6 +120,7 @@ function plan(picked: Picked): Readonly<Record<string, Planned>> {
       note: 'The query must be stored first: send the POST /queries example (the same body always gets this id).',
     },
     'get /ratelimit/usage': { request: {} },
+    'get /ratelimit/quota': { request: {} },
   }
 }
 

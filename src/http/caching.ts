@@ -14,13 +14,14 @@ import { createHash } from 'node:crypto'
 import type { Context, MiddlewareHandler } from 'hono'
 import type { AppDeps, HttpEnv } from './context.js'
 import { baseUrlOf } from './context.js'
+import { UNCOUNTED_PATHS } from './quota.js'
 
 export const CACHEABLE = 'private, no-cache'
 export const NOT_CACHEABLE = 'no-store'
 
 /** Paths whose GET answers change without the data version changing. */
 function volatile(path: string, deps: AppDeps): boolean {
-  if (path === '/ratelimit/usage') return true
+  if (UNCOUNTED_PATHS.has(path)) return true
   return deps.options.contactResolver !== undefined && /^\/companies\/[^/]+\/contact$/.test(path)
 }
 

@@ -184,6 +184,8 @@ export interface RouteSpec {
    * lists that 429.
    */
   readonly heavy?: boolean
+  /** A path kept for the original service's existing clients: marked deprecated in the OpenAPI document. */
+  readonly deprecated?: boolean
 }
 
 export interface RouteModule {

@@ -39,6 +39,7 @@ export interface OperationObject {
   readonly summary: string
   readonly description: string
   readonly tags: readonly string[]
+  readonly deprecated?: boolean
   readonly parameters?: readonly ParameterObject[]
   readonly requestBody?: unknown
   readonly responses: Record<string, unknown>
@@ -51,6 +52,8 @@ export interface ParameterObject {
   readonly name: string
   readonly in: 'path' | 'query'
   readonly required: boolean
+  /** A name kept for existing clients (the original service's spelling); its schema says `deprecated: true` too. */
+  readonly deprecated?: boolean
   readonly description?: string
   readonly schema: JsonSchema
   readonly example?: string
@@ -203,6 +206,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], options: Open
       summary: route.summary,
       description: [route.description, referencePointer(route.method, path), example && exampleText(route.method, path, example)].filter(Boolean).join('\n\n'),
       tags: [tagOf(path)],
+      ...(route.deprecated ? { deprecated: true } : {}),
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(route.body ? { requestBody: requestBodyOf(route.body, components, example?.request.body) } : {}),
       responses: {
@@ -295,11 +299,13 @@ function parametersOf(shape: z.ZodObject | undefined, where: 'path' | 'query', c
     const schema = components.inline(type, 'input')
     const description = type.description ?? (typeof schema.description === 'string' ? schema.description : undefined)
     const example = examples && Object.hasOwn(examples, name) ? examples[name] : undefined
+    const deprecated = schema.deprecated === true
     return {
       name,
       in: where,
       // Path parameters are always required (OpenAPI says so); query ones unless the schema is optional.
       required: where === 'path' || type._zod.optin !== 'optional',
+      ...(deprecated ? { deprecated } : {}),
       ...(description ? { description } : {}),
       schema,
       ...(example !== undefined ? { example } : {}),

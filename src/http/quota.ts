@@ -8,8 +8,11 @@
 import type { QuotaInfo } from './access.js'
 import { problemResponse } from './problem.js'
 
+/** GET /ratelimit/usage, and /ratelimit/quota, the original service's older path of it. */
+export const USAGE_PATHS = Object.freeze(['/ratelimit/usage', '/ratelimit/quota'] as const)
+
 /** Paths whose calls do not count against the quota. */
-export const UNCOUNTED_PATHS: ReadonlySet<string> = new Set(['/ratelimit/usage'])
+export const UNCOUNTED_PATHS: ReadonlySet<string> = new Set(USAGE_PATHS)
 
 export function quotaHeaders(state: QuotaInfo): Record<string, string> {
   return {

@@ -24,12 +24,14 @@ import { type IssueCode } from '../errors/codes.js'
 import { didYouMean, suggestionList } from '../errors/did-you-mean.js'
 import { previewValue } from '../errors/format.js'
 import { type Issue, type Result, fail, issue, ok } from '../errors/issue.js'
+import { inAliasTerms, resolveAliases } from './list-params/aliases.js'
 import { domainSpellings } from './list-params/domains.js'
 import { fundingPhraseFilter, monthsBefore, normalisePhrase } from './list-params/phrases.js'
-import { parseDateRange, parseNumericRange, rangeOperator, wholeDays } from './list-params/ranges.js'
+import { fromSingleDate, parseDateRange, parseNumericRange, rangeOperator, wholeDays } from './list-params/ranges.js'
 import { readSort } from './list-params/sort.js'
 import { FORMATS, FORMAT_FIELD_KINDS, FOUNDING_PHRASES, FUNDING_PHRASES, type FilterHash, LIST_DATASET, LIST_PARAMETERS, type ListEndpoint, type ListParamDef, type ListParamSource, MAX_PARAM_VALUE_LENGTH, type SortClause, paramField } from './list-params/table.js'
 
+export { LIST_PARAMETER_ALIASES, type ParamAlias } from './list-params/aliases.js'
 export { domainSpellings, normaliseDomain } from './list-params/domains.js'
 export { monthsBefore, normalisePhrase } from './list-params/phrases.js'
 export { type Range, type RangeResult, parseDateRange, parseNumericRange } from './list-params/ranges.js'
@@ -64,18 +66,23 @@ export interface ListParseOptions {
 
 /**
  * Reads every filter parameter of `endpoint` (and `sort`) from `params`. Unknown parameter names
- * are ignored (clients of the original service send extras such as cache busters); unknown values
+ * are ignored (clients of the original service send extras such as cache busters); the original's
+ * own names for renamed parameters are read as the spec's (`LIST_PARAMETER_ALIASES`); a parameter
+ * sent empty (`stage=`, as HTML forms and clients that send every key do) is absent; unknown values
  * of known parameters are issues, all reported together.
  */
-export function parseListParams(endpoint: ListEndpoint, params: ListParamSource, options: ListParseOptions): Result<ListFilter> {
-  const issues: Issue[] = []
+export function parseListParams(endpoint: ListEndpoint, source: ListParamSource, options: ListParseOptions): Result<ListFilter> {
+  const { source: params, issues: aliasIssues } = resolveAliases(endpoint, source)
+  const issues: Issue[] = [...aliasIssues]
   const conditions: FilterHash[] = []
   const parameters: string[] = []
   for (const def of LIST_PARAMETERS[endpoint]) {
     const read = readParameter(endpoint, def, params, options)
     if (read === undefined) continue
-    if (!read.ok) issues.push(...read.issues)
-    else {
+    if (!read.ok) {
+      const alias = params.sentAs(def.name)
+      issues.push(...(alias === undefined ? read.issues : read.issues.map((i) => inAliasTerms(i, def.name, alias))))
+    } else {
       conditions.push(read.value)
       parameters.push(def.name)
     }
@@ -144,9 +151,10 @@ function readParameter(endpoint: ListEndpoint, def: ListParamDef, params: ListPa
       })
     case 'date_range':
       return single(def, params, (text) => {
-        const range = parseDateRange(text)
-        if (!range.ok) return bad(def, range.code, text, range.reason)
-        return ok({ [field.name]: rangeOperator(field.type.kind === 'datetime' ? wholeDays(range.value) : range.value) })
+        const parsed = parseDateRange(text)
+        if (!parsed.ok) return bad(def, parsed.code, text, parsed.reason)
+        const range = fromSingleDate(parsed.value)
+        return ok({ [field.name]: rangeOperator(field.type.kind === 'datetime' ? wholeDays(range) : range) })
       })
     case 'date':
       return single(def, params, (text) => {
@@ -209,21 +217,29 @@ function readParameter(endpoint: ListEndpoint, def: ListParamDef, params: ListPa
   }
 }
 
-/** A parameter that takes one value: absent → no condition; sent twice with different values or too long → issue. */
+/**
+ * A parameter that takes one value: absent or sent empty → no condition; sent twice with different
+ * values or too long → issue.
+ */
 function single(def: ListParamDef, params: ListParamSource, read: (text: string) => Result<FilterHash>): Read {
   const one = params.one(def.name)
   if (!one.ok) return fail(one.issues.map((i) => issue({ ...i, expected: FORMATS[def.format].accepts })))
-  if (one.value === undefined) return undefined
+  if (one.value === undefined || one.value === '') return undefined
   if (one.value.length > MAX_PARAM_VALUE_LENGTH) return tooLong(def, one.value)
-  if (one.value === '') return bad(def, 'invalid_value', one.value, 'sent empty')
   return read(one.value)
 }
 
-/** A list parameter: pipe-joined, repeated and `[]` forms merged (QueryParams.list); empty → issue. */
+/**
+ * A list parameter: pipe-joined, repeated and `[]` forms merged (QueryParams.list). Sent empty
+ * (every value blank: `stage=`, `stage=&stage=`) → no condition; pipes with nothing between them
+ * (`stage=|`) → issue, as a malformed list rather than a blank field.
+ */
 function many(def: ListParamDef, params: ListParamSource, read: (values: string[]) => Result<FilterHash>): Read {
   const values = params.list(def.name)
   if (values === undefined) return undefined
   if (values.length === 0) {
+    const blank = params.one(def.name)
+    if (blank.ok && blank.value === '') return undefined
     return fail([issue({
       code: 'empty_list', path: `/${def.name}`,
       message: `Parameter \`${def.name}\` was sent with no values; it takes ${FORMATS[def.format].accepts}. Leave it out to match every record.`,

@@ -70,9 +70,11 @@ function scalarHolds(node: ConditionNode, v: Scalar): boolean {
   }
 }
 
-/** Whether one condition on a tags field holds for an owner's values (empty set when it has none). */
+/** Whether one condition on a tags field holds for an owner's values (empty set when it has none), in any ASCII case. */
 function tagsHold(node: ConditionNode, values: ReadonlySet<string>): boolean {
-  const has = (x: Scalar): boolean => x !== null && values.has(String(x))
+  // Tag values match in any case of their ASCII letters, as the SQL does (compile/tags.ts).
+  const folded = new Set([...values].map(foldAscii))
+  const has = (x: Scalar): boolean => x !== null && folded.has(foldAscii(String(x)))
   switch (node.operator) {
     case 'eq': return has(node.value)
     case 'in':

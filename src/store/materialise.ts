@@ -98,6 +98,10 @@ export function* materialiseSteps(dialect: 'sqlite' | 'postgres'): Generator<Mat
   // whose company index is still deferred during a load (that probe made generating quadratic:
   // 100,000 companies took over 14 minutes).
   yield { exec: `update ${companies} set ${c('total_funding')} = 0 where ${c('total_funding')} is null` }
+  // Likewise the amount of the last round of a company without rounds (and without a stated total)
+  // is a known nothing, 0; a company with rounds gets its last round's amount (NULL if undisclosed)
+  // from the next statement.
+  yield { exec: `update ${companies} set ${c('last_funding_amount')} = 0 where ${c('last_funding_amount')} is null and ${c('total_funding')} = 0` }
   yield { exec: `update ${companies} set
       ${c('total_funding')} = a.total, ${c('last_funding_date')} = a.last_date, ${c('last_funding_amount')} = a.last_amount
     from (

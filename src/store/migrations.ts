@@ -18,6 +18,8 @@ import { postgresSortIndexStatements } from './schema/postgres-sort-indexes.js'
 import { missingValueStatements } from './schema/missing-values-migration.js'
 import type { DialectName } from './schema/column-types.js'
 import { similarIndexStatements } from './schema/similar-index-tables.js'
+import { neverRaisedStatements } from './schema/never-raised-migration.js'
+import { tagFoldIndexStatements } from './schema/tag-fold-indexes.js'
 
 export interface StoreMigration {
   readonly name: string
@@ -40,6 +42,8 @@ export const MIGRATIONS: readonly StoreMigration[] = Object.freeze([
   { name: '012-missing-values', statements: missingValueStatements },
   { name: '013-search-hit-fields', statements: companyHitFieldsStatements },
   { name: '014-similar-companies', statements: similarIndexStatements },
+  { name: '015-never-raised-amounts', statements: neverRaisedStatements },
+  { name: '016-tag-fold-indexes', statements: tagFoldIndexStatements },
 ])
 
 export const MIGRATION_TABLE = 'kysely_migration'

@@ -6,7 +6,7 @@
  * the property tests measure and assert that share.
  *
  * Every generated filter is valid by construction (the checker must accept it). The requests use
- * the sugar and spellings a client may send (numeric strings, enum case and aliases, dataset
+ * the sugar and spellings a client may send (numeric strings, enum and tag case, enum aliases, dataset
  * aliases, `in` on tags, `eq: null`, several keys in one hash) so the parser and checker are
  * exercised too, not just the compiler.
  */
@@ -145,6 +145,12 @@ export function filterArbitraries(snapshot: Snapshot, options: ArbitraryOptions 
       case 'date':
         if (compactDates && typeof value === 'string') alternatives.push(value.replace(/-/g, ''))
         break
+      case 'tags': {
+        // Tag values match in any ASCII case (compile/tags.ts), as enum values do.
+        const text = String(value)
+        alternatives.push(text.toLowerCase(), text.toUpperCase(), text.replace(/[a-zA-Z]/g, (ch, i: number) => (i % 2 === 0 ? ch.toUpperCase() : ch.toLowerCase())))
+        break
+      }
       case 'enum': {
         const text = String(value)
         alternatives.push(text.toLowerCase(), text.toUpperCase())

@@ -189,7 +189,7 @@ describe('the same company shows the same values everywhere', () => {
     expect(unknownFunding).toBeGreaterThan(0)
   })
 
-  it('GET /search company results: name, domain, funding and score as the detail shows them; [] keywords; investor_funding null', async () => {
+  it('GET /search company results: name, domain, funding and score as the detail shows them; [] keywords; investor_funding 0', async () => {
     const withoutKeywords = one(`select id, name from companies c where name is not null and total_funding is null
       and not exists (select 1 from company_keywords k where k.company_id = c.id) order by id limit 1`)!
     // A company without a name that keeps its domain (found by the domain); the last one, as the
@@ -216,7 +216,7 @@ describe('the same company shows the same values everywhere', () => {
         object_type: 'company', object_name: d.name, object_slug: d.website, company_domain: d.website,
         company_funding: d.total_funding, company_keywords: keywords,
         company_mattermark_score: d.svc_score === null ? null : Math.round(Number(d.svc_score)),
-        investor_funding: null, object_id: c.id,
+        investor_funding: 0, object_id: c.id,
       })
     }
     expect(details.get(withoutKeywords.id)!.total_funding).toBeNull()
@@ -404,5 +404,52 @@ describe('filtering on a value shown finds the record', () => {
     expect(await selected('investors', { name: '', type: '', website: { in: [''] } })).toEqual(new Set([String(bareInvestor.id)]))
     expect(await selected('fundings', { id: bareFunding, series: '', city: '', currency: { nin: ['USD', 'EUR'] }, news_url: { ne: 'x' } })).toEqual(new Set([String(bareFunding)]))
     expect(await selected('investors', { investor_id: bareInvestor.id, name: { ne: '' } })).toEqual(new Set())
+  })
+})
+
+describe('numbers that are never null (NUMBERS_WHEN_UNKNOWN), on every endpoint that shows them', () => {
+  it('the guide\'s table is the code\'s table', async () => {
+    const { readFileSync } = await import('node:fs')
+    const { NUMBERS_WHEN_UNKNOWN } = await import('../../src/http/views/missing-values.js')
+    const guide = readFileSync(new URL('../../grammar-docs/guides/serving.md', import.meta.url), 'utf8')
+    for (const x of NUMBERS_WHEN_UNKNOWN) expect(guide).toContain(`| ${x.field} | ${x.shownIn} | ${x.value} | ${x.reason} |`)
+  })
+
+  it('last_funding_amount: 0 for a company without rounds, null when its last round is undisclosed, in the detail, query results and filters', async () => {
+    const never = all(`select id, website from companies c where not exists (select 1 from fundings f where f.company_id = c.id) and id <> ? order by id limit 3`, stageless.id)
+    expect(never.length).toBeGreaterThan(0)
+    const lastUndisclosed = one(`select id from companies c where last_funding_amount is null and exists (select 1 from fundings f where f.company_id = c.id) and id <> ? order by id limit 1`, stageless.id)
+    for (const c of never) {
+      expect(details.get(c.id)!.last_funding_amount, `detail ${c.id}`).toBe(0)
+      expect(details.get(c.id)!.total_funding, `detail ${c.id}`).toBe(0)
+      const [record] = (await query('companies', { filter: { id: c.id } })).results
+      expect(record!.last_funding_amount, `POST /queries ${c.id}`).toBe(0)
+      expect(record!.total_funding).toBe(0)
+      if (c.website) expect((await get(`/domains/${c.website}/companies`, companyDetailSchema)).last_funding_amount).toBe(0)
+    }
+    if (lastUndisclosed) expect(details.get(lastUndisclosed.id)!.last_funding_amount).toBeNull()
+    // The value shown, as a filter, finds them: the list parameter and the filter language.
+    const zero = new Set<string>()
+    for (let page = 1; ; page++) {
+      const body = await get(`/companies?last_funding_amount=0&per_page=50&page=${page}`, companyListSchema)
+      for (const c of body.companies) zero.add(c.id)
+      if (page >= body.meta.total_pages) break
+    }
+    for (const c of never) expect(zero.has(String(c.id))).toBe(true)
+    expect(zero).toEqual(await selected('companies', { last_funding_amount: 0 }))
+    // No company with a value shown as a number is stored as null, and the reverse.
+    expect(all('select id from companies c where last_funding_amount is null and not exists (select 1 from fundings f where f.company_id = c.id) and total_funding = 0')).toEqual([])
+  })
+
+  it('investor_funding of every company hit of GET /search is 0', async () => {
+    const terms = all('select name from companies where name is not null order by id limit 6').map((r) => String(r.name).split(' ')[0]!)
+    let hits = 0
+    for (const term of terms) {
+      for (const hit of await get(`/search?term=${encodeURIComponent(term)}&object_types=company`, searchResponseSchema)) {
+        expect(hit.investor_funding, `${term}: ${hit.object_name}`).toBe(0)
+        hits++
+      }
+    }
+    expect(hits).toBeGreaterThan(3)
   })
 })

@@ -189,6 +189,7 @@ describe('the document\'s schemas accept the server\'s real responses', () => {
         return h.get(`/queries/${query_id}?page=2&per_page=2`)
       },
       'get /ratelimit/usage': () => h.get('/ratelimit/usage'),
+      'get /ratelimit/quota': () => h.get('/ratelimit/quota'),
       'get /openapi.json': () => h.get('/openapi.json', { key: null }),
     }
   }
@@ -307,5 +308,23 @@ describe('the servers entry', () => {
     } finally {
       await other.close()
     }
+  })
+})
+
+describe('the original service\'s names', () => {
+  it('are listed as deprecated parameters of GET /companies, and nothing else is deprecated', async () => {
+    const { LIST_PARAMETER_ALIASES } = await import('../../src/parse/list-params.js')
+    const params = doc.paths['/companies'].get.parameters as { name: string; deprecated?: boolean; description?: string }[]
+    const deprecated = params.filter((p) => p.deprecated).map((p) => p.name).sort()
+    expect(deprecated).toEqual(LIST_PARAMETER_ALIASES.companies.map((a) => a.alias).sort())
+    expect(deprecated).toEqual(['has_google_play', 'has_itunes', 'itunes_category', 'mattermark_score'])
+    for (const { alias, name } of LIST_PARAMETER_ALIASES.companies) {
+      expect(params.find((p) => p.name === alias)?.description).toContain(`\`${name}\``)
+    }
+  })
+
+  it('GET /ratelimit/quota is a deprecated operation, GET /ratelimit/usage is not', () => {
+    expect(doc.paths['/ratelimit/quota'].get.deprecated).toBe(true)
+    expect(doc.paths['/ratelimit/usage'].get.deprecated).toBeUndefined()
   })
 })

@@ -188,7 +188,7 @@ describe('GET /search: result fields (spec 2.9)', () => {
       company_funding: withKeywords.total_funding,
       company_keywords: keywords,
       company_mattermark_score: Math.round(withKeywords.svc_score),
-      investor_funding: null,
+      investor_funding: 0,
       object_id: withKeywords.id,
     })
   })
@@ -382,7 +382,7 @@ describe.runIf(TEST_BACKEND === 'sqlite')('GET /search: the index follows the da
       const results = searchResponseSchema.parse(await (await own.get('/search?term=zyxquartz+cafe')).json())
       expect(results).toEqual([{
         object_type: 'company', object_name: 'Zyxquartz Café', object_slug: 'zyxquartz-cafe.example', company_domain: 'zyxquartz-cafe.example',
-        company_funding: 5000, company_keywords: ['quartz'], company_mattermark_score: 13, investor_funding: null, object_id: 900002,
+        company_funding: 5000, company_keywords: ['quartz'], company_mattermark_score: 13, investor_funding: 0, object_id: 900002,
       }])
       const investors = searchResponseSchema.parse(await (await own.get('/search?term=OLBERG&object_types=investor')).json())
       expect(investors).toEqual([{

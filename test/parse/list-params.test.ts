@@ -12,7 +12,7 @@ import { describe, expect, test } from 'vitest'
 import { parseQuery } from '../../src/parse/index.js'
 import { checkQuery } from '../../src/check/index.js'
 import {
-  FORMATS, FOUNDING_PHRASES, FUNDING_PHRASES, LIST_PARAMETERS, listRequest, monthsBefore, normaliseDomain, normalisePhrase,
+  FORMATS, FOUNDING_PHRASES, FUNDING_PHRASES, LIST_PARAMETER_ALIASES, LIST_PARAMETERS, listRequest, monthsBefore, normaliseDomain, normalisePhrase,
   parameterPath, parseDateRange, parseListParams, parseNumericRange, type ListEndpoint, type ListFilter,
 } from '../../src/parse/list-params.js'
 import { QueryParams } from '../../src/http/params.js'
@@ -47,7 +47,8 @@ describe('each format becomes the filter language', () => {
     ['companies', 'employees=+5~+10', { and: [{ employees: { between: [5, 10] } }] }], // `+` arrives as a space
     ['companies', 'cached_uniques=1000~', { and: [{ website_uniques: { gte: 1000 } }] }],
     ['companies', 'cached_mobile_downloads=~10', { and: [{ mobile_downloads: { lte: 10 } }] }],
-    ['companies', 'added_date=2020-01-01', { and: [{ added_date: { between: ['2020-01-01 00:00:00', '2020-01-01 23:59:59'] } }] }],
+    ['companies', 'added_date=2020-01-01', { and: [{ added_date: { gte: '2020-01-01 00:00:00' } }] }], // a single date: from that date
+    ['fundings', 'funding_date_range=20200101', { and: [{ rounds_funding_date: { gte: '2020-01-01' } }] }],
     ['companies', 'added_date=20200101~20201231', { and: [{ added_date: { between: ['2020-01-01 00:00:00', '2020-12-31 23:59:59'] } }] }],
     ['companies', 'added_date=2020-01-01~', { and: [{ added_date: { gte: '2020-01-01 00:00:00' } }] }],
     ['companies', 'added_date=~2020-01-01', { and: [{ added_date: { lte: '2020-01-01 23:59:59' } }] }],
@@ -124,13 +125,11 @@ describe('bad values are issues naming the parameter, the accepted forms and wha
     ['employees=1.5', '/employees', 'invalid_value'], // an integer field
     ['employees=99999999999999999999', '/employees', 'invalid_value'],
     ['employees=1e3', '/employees', 'invalid_value'],
-    ['employees=', '/employees', 'invalid_value'],
     ['svc_score=abc', '/svc_score', 'invalid_value'],
     ['added_date=2020-02-30', '/added_date', 'invalid_value'],
     ['added_date=2021-01-01~2020-01-01', '/added_date', 'invalid_range'],
     ['added_date=yesterday', '/added_date', 'invalid_value'],
     ['stage=series-z', '/stage', 'unknown_enum_value'],
-    ['stage=', '/stage', 'empty_list'],
     ['stage=|', '/stage', 'empty_list'],
     ['country=United States', '/country', 'invalid_value'],
     ['has_mobile=yes', '/has_mobile', 'invalid_value'],
@@ -155,6 +154,14 @@ describe('bad values are issues naming the parameter, the accepted forms and wha
     expect(i!.expected, 'names what is accepted').toBeTruthy()
     expect(i!.got, 'names what was sent').toBeTruthy()
     expect(i!.message).toContain(`\`${path.slice(1)}\``)
+  })
+
+  test('a parameter sent empty is absent; a non-empty malformed value is still an issue', () => {
+    const empties = [...LIST_PARAMETERS.companies.map((d) => `${d.name}=`), 'stage=&stage=', 'industries[]=', 'domain=&company_name=', 'employees= ']
+    for (const query of empties) expect(filterOf('companies', query), query).toEqual({})
+    for (const query of [...LIST_PARAMETERS.fundings.map((d) => `${d.name}=`)]) expect(filterOf('fundings', query), query).toEqual({})
+    expect(filterOf('companies', 'stage=&country=usa')).toEqual({ and: [{ country: { in: ['USA'] } }] })
+    expect(issuesOf('companies', 'stage=&employees=x')[0]).toMatchObject({ path: '/employees', code: 'invalid_value' })
   })
 
   test('an unknown stage lists the allowed values and suggests the nearest', () => {
@@ -331,4 +338,45 @@ test('grammar-docs/list-parameters.md documents every parameter and format', () 
   const r = parse('companies', 'stage=a|b&employees=50~200&industries=Fintech&last_funding_date=raised+in+past+year')
   if (!r.ok) throw new Error('example refused')
   expect(JSON.parse(example![1]!)).toEqual(listRequest(r.value, 1, 10))
+})
+
+describe('the original service\'s parameter names (LIST_PARAMETER_ALIASES)', () => {
+  test.each([
+    ['mattermark_score=10~50', 'svc_score=10~50'],
+    ['has_google_play=1', 'has_android_store=1'],
+    ['has_itunes=0', 'has_ios_store=0'],
+    ['itunes_category=Games|Music', 'ios_store_category=Games|Music'],
+  ])('?%s reads as ?%s', (alias, spec) => {
+    expect(filterOf('companies', alias)).toEqual(filterOf('companies', spec))
+    expect(filterOf('companies', alias)).not.toEqual({})
+    // both spellings with the same values: one condition
+    expect(filterOf('companies', `${alias}&${spec}`)).toEqual(filterOf('companies', spec))
+  })
+
+  test('every alias names a parameter of its endpoint, and no alias is a parameter itself', () => {
+    for (const endpoint of ['companies', 'fundings'] as const) {
+      const names = LIST_PARAMETERS[endpoint].map((d) => d.name)
+      for (const { alias, name } of LIST_PARAMETER_ALIASES[endpoint]) {
+        expect(names).toContain(name)
+        expect(names).not.toContain(alias)
+      }
+    }
+  })
+
+  test('an alias and its spec name with different values is one issue naming both', () => {
+    const issues = issuesOf('companies', 'has_itunes=1&has_ios_store=0')
+    expect(issues).toHaveLength(1)
+    expect(issues[0]).toMatchObject({ code: 'invalid_value', path: '/has_ios_store' })
+    expect(issues[0]!.message).toContain('`has_ios_store`')
+    expect(issues[0]!.message).toContain('`has_itunes`')
+    expect(issuesOf('companies', 'itunes_category=Games&ios_store_category=Music')[0]!.message).toContain('`itunes_category`')
+    // reported together with the other parameters' issues
+    expect(issuesOf('companies', 'has_itunes=1&has_ios_store=0&employees=x').map((i) => i.path)).toEqual(['/has_ios_store', '/employees'])
+  })
+
+  test('a bad value sent under an alias is reported under the alias', () => {
+    const [i] = issuesOf('companies', 'mattermark_score=high')
+    expect(i).toMatchObject({ path: '/mattermark_score', code: 'invalid_value' })
+    expect(i!.message).toContain('`mattermark_score` (read as `svc_score`)')
+  })
 })

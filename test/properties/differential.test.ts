@@ -103,3 +103,36 @@ test('every operator on every field, alone: the compiled SQL selects the referen
   })
   expect(pairs).toBeGreaterThan(300)
 })
+
+test('tag values in any case: engine rows equal the reference rows, and the recased values select what their stored spelling does', async () => {
+  const { datasets, operatorsFor } = await import('../../src/catalog/index.js')
+  const { distinctValues } = await import('../../src/reference/index.js')
+  const tagFields = DATASET_NAMES.flatMap((ds) => Object.values(datasets[ds].fields)
+    .filter((f) => f.type.kind === 'tags').map((f) => ({ ds, field: f.name, stored: new Set(distinctValues(ctx.snapshot, ds, f.name).map(String)) })))
+  expect(tagFields.length).toBeGreaterThan(3)
+  let recased = 0
+  let recasedMatching = 0
+  let conditions = 0
+  const condition = fc.constantFrom(...tagFields).chain((t) =>
+    fc.constantFrom(...operatorsFor('tags').filter((op) => op !== 'is_empty')).chain((op) => ctx.arbs.condition(t.ds, t.field, op).map((filter) => ({ t, filter }))))
+  await fc.assert(
+    fc.asyncProperty(condition, async ({ t, filter }) => {
+      const query = checked({ dataset: t.ds, filter })
+      const expected = referenceRows(query.filter, query.dataset, query.sort, ctx.snapshot)
+      const result = await ctx.engine.query({ dataset: t.ds, filter, per_page: ALL_ROWS })
+      if (!result.ok) throw new Error(`engine rejected a valid request: ${JSON.stringify(result.issues)}`)
+      expect(resultIds(result.value.results, query.dataset)).toEqual(expected)
+      conditions++
+      const sent = JSON.stringify(filter).match(/"[^"]*"/g)!.map((s) => JSON.parse(s) as string)
+      const values = sent.filter((v) => v !== t.field && !operatorsFor('tags').includes(v as never))
+      if (values.some((v) => !t.stored.has(v) && [...t.stored].some((s) => s.toLowerCase() === v.toLowerCase()))) {
+        recased++
+        if (expected.length > 0) recasedMatching++
+      }
+    }),
+    { numRuns: numRuns(150) },
+  )
+  console.info(`tag case: ${conditions} conditions, ${recased} with a value spelt in another case than stored, ${recasedMatching} of them matching rows`)
+  expect(recased / conditions, 'the generator must send tag values in other cases than stored').toBeGreaterThan(0.3)
+  expect(recasedMatching / recased, 'and those must mostly match rows').toBeGreaterThan(0.5)
+})

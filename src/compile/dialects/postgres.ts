@@ -39,6 +39,7 @@ export const postgresDialect: SqlDialect = Object.freeze({
   // lower() and ILIKE follow the database locale and fold non-ASCII letters too; translate() folds
   // exactly A-Z, the same letters SQLite's LIKE folds, so both backends return the same rows.
   foldCase: (column: Expression<unknown>) => sql`translate(${column}, ${sql.lit(ASCII_UPPER)}, ${sql.lit(ASCII_LOWER)})`,
+  foldForEquality: (column: Expression<unknown>) => sql`translate(${column}, ${sql.lit(ASCII_UPPER)}, ${sql.lit(ASCII_LOWER)})`,
   // PostgreSQL's NULLs are the largest values: last ascending, first descending.
   nullsLastByDefault: Object.freeze({ asc: true, desc: false }),
   localStatements: false,

@@ -12,6 +12,8 @@ export const sqliteDialect: SqlDialect = Object.freeze({
   // SQLite's LIKE already ignores the case of ASCII letters, and only of those, which is exactly
   // the folding PostgreSQL is made to do; so the column needs no function (and keeps its affinity).
   foldCase: (column: Expression<unknown>) => column,
+  // lower() of SQLite (without ICU, as better-sqlite3 builds it) folds ASCII letters only.
+  foldForEquality: (column: Expression<unknown>) => sql`lower(${column})`,
   // SQLite's NULLs are the smallest values: first ascending, last descending.
   nullsLastByDefault: Object.freeze({ asc: false, desc: true }),
   localStatements: true,

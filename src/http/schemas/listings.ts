@@ -8,7 +8,7 @@
  * deliberate deviation from spec 2.10's non-nullable types (a 0 or '' there would be false data).
  */
 import { z } from 'zod'
-import { FORMATS, LIST_PARAMETERS, sortableNames, type ListEndpoint } from '../../parse/list-params.js'
+import { FORMATS, LIST_PARAMETER_ALIASES, LIST_PARAMETERS, sortableNames, type ListEndpoint } from '../../parse/list-params.js'
 import { isoDate, metaSchema, numericString, pagingParams, sqlDatetime } from './common.js'
 
 /** Company list item (spec 2.2). */
@@ -57,6 +57,11 @@ export function listQuerySchema(endpoint: ListEndpoint): z.ZodObject {
     const on = def.via ? `${def.via}.${def.field}` : def.field
     shape[def.name] = z.string().optional().describe(
       `${def.meaning} Accepts ${FORMATS[def.format].accepts}. In the filter language (field \`${on}\`): ${FORMATS[def.format].becomes}.`,
+    )
+  }
+  for (const { alias, name } of LIST_PARAMETER_ALIASES[endpoint]) {
+    shape[alias] = z.string().optional().meta({ deprecated: true }).describe(
+      `Deprecated: the original service's name of \`${name}\`, read as \`${name}\` (for its existing clients). Sending both with different values is a 400.`,
     )
   }
   shape.sort = z.string().optional().describe(

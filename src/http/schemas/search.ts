@@ -4,8 +4,9 @@
  *
  * Missing values (grammar-docs/guides/serving.md, "Missing values", views/missing-values.ts) follow the spec's types, also
  * for fields that do not apply to the object type: the string `company_domain` of an investor is
- * '', the integers (a company's `investor_funding`; an investor's `company_funding` and
- * `company_mattermark_score`) are null, and so is an investor's `company_keywords` (nullable). For
+ * '', a company's `investor_funding` is 0 (as the original service sent it, NUMBERS_WHEN_UNKNOWN),
+ * an investor's `company_funding` and `company_mattermark_score` are null, and so is an investor's
+ * `company_keywords` (nullable). For
  * a company, `object_slug` is its domain (the :domain of GET /domains/:domain/companies), '' when
  * unknown; `company_keywords` its keywords, [] when it has none; `company_funding` its
  * total_funding exactly as GET /companies/:id shows it (0 when it never raised, null when its
@@ -25,7 +26,7 @@ export const companySearchResultSchema = z.object({
   company_funding: dollars.nullable().describe('total_funding: U.S. dollars; 0 when the company never raised, null when its rounds\' amounts are undisclosed.'),
   company_keywords: z.array(z.string()).describe('The company\'s keywords; [] when it has none.'),
   company_mattermark_score: z.number().int().nullable().describe('The company\'s svc_score, rounded (this exact name, as the original service sent it); null when unknown.'),
-  investor_funding: z.null().describe('Does not apply to a company.'),
+  investor_funding: z.literal(0).describe('Does not apply to a company: 0, as the original service sent it (clients add it up).'),
   object_id: id,
 }).strict()
 

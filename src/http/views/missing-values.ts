@@ -16,8 +16,50 @@
  *    that never raised has total_funding 0; one whose amounts are all undisclosed, null. The data
  *    holds these values, materialise.ts.)
  * 4. Arrays are `[]` when empty, never null (`list`); `microblog_mentions` is always `[]`.
+ *
+ * Rule 3 has exceptions where a number is known to be nothing, or does not apply and the original
+ * service's clients add it up: `NUMBERS_WHEN_UNKNOWN`.
  */
 import type { DatasetDef, DatasetName, FieldDef } from '../../catalog/define.js'
+
+/**
+ * The numbers shown as a number rather than null when the data has no value for them: field, where
+ * it shows, the value, and why. Everything else numeric follows rule 3 (null). The guide's table
+ * (grammar-docs/guides/serving.md, "Missing values") is checked against this one.
+ */
+export interface NumberWhenUnknown {
+  readonly field: string
+  readonly shownIn: string
+  readonly value: string
+  readonly reason: string
+}
+
+export const NUMBERS_WHEN_UNKNOWN: readonly NumberWhenUnknown[] = Object.freeze([
+  {
+    field: 'total_funding',
+    shownIn: 'company detail (2.3), similar companies (2.5), portfolios (2.13), search `company_funding`, query results',
+    value: '0 when the company has no funding round on record; null when it has rounds and none of their amounts is disclosed',
+    reason: 'a company that never raised has raised a known nothing; an undisclosed amount is unknown, and a 0 there would be false data',
+  },
+  {
+    field: 'last_funding_amount',
+    shownIn: 'company detail (2.3), query results',
+    value: '0 when the company has no funding round on record; null when its last round\'s amount is undisclosed',
+    reason: 'the same as total_funding: no round is a known nothing',
+  },
+  {
+    field: 'investor_funding of a company hit',
+    shownIn: 'GET /search (2.9)',
+    value: '0, always',
+    reason: 'it does not apply to a company; the original service sent 0 and its clients add the field up over all hits',
+  },
+  {
+    field: 'number_of_deals, portfolio_size; investor_funding of an investor hit',
+    shownIn: 'investor detail (2.12), query results; GET /search (2.9)',
+    value: '0 for an investor without deals (investor_funding: null when none of its rounds\' amounts is disclosed)',
+    reason: 'counts and totals over nothing are a known 0',
+  },
+].map((x) => Object.freeze(x)))
 
 /** A plain spec `string` (rule 1): the value as text, `''` when unknown. */
 export function text(value: unknown): string {

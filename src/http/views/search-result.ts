@@ -2,8 +2,9 @@
  * @module One GET /search hit in the wire shape of spec 2.9 (schemas/search.ts). Missing values
  * follow missing-values.ts, whether unknown or not applying to the hit's kind: '' for the plain
  * strings (an investor's `company_domain` too: spec 2.9 types it as a string), null for numbers
- * (a company's `investor_funding`, an investor's `company_funding` and `company_mattermark_score`)
- * and for the spec's nullable `company_keywords` of an investor, [] for a company without keywords.
+ * (an investor's `company_funding` and `company_mattermark_score`) and for the spec's nullable
+ * `company_keywords` of an investor, [] for a company without keywords. A company's
+ * `investor_funding` is 0, as the original service showed it (NUMBERS_WHEN_UNKNOWN).
  */
 import type { z } from 'zod'
 import type { SearchHit } from '../../records/search.js'
@@ -24,7 +25,7 @@ export function searchResultView(hit: SearchHit): SearchResult {
       company_funding: integerOrNull(hit.companyFunding),
       company_keywords: list(hit.keywords),
       company_mattermark_score: hit.svcScore === null ? null : Math.round(hit.svcScore),
-      investor_funding: null,
+      investor_funding: 0,
       object_id: hit.id,
     }
   }

@@ -75,6 +75,15 @@ export function rangeOperator<T>(range: Range<T>): FilterHash {
   return { [range.op]: range.value }
 }
 
+/**
+ * A `date_range` parameter's single date means "from that date" (`added_date=2020-01-01` is
+ * `2020-01-01~`): the original service's PHP client sends the start date alone when its user gives
+ * no end date. Ranges with a `~` stay as they are.
+ */
+export function fromSingleDate(range: Range<string>): Range<string> {
+  return range.op === 'eq' ? { op: 'gte', value: range.value } : range
+}
+
 /** A date range on a datetime field covers whole days: `from` at 00:00:00, `to` until 23:59:59. */
 export function wholeDays(range: Range<string>): Range<string> {
   const start = (d: string) => `${d} 00:00:00`

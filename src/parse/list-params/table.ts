@@ -197,7 +197,7 @@ export const FORMATS: Readonly<Record<ParamFormat, FormatDoc>> = Object.freeze({
   text_contains: { accepts: 'any text (at most 500 characters)', becomes: '`{field: {contains: text}}`: case-insensitive substring' },
   domain: { accepts: 'a domain such as `example.com`; case, a leading `www.`, a scheme and a path are ignored', becomes: '`{website: {in: [domain, "www." + domain, ...the spelling sent]}}`' },
   numeric_range: { accepts: '`from~to`, `from~`, `~to` or a single number (equality); negative numbers allowed; decimals where the field is a number', becomes: '`between: [from, to]`, `gte`, `lte`, `eq`' },
-  date_range: { accepts: '`from~to`, `from~`, `~to` or a single date; dates as YYYY-MM-DD or YYYYMMDD', becomes: '`between`, `gte`, `lte`, `eq` (on a datetime field, whole days: from 00:00:00 to 23:59:59)' },
+  date_range: { accepts: '`from~to`, `from~`, `~to` or a single date, which means from that date on (the same as `from~`); dates as YYYY-MM-DD or YYYYMMDD', becomes: '`between`, `gte`, `lte` (on a datetime field, whole days: from 00:00:00 to 23:59:59)' },
   date: { accepts: 'one date, YYYY-MM-DD or YYYYMMDD', becomes: '`{field: {eq: date}}`' },
   founding_phrase: { accepts: `one of: ${Object.keys(FOUNDING_PHRASES).join(', ')}; or several, pipe-joined (\`within 3 months|within 2 years\`), repeated or with \`[]\`: any of them`, becomes: '`{est_founding_date: {gte: today minus N months}}`; several: `{or: [...]}` of those' },
   funding_phrase: { accepts: `one of: ${Object.keys(FUNDING_PHRASES).join(', ')}`, becomes: '`gte` today minus N months; `not` of that; `is_null: true` / `false`' },
