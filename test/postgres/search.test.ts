@@ -8,7 +8,7 @@
 import fc from 'fast-check'
 import { CompiledQuery, sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { searchRecords, type SearchObjectType, type SearchRequest } from '../../src/records/search.js'
+import { searchRecords, searchWords, type SearchObjectType, type SearchRequest, type TypoMode } from '../../src/records/search.js'
 import { searchRecordsPostgres } from '../../src/records/search-postgres.js'
 import { copyToPostgres } from '../../src/store/copy.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
@@ -159,7 +159,8 @@ describe('search on PostgreSQL: generated terms over the fixture equal SQLite', 
   let p: Pair
   let words: string[]
   let names: string[]
-  const outcomes = { total: 0, withHits: 0, multiTier: 0, mixedTypes: 0 }
+  let longWords: string[]
+  const outcomes = { total: 0, withHits: 0, multiTier: 0, mixedTypes: 0, typoHits: 0, droppedWords: 0 }
   beforeAll(async () => {
     const lite = await createFixtureDatabase()
     p = await pairOf(lite, 'search_prop')
@@ -169,6 +170,7 @@ describe('search on PostgreSQL: generated terms over the fixture equal SQLite', 
       ...(lite.sqlite.prepare('select website from companies where website is not null order by id limit 50').pluck().all() as string[]),
     ]
     words = [...new Set(names.flatMap((n) => n.match(/[\p{L}\p{N}]+/gu) ?? []))]
+    longWords = words.filter((w) => [...w].length >= 5)
   })
   afterAll(async () => { await closePair(p) })
 
@@ -179,7 +181,23 @@ describe('search on PostgreSQL: generated terms over the fixture equal SQLite', 
         : how === 3 ? text.normalize('NFD').replace(/[aeo]/g, (c) => `${c}\u0301`)
           : text.toLowerCase()
 
+  /** One random edit of the four kinds (insert, delete, substitute, swap neighbours) at a random place. */
+  const misspell = (text: string, kind: number, at: number, letter: string) => {
+    const i = at % Math.max(1, text.length)
+    if (kind === 0) return text.slice(0, i) + letter + text.slice(i)
+    if (kind === 1) return text.slice(0, i) + text.slice(i + 1)
+    if (kind === 2) return text.slice(0, i) + letter + text.slice(i + 1)
+    return i + 1 < text.length ? text.slice(0, i) + text[i + 1] + text[i] + text.slice(i + 2) : text
+  }
+  const edit = fc.tuple(fc.integer({ min: 0, max: 3 }), fc.nat(), fc.constantFrom(...'aeiortsnxq'))
+
   const term = () => fc.oneof(
+    // A name or a word of 5+ letters with one or two random edits (typo matching, dropped words).
+    { weight: 4, arbitrary: fc.tuple(fc.nat(), fc.boolean(), edit, fc.option(edit)).map(([i, whole, e1, e2]) => {
+      const source = whole ? names[i % names.length]! : longWords[i % longWords.length]!
+      const once = misspell(source, ...e1)
+      return e2 === null ? once : misspell(once, ...e2)
+    }) },
     // A prefix of 1-4 letters of some word, as a type-ahead sends first.
     { weight: 4, arbitrary: fc.tuple(fc.nat(), fc.integer({ min: 1, max: 4 })).map(([i, n]) => words[i % words.length]!.slice(0, n)) },
     // A whole name, or its first words with the last cut short.
@@ -196,12 +214,14 @@ describe('search on PostgreSQL: generated terms over the fixture equal SQLite', 
   it('same hits, tiers and order for every generated term, types and limit', async () => {
     await fc.assert(fc.asyncProperty(
       term(), fc.integer({ min: 0, max: 4 }), fc.constantFrom<SearchObjectType[]>(['company'], ['investor'], ['company', 'investor'], ['investor', 'company']),
-      fc.constantFrom(1, 3, 10, 50),
-      async (raw, how, objectTypes, limit) => {
+      fc.constantFrom(1, 3, 10, 50), fc.constantFrom<TypoMode>(0, 1, 2, 'auto', 'auto'),
+      async (raw, how, objectTypes, limit, typo) => {
         const text = vary(raw, how)
         if (text.trim() === '') return
-        const hits = await same(p, { term: text, objectTypes, limit })
+        const hits = await same(p, { term: text, objectTypes, limit, typo })
         outcomes.total++
+        if (hits.some((h) => h.typos > 0)) outcomes.typoHits++
+        if (hits.some((h) => h.words < searchWords(text).length)) outcomes.droppedWords++
         if (hits.length > 0) outcomes.withHits++
         if (new Set(hits.map((h) => h.tier)).size > 1) outcomes.multiTier++
         if (new Set(hits.map((h) => h.objectType)).size > 1) outcomes.mixedTypes++
@@ -218,6 +238,9 @@ describe('search on PostgreSQL: generated terms over the fixture equal SQLite', 
     // Rare in the fixture (3 to 7 of 300 with random seeds), but present.
     expect(outcomes.multiTier, JSON.stringify(outcomes)).toBeGreaterThanOrEqual(3)
     expect(outcomes.mixedTypes, JSON.stringify(outcomes)).toBeGreaterThanOrEqual(3)
+    // Misspelt terms are found through the typo dictionary, and multiword terms drop words.
+    expect(outcomes.typoHits, JSON.stringify(outcomes)).toBeGreaterThanOrEqual(20)
+    expect(outcomes.droppedWords, JSON.stringify(outcomes)).toBeGreaterThanOrEqual(5)
   })
 })
 
