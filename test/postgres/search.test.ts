@@ -153,6 +153,54 @@ describe('search on PostgreSQL: golden cases, equal to SQLite', () => {
   })
 })
 
+//// typo tolerance: the ranking rules ////
+
+describe('search ranking rules with typos, equal on both backends', () => {
+  let p: Pair
+  beforeAll(async () => {
+    const lite = openDatabase(':memory:')
+    ingestAll(lite, [
+      company(1, 'Marvelon', 'c1.example', 1),
+      company(2, 'Marvelon Labs', 'c2.example', 50),
+      company(3, 'Big Marvelon', 'c3.example', 90),
+      company(4, 'Marvelun Works', 'c4.example', 99),
+      company(5, 'Marvlun Works', 'c5.example', 100),
+      company(6, 'Marvelin Group', 'c6.example', 10),
+      investor(9001, 'Marvelous Angels', 'marvelous-angels'),
+    ])
+    p = await pairOf(lite, 'search_typo_rules')
+  })
+  afterAll(async () => { await closePair(p) })
+
+  const hits = async (term: string, typo: TypoMode = 'auto', limit = 10) =>
+    (await same(p, { term, objectTypes: both, limit, typo })).map((h) => `${h.objectType[0]}${h.id}:t${h.tier}:w${h.words}:e${h.typos}`)
+
+  it('1. exact name first, even for the least important record', async () => {
+    expect((await hits('marvelon'))[0]).toBe('c1:t0:w1:e0')
+  })
+
+  it('2. then names that start with the term, then other exact matches: all above every typo hit', async () => {
+    // "Marvelous" starts with "marvelo", one edit from "marvelon"; the only investor ranks last of its type.
+    expect(await hits('marvelon')).toEqual(['c1:t0:w1:e0', 'c2:t1:w1:e0', 'c3:t2:w1:e0', 'c4:t2:w1:e1', 'c6:t2:w1:e1', 'i9001:t2:w1:e1'])
+    expect(await hits('marvelon', 0)).toEqual(['c1:t0:w1:e0', 'c2:t1:w1:e0', 'c3:t2:w1:e0'])
+  })
+
+  it('3. more words of the term matched before fewer typos (dropped words rank below the whole term)', async () => {
+    // The whole term matches only "Marvelun Works" (two typos); the first word alone matches three names exactly.
+    expect(await hits('marvelon workz')).toEqual(['c4:t2:w2:e2', 'c3:t2:w1:e0', 'c2:t2:w1:e0', 'c1:t2:w1:e0', 'c6:t2:w1:e1', 'i9001:t2:w1:e1'])
+  })
+
+  it('4. fewer typos first, whatever the importance', async () => {
+    // "Marvlun" is two edits from "marvelon" (allowed with typo=2) and the most important record.
+    expect(await hits('marvelon', 2)).toEqual(['c1:t0:w1:e0', 'c2:t1:w1:e0', 'c3:t2:w1:e0', 'c4:t2:w1:e1', 'c6:t2:w1:e1', 'i9001:t2:w1:e1', 'c5:t2:w1:e2'])
+  })
+
+  it('5. then importance: equally many words and typos, the more important record first', async () => {
+    // Each one substitution from "marvelxn"; by score 99, 90, 50, 10, 1.
+    expect(await hits('marvelxn', 1)).toEqual(['c4:t2:w1:e1', 'c3:t2:w1:e1', 'c2:t2:w1:e1', 'c6:t2:w1:e1', 'c1:t2:w1:e1'])
+  })
+})
+
 //// generated terms over the fixture ////
 
 describe('search on PostgreSQL: generated terms over the fixture equal SQLite', () => {
@@ -264,7 +312,7 @@ describe('refreshPostgresSearchIndex after changes', () => {
   async function digest(): Promise<string[]> {
     const out: string[] = []
     for (const t of Object.values(PG_SEARCH_TABLES)) {
-      for (const [table, order] of [[t.keys, 'key, o1, o2, id'], [t.docs, 'id'], [t.ranks, 'rank'], [t.terms, 'term']] as const) {
+      for (const [table, order] of [[t.keys, 'key, o1, o2, id'], [t.docs, 'id'], [t.ranks, 'rank'], [t.terms, 'term'], [t.typoWords, 'word'], [t.typoKeys, 'key, word']] as const) {
         const { rows } = await sql<{ d: string }>`select md5(coalesce(string_agg(x::text, '|' order by ${sql.raw(order)}), '')) as d from ${sql.table(table)} x`.execute(p.pg.db)
         out.push(`${table}:${rows[0]!.d}`)
       }
@@ -291,5 +339,47 @@ describe('refreshPostgresSearchIndex after changes', () => {
     const incremental = await digest()
     await refreshPostgresSearchIndex(p.pg.db)
     expect(await digest()).toEqual(incremental)
+  })
+
+  /** The typo dictionary of both backends: words, and keys as `key word`; they must be equal. */
+  async function dictionaries() {
+    const lite: string[] = []
+    const pg: string[] = []
+    for (const t of Object.values(PG_SEARCH_TABLES)) {
+      lite.push(...(p.lite.sqlite.prepare(`select word from "${t.typoWords}" order by word`).pluck().all() as string[]).map((w) => `${t.typoWords} ${w}`))
+      lite.push(...(p.lite.sqlite.prepare(`select key || ' ' || word from "${t.typoKeys}" order by key, word`).pluck().all() as string[]).map((w) => `${t.typoKeys} ${w}`))
+      pg.push(...(await sql<{ w: string }>`select word as w from ${sql.table(t.typoWords)} order by word`.execute(p.pg.db)).rows.map((r) => `${t.typoWords} ${r.w}`))
+      pg.push(...(await sql<{ w: string }>`select key || ' ' || word as w from ${sql.table(t.typoKeys)} order by key, word`.execute(p.pg.db)).rows.map((r) => `${t.typoKeys} ${r.w}`))
+    }
+    return { lite, pg }
+  }
+
+  it('the typo dictionary follows an import incrementally, the same on both backends and as a fresh build', async () => {
+    const [renamed] = p.lite.sqlite.prepare('select id from companies where id < 880000 order by id limit 1 offset 20').pluck().all() as number[]
+    const oldWord = (p.lite.sqlite.prepare('select name from companies where id = ?').pluck().get(renamed) as string).split(' ')[0]!.toLowerCase()
+    const othersWithOldWord = p.lite.sqlite.prepare(`select count(*) from companies where id <> ? and (lower(name) like ? or lower(website) like ?)`)
+      .pluck().get(renamed, `%${oldWord}%`, `%${oldWord}%`) as number
+    await mutate(`insert into companies (id, name, website, svc_score, total_funding) values (?, ?, ?, ?, ?)`, 880002, 'Quillowmere Dynamics', 'quillowmere.example', 3, 0)
+    await mutate(`update companies set name = ?, website = ? where id = ?`, 'Brandnewword Holdings', 'brandnewword.example', renamed)
+    refreshSearchIndex(p.lite.sqlite)
+    await refreshPostgresSearchIndex(p.pg.db, { companyIds: [880002, renamed!] })
+    const { lite, pg } = await dictionaries()
+    expect(pg).toEqual(lite)
+    expect(lite).toContain('search_companies_typo_words quillowmere')
+    expect(lite).toContain('search_companies_typo_words brandnewword')
+    // The old first word left with its keys, unless another record still has it.
+    expect(othersWithOldWord).toBe(0)
+    {
+      expect(lite).not.toContain(`search_companies_typo_words ${oldWord}`)
+      expect(lite.some((x) => x.startsWith('search_companies_typo_keys ') && x.endsWith(` ${oldWord}`))).toBe(false)
+    }
+    // Found misspelt right after the import, on both backends.
+    for (const term of ['quillowmrre', 'qiullowmere', 'brandnewwrod']) {
+      expect((await same(p, { term, objectTypes: both, limit: 5, typo: 'auto' })).map((h) => h.id), term).toContain(term.startsWith('b') ? renamed : 880002)
+    }
+    // A fresh build of SQLite's dictionary (emptied, refreshed) equals the incremental one.
+    for (const t of Object.values(PG_SEARCH_TABLES)) p.lite.sqlite.exec(`delete from "${t.typoWords}"; delete from "${t.typoKeys}"`)
+    refreshSearchIndex(p.lite.sqlite)
+    expect((await dictionaries()).lite).toEqual(lite)
   })
 })
