@@ -196,6 +196,13 @@ export function typoStages(words: readonly TermWord[], dictionary: (i: number) =
     if (d === undefined) found.set(i, (d = dictionary(i)))
     return d
   }
+  const prefixes = new Map<string, string[]>()
+  const prefixesOf = (i: number, token: string, k: number) => {
+    const key = `${i}:${k}`
+    let p = prefixes.get(key)
+    if (p === undefined) prefixes.set(key, (p = typoPrefixes(token, k, dict(i))))
+    return p
+  }
   const out: Stage[] = []
   for (let m = words.length; m >= 1; m--) {
     const head = words.slice(0, m)
@@ -203,7 +210,7 @@ export function typoStages(words: readonly TermWord[], dictionary: (i: number) =
     for (let budget = m === words.length ? 1 : 0; budget <= Math.min(most, MAX_TYPOS); budget++) {
       const groups = head.map((w, i): StageGroup => {
         const k = Math.min(w.edits, budget)
-        return { raw: w.raw, prefixes: k === 0 || w.token === undefined ? [] : typoPrefixes(w.token, k, dict(i)) }
+        return { raw: w.raw, prefixes: k === 0 || w.token === undefined ? [] : prefixesOf(i, w.token, k) }
       })
       out.push({ words: m, groups, typoWords: head.map((w) => ({ token: w.token ?? w.raw, edits: Math.min(w.edits, budget) })) })
     }

@@ -124,16 +124,44 @@ export function queryKeys(word: string, k: number): string[] {
  * A record's word matches the misspelt word exactly when it starts with one of them.
  */
 export function typoPrefixes(word: string, k: number, dictionaryWords: Iterable<string>): string[] {
+  const w = chars(word)
   const found = new Set<string>()
   for (const d of dictionaryWords) {
-    const distances = prefixDistances(word, d)
-    const length = distances.findIndex((x) => x <= k)
+    const length = shortestPrefixWithin(w, chars(d), k)
     if (length > 0) found.add(chars(d).slice(0, length).join(''))
   }
   const sorted = [...found].sort((a, b) => chars(a).length - chars(b).length || (a < b ? -1 : a > b ? 1 : 0))
   const kept: string[] = []
   for (const p of sorted) if (!kept.some((q) => p.startsWith(q))) kept.push(p)
   return kept.sort()
+}
+
+/**
+ * The length of the shortest prefix of `d` within `k` edits of `w` (0: none), by the table of
+ * `prefixDistances` with `d` down and `w` across: row j holds the distances of `d[:j]` to every
+ * prefix of `w`, so its last cell is the distance of `d[:j]` to `w`. Stops as soon as a row has
+ * no cell within `k` (no longer prefix of `d` can come back within it).
+ */
+function shortestPrefixWithin(w: readonly string[], d: readonly string[], k: number): number {
+  const n = w.length
+  let prev2: number[] | undefined
+  let prev = Array.from({ length: n + 1 }, (_, i) => i)
+  if (prev[n]! <= k) return 0
+  for (let j = 1; j <= d.length; j++) {
+    const row = [j]
+    let least = j
+    for (let i = 1; i <= n; i++) {
+      let v = Math.min(prev[i]! + 1, row[i - 1]! + 1, prev[i - 1]! + (w[i - 1] === d[j - 1] ? 0 : 1))
+      if (prev2 && i > 1 && w[i - 1] === d[j - 2] && w[i - 2] === d[j - 1]) v = Math.min(v, prev2[i - 2]! + 1)
+      row.push(v)
+      if (v < least) least = v
+    }
+    if (row[n]! <= k) return j
+    if (least > k) return 0
+    prev2 = prev
+    prev = row
+  }
+  return 0
 }
 
 /** A term word as typo matching sees it: its folded token and budget. */
