@@ -31,7 +31,7 @@ import {
 } from '../store/search-index-postgres.js'
 import { tokenizeEach } from '../store/search-tokens.js'
 import {
-  asciiLower, dictionaryKeys, MAX_SEARCH_WORDS, rankHits, SEARCH_OBJECT_TYPES, searchWords, stageScore, termWords, typoStages,
+  asciiLower, dictionaryKeys, stageWindow, MAX_SEARCH_WORDS, rankHits, SEARCH_OBJECT_TYPES, searchWords, stageScore, termWords, typoStages,
   type DetailRow, type FoundOfType, type SearchHit, type SearchObjectType, type SearchRequest, type StageGroup, type StageHit,
 } from './search.js'
 
@@ -298,7 +298,7 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
     for (let k = 0; k < plans[0]!.length && known() < request.limit; k++) {
       const got = await Promise.all(types.map((type, i) => {
         const q: TypeQuery = { db: vdb.db, t: PG_SEARCH_TABLES[type] }
-        return matching(q, stagePhrases(plans[i]![k]!.groups), request.limit + tiers[i]!.size + staged[i]!.size)
+        return matching(q, stagePhrases(plans[i]![k]!.groups), stageWindow(request.limit) + tiers[i]!.size + staged[i]!.size)
       }))
       types.forEach((_, i) => {
         for (const id of got[i]!) if (!tiers[i]!.has(id) && !staged[i]!.has(id)) staged[i]!.set(id, plans[i]![k]!)

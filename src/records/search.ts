@@ -218,6 +218,14 @@ export function typoStages(words: readonly TermWord[], dictionary: (i: number) =
   return out
 }
 
+/**
+ * Records a stage reads (besides those already known), in importance order: more than the limit,
+ * because its hits are then ordered by their typos, and a less important record with fewer typos
+ * must be among them to rank first.
+ */
+export const STAGE_WINDOW = 50
+export const stageWindow = (limit: number) => Math.max(limit, STAGE_WINDOW)
+
 /** The keys of every term word with a budget, for one dictionary query per type (`undefined`: no typo matching at all). */
 export function dictionaryKeys(words: readonly TermWord[]): string[][] {
   return words.map((w) => (w.token === undefined || w.edits === 0 ? [] : queryKeys(w.token, w.edits)))
@@ -457,7 +465,7 @@ export function searchRecords(vdb: SqliteVentureDb, request: SearchRequest): Sea
         if (query === undefined) return
         const tierOf = candidates[i]!.tierOf
         const mine = staged[i]!
-        for (const rank of s.match.all(request.limit + tierOf.size + mine.size, query) as number[]) {
+        for (const rank of s.match.all(stageWindow(request.limit) + tierOf.size + mine.size, query) as number[]) {
           if (!tierOf.has(rank) && !mine.has(rank)) mine.set(rank, stage)
         }
       })
