@@ -17,6 +17,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { Hono } from 'hono'
+import { TYPO_MODES } from '../records/search.js'
 import { HTTPException } from 'hono/http-exception'
 import { EngineClosedError, InvalidInputError, KeyRefusedError, QueryCancelledError, QueryTimeoutError, TenantBusyError, type Engine } from '../engine.js'
 import { authMiddleware, requestKey } from './auth.js'
@@ -43,6 +44,9 @@ export interface VentureApp {
 }
 
 export function resolveOptions(options: AppOptions = {}): ResolvedOptions {
+  if (options.searchTypo !== undefined && !TYPO_MODES.includes(options.searchTypo)) {
+    throw new TypeError(`createApp: searchTypo must be 0, 1, 2 or 'auto'; got ${JSON.stringify(options.searchTypo)}`)
+  }
   if (options.auth !== undefined && typeof options.auth !== 'function') throw new TypeError('createApp: auth must be a function (request) => AuthResult')
   if (options.quota !== undefined && options.quota !== false && typeof options.quota !== 'function') {
     throw new TypeError('createApp: quota must be a function (request, context) => QuotaResult, or false')
@@ -76,6 +80,7 @@ export function resolveOptions(options: AppOptions = {}): ResolvedOptions {
     companiesPerPage: options.companiesPerPage ?? 10,
     defaultPerPage: options.defaultPerPage ?? 50,
     trialMaxResults: options.trialMaxResults ?? 50,
+    searchTypo: options.searchTypo ?? 'auto',
     queryTimeoutMs: options.queryTimeoutMs,
     onInternalError: options.onInternalError ?? reportToStderr,
     onRequest: options.onRequest,

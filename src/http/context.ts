@@ -12,6 +12,7 @@ import type { HttpMetrics } from './metrics.js'
 import type { RequestEntry } from './observe.js'
 import type { AuthHook, Identity, QuotaHook, QuotaInfo } from './access.js'
 import type { DocumentedAccess, OpenApiSecurity } from './openapi.js'
+import type { TypoMode } from '../records/search.js'
 
 export interface AppOptions {
   /**
@@ -47,6 +48,8 @@ export interface AppOptions {
   readonly defaultPerPage?: number
   /** Most results a trial key receives (spec section 1: 50). */
   readonly trialMaxResults?: number
+  /** GET /search's typo tolerance when a request sends no `typo`: 0, 1, 2 or `auto` (the default). */
+  readonly searchTypo?: TypoMode
   /**
    * Milliseconds each engine call of a route may take (a query, a listing, a record lookup) before
    * the request is answered 503 `query_timeout` with Retry-After. Default: the engine's `timeoutMs`.
@@ -103,6 +106,7 @@ export interface ResolvedOptions {
   readonly companiesPerPage: number
   readonly defaultPerPage: number
   readonly trialMaxResults: number
+  readonly searchTypo: TypoMode
   readonly queryTimeoutMs: number | undefined
   readonly onInternalError: NonNullable<AppOptions['onInternalError']>
   readonly onRequest: AppOptions['onRequest']

@@ -3,6 +3,7 @@
  */
 export { createApp, resolveOptions, type VentureApp } from './app.js'
 export type { AppOptions, AppDeps, HttpEnv, RouteSpec, RouteModule } from './context.js'
+export type { TypoMode } from '../records/search.js'
 export type { AuthHook, AuthResult, Identity, QuotaHook, QuotaResult, QuotaInfo, QuotaContext } from './access.js'
 export { problemResponse, issuesResponse } from './problem.js'
 export { toNodeHandler, type NodeHandler, type NodeHandlerOptions } from './node-handler.js'

@@ -31,8 +31,8 @@ import {
 } from '../store/search-index-postgres.js'
 import { tokenizeEach } from '../store/search-tokens.js'
 import {
-  asciiLower, MAX_SEARCH_WORDS, rankHits, SEARCH_OBJECT_TYPES, searchWords,
-  type DetailRow, type FoundOfType, type SearchHit, type SearchObjectType, type SearchRequest,
+  asciiLower, dictionaryKeys, stageWindow, MAX_SEARCH_WORDS, rankHits, SEARCH_OBJECT_TYPES, searchWords, stageScore, termWords, typoStages,
+  type DetailRow, type FoundOfType, type SearchHit, type SearchObjectType, type SearchRequest, type StageGroup, type StageHit,
 } from './search.js'
 
 /** More whole words than this for one long prefix and a range read beats merging them (as on SQLite). */
@@ -71,6 +71,7 @@ type Driver =
   | { readonly kind: 'key'; readonly key: string }
   | { readonly kind: 'prefix'; readonly prefix: string }
   | { readonly kind: 'all' }
+  | { readonly kind: 'any'; readonly parts: readonly Driver[] }
 
 /**
  * The driver of a phrase: every record it matches has a key from it. The first token, marker
@@ -110,6 +111,7 @@ interface TypeQuery {
  */
 async function driverSources(q: TypeQuery, driver: Driver): Promise<RawBuilder<unknown>[]> {
   const keys = sql.table(q.t.keys)
+  if (driver.kind === 'any') return (await Promise.all(driver.parts.map((part) => driverSources(q, part)))).flat()
   if (driver.kind === 'key') return [sql`select o1, o2, id from ${keys} where key = ${driver.key}`]
   if (driver.kind === 'all') return [sql`select o1, o2, id from ${sql.table(q.t.docs)}`]
   const upper = upperBound(driver.prefix)
@@ -137,7 +139,7 @@ async function matching(q: TypeQuery, groups: readonly Group[], limit: number): 
     // One driver must cover every phrase of the group: the same key (e.g. `acm` for `"acm"*` and `"\uE000acm"*`).
     const first = drivers[0]
     if (!first || drivers.some((d) => d === undefined)) return
-    const plainKey = (d: Driver) => (d.kind === 'key' ? stripMarker(d.key)[0] : d.kind === 'prefix' ? stripMarker(d.prefix)[0] : '')
+    const plainKey = (d: Driver): string => (d.kind === 'key' ? stripMarker(d.key)[0] : d.kind === 'prefix' ? stripMarker(d.prefix)[0] : '')
     const sameWord = drivers.every((d) => plainKey(d!.driver) === plainKey(first.driver) && d!.driver.kind === first.driver.kind)
     let candidate: { driver: Driver; exact: boolean; weight: number }
     if (live.length === 1) candidate = first
@@ -146,7 +148,17 @@ async function matching(q: TypeQuery, groups: readonly Group[], limit: number): 
       const word = plainKey(first.driver)
       candidate = { driver: first.driver.kind === 'key' ? { kind: 'key', key: word } : { kind: 'prefix', prefix: word }, exact: false, weight: first.weight }
       candidate = { ...candidate, exact: isExactPair(live) }
-    } else return
+    } else {
+      // Several words (a misspelt word's prefixes): the union of their postings, each word's unmarked
+      // key (its postings hold the marked tokens' records too). A group of one word drives first.
+      const parts = new Map<string, Driver>()
+      for (const d of drivers) {
+        const word = plainKey(d!.driver)
+        if (word === '') return
+        parts.set(`${d!.driver.kind}:${word}`, d!.driver.kind === 'key' ? { kind: 'key', key: word } : { kind: 'prefix', prefix: word })
+      }
+      candidate = { driver: { kind: 'any', parts: [...parts.values()] }, exact: false, weight: -parts.size }
+    }
     if (!best || candidate.weight > best.weight) best = { index, ...candidate }
   })
   const sources = await driverSources(q, best ? best.driver : { kind: 'all' })
@@ -184,6 +196,24 @@ function phrasesOf(words: readonly string[]): { anyWords: Group[]; namePrefix: G
     { tokens: cut[lower.length + i]!, columns: 'any' as const },
   ])
   return { anyWords, namePrefix: [{ tokens: cut[2 * lower.length]!, columns: 'name' }] }
+}
+
+/** A stage's groups as phrase groups: the word as typed (cut as the SQLite lookup's quoted strings are), or one of its prefixes. */
+function stagePhrases(groups: readonly StageGroup[]): Group[] {
+  const raws = groups.map((g) => g.raw)
+  const cut = tokenizeEach([...raws, ...raws.map((w) => FIRST_WORD_MARKER + w)])
+  return groups.map((g, i) => [
+    { tokens: cut[i]!, columns: 'any' as const },
+    { tokens: cut[raws.length + i]!, columns: 'any' as const },
+    ...g.prefixes.flatMap((p) => [{ tokens: [p], columns: 'any' as const }, { tokens: [FIRST_WORD_MARKER + p], columns: 'any' as const }]),
+  ])
+}
+
+/** The typo dictionary's words for some keys (sorted, as on SQLite). */
+async function dictionaryWords(db: Kysely<any>, t: PgSearchTableNames, keys: readonly string[]): Promise<string[]> {
+  if (keys.length === 0) return []
+  const { rows } = await sql<{ word: string }>`select distinct word from ${sql.table(t.typoKeys)} where key = any(${[...keys]}::text[]) order by word`.execute(db)
+  return rows.map((r) => r.word)
 }
 
 interface PgDetailRow extends Omit<DetailRow, 'rank' | 'id'> { rank: number; id: number | string; total: number; keywords?: string[] | null }
@@ -249,17 +279,45 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
   const words = searchWords(request.term).slice(0, MAX_SEARCH_WORDS)
   if (words.length === 0 || request.limit < 1) return []
   const termKey = asciiLower(request.term.trim())
+  const types = SEARCH_OBJECT_TYPES.filter((type) => request.objectTypes.includes(type))
   // Both types at once, each on its own connections.
-  const found = await Promise.all(SEARCH_OBJECT_TYPES.filter((type) => request.objectTypes.includes(type)).map(async (type): Promise<FoundOfType | undefined> => {
-    const tierOf = await candidatesOf(vdb.db, type, words, termKey, request.limit)
-    if (tierOf.size === 0) return undefined
-    const rows = await detailsOf(vdb.db, type, [...tierOf.keys()])
+  const tiers = await Promise.all(types.map((type) => candidatesOf(vdb.db, type, words, termKey, request.limit)))
+
+  // The typo and dropped-word stages of the SQLite lookup, asked in the same order with the same limits.
+  const staged = types.map(() => new Map<number, StageHit>())
+  const known = () => tiers.reduce((n, m) => n + m.size, 0) + staged.reduce((n, m) => n + m.size, 0)
+  const mode = request.typo ?? 0
+  if (mode !== 0 && known() < request.limit) {
+    const term = termWords(words, mode)
+    const keys = dictionaryKeys(term)
+    const plans = await Promise.all(types.map(async (type) => {
+      const t = PG_SEARCH_TABLES[type]
+      const dictionary = await Promise.all(keys.map((k) => dictionaryWords(vdb.db, t, k)))
+      return typoStages(term, (i) => dictionary[i]!)
+    }))
+    for (let k = 0; k < plans[0]!.length && known() < request.limit; k++) {
+      const got = await Promise.all(types.map((type, i) => {
+        const q: TypeQuery = { db: vdb.db, t: PG_SEARCH_TABLES[type] }
+        return matching(q, stagePhrases(plans[i]![k]!.groups), stageWindow(request.limit) + tiers[i]!.size + staged[i]!.size)
+      }))
+      types.forEach((_, i) => {
+        for (const id of got[i]!) if (!tiers[i]!.has(id) && !staged[i]!.has(id)) staged[i]!.set(id, plans[i]![k]!)
+      })
+    }
+  }
+
+  const found = await Promise.all(types.map(async (type, i): Promise<FoundOfType | undefined> => {
+    const tierOf = tiers[i]!
+    const stageOf = staged[i]!
+    if (tierOf.size === 0 && stageOf.size === 0) return undefined
+    const rows = await detailsOf(vdb.db, type, [...tierOf.keys(), ...stageOf.keys()])
     const keywords = rows.flatMap((r) => (r.keywords ?? []).map((value) => ({ id: Number(r.id), value })))
     return {
       type, total: Number(rows[0]?.total ?? 0), keywords,
-      rows: rows.map(({ total: _total, keywords: _keywords, ...r }) => ({ ...r, id: Number(r.id), tier: tierOf.get(Number(r.id)) ?? 2 })),
+      rows: rows.map(({ total: _total, keywords: _keywords, ...r }) => ({
+        ...r, id: Number(r.id), tier: tierOf.get(Number(r.id)) ?? 2, ...stageScore(stageOf.get(Number(r.id)), r),
+      })),
     }
   }))
   return rankHits(request, found.filter((f): f is FoundOfType => f !== undefined))
 }
-

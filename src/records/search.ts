@@ -28,9 +28,12 @@ import { datasets } from '../catalog/index.js'
 import { FIRST_WORD_MARKER, MIN_EXPANDED_PREFIX, SEARCH_OBJECT_TYPES, SEARCH_TABLES, type CompanyHitField, type SearchObjectType, type SearchTableNames } from '../store/schema/search-tables.js'
 import type { SqliteVentureDb } from '../store/open.js'
 import { limitedStatement, namedLimitedStatement, type LimitedStatement, type NamedLimitedStatement } from '../execute/statements.js'
+import { tokenize, tokenizePairs } from '../store/search-tokens.js'
+import { allowedEdits, MAX_TYPOS, queryKeys, typoPrefixes, typosOf, type TypoMode, type TypoWord } from '../store/search-typo.js'
 
 // The kinds of record search finds are the search tables' own (the store builds their postings).
 export { SEARCH_OBJECT_TYPES, type SearchObjectType } from '../store/schema/search-tables.js'
+export { TYPO_MODES, type TypoMode } from '../store/search-typo.js'
 
 /** Words of a term beyond this many are refused (each adds an FTS5 iterator to every query). */
 export const MAX_SEARCH_WORDS = 12
@@ -41,6 +44,8 @@ export interface SearchRequest {
   readonly objectTypes: readonly SearchObjectType[]
   /** At most this many results (the caller caps it). */
   readonly limit: number
+  /** Typo tolerance (`store/search-typo.ts`); default 0, exact prefixes only. */
+  readonly typo?: TypoMode
 }
 
 export interface SearchHit {
@@ -60,6 +65,10 @@ export interface SearchHit {
   readonly investorFunding: number | null
   /** 0 exact name, 1 name starts with the term, 2 other match. */
   readonly tier: 0 | 1 | 2
+  /** Words of the term the hit matches: all of them unless words were dropped from the end. */
+  readonly words: number
+  /** Edits between the matched words and the hit's words (0: every word starts one of its words). */
+  readonly typos: number
 }
 
 /**
@@ -138,6 +147,118 @@ export function namePrefixQuery(words: readonly string[], nameColumn: string, ex
   return `${quoted(nameColumn)} : (${phrases.join(' OR ')})`
 }
 
+//// typo tolerance and dropped words (shared with search-postgres.ts) ////
+
+/** A word of the term for typo matching: as typed (lower case), its folded token and its edit budget. */
+export interface TermWord {
+  readonly raw: string
+  /** The word as the index folds it; `undefined` when it is not one token (never typo-matched). */
+  readonly token: string | undefined
+  readonly edits: number
+}
+
+export function termWords(words: readonly string[], mode: TypoMode): TermWord[] {
+  return words.map((w) => {
+    const raw = w.toLowerCase()
+    const tokens = tokenize(raw)
+    const token = tokens.length === 1 ? tokens[0]! : undefined
+    return { raw, token, edits: token === undefined ? 0 : allowedEdits(token, mode) }
+  })
+}
+
+/** One word of a stage's query: the word as typed (a prefix), or any of the prefixes it stands for within its budget. */
+export interface StageGroup {
+  readonly raw: string
+  readonly prefixes: readonly string[]
+}
+
+/**
+ * A query after the exact one: the first `words` words of the term, each with at most `budget`
+ * edits (its own budget when smaller). The hits it adds are scored with `typoWords`.
+ */
+export interface Stage {
+  readonly words: number
+  readonly groups: readonly StageGroup[]
+  readonly typoWords: readonly TypoWord[]
+}
+
+/**
+ * The stages of a tolerant search, in the order they are asked while fewer than `limit` hits are
+ * known: the whole term with 1 then 2 edits per word, then (dropping words from the end, as
+ * Typesense's drop_tokens_threshold does) the first n-1 words exactly, with 1, with 2 edits, and
+ * so on down to the first word. Levels no word has the budget for are left out. `dictionary(i)`:
+ * the typo dictionary's words for term word i (its `queryKeys` looked up), asked once per word.
+ */
+export function typoStages(words: readonly TermWord[], dictionary: (i: number) => readonly string[]): Stage[] {
+  const found = new Map<number, readonly string[]>()
+  const dict = (i: number) => {
+    let d = found.get(i)
+    if (d === undefined) found.set(i, (d = dictionary(i)))
+    return d
+  }
+  const prefixes = new Map<string, string[]>()
+  const prefixesOf = (i: number, token: string, k: number) => {
+    const key = `${i}:${k}`
+    let p = prefixes.get(key)
+    if (p === undefined) prefixes.set(key, (p = typoPrefixes(token, k, dict(i))))
+    return p
+  }
+  const out: Stage[] = []
+  for (let m = words.length; m >= 1; m--) {
+    const head = words.slice(0, m)
+    const most = Math.max(...head.map((w) => w.edits))
+    for (let budget = m === words.length ? 1 : 0; budget <= Math.min(most, MAX_TYPOS); budget++) {
+      const groups = head.map((w, i): StageGroup => {
+        const k = Math.min(w.edits, budget)
+        return { raw: w.raw, prefixes: k === 0 || w.token === undefined ? [] : prefixesOf(i, w.token, k) }
+      })
+      out.push({ words: m, groups, typoWords: head.map((w) => ({ token: w.token ?? w.raw, edits: Math.min(w.edits, budget) })) })
+    }
+  }
+  return out
+}
+
+/**
+ * Records a stage reads (besides those already known), in importance order: more than the limit,
+ * because its hits are then ordered by their typos, and a less important record with fewer typos
+ * must be among them to rank first.
+ */
+export const STAGE_WINDOW = 50
+export const stageWindow = (limit: number) => Math.max(limit, STAGE_WINDOW)
+
+/** The keys of every term word with a budget, for one dictionary query per type (`undefined`: no typo matching at all). */
+export function dictionaryKeys(words: readonly TermWord[]): string[][] {
+  return words.map((w) => (w.token === undefined || w.edits === 0 ? [] : queryKeys(w.token, w.edits)))
+}
+
+/** A record's words as the index cut them (name and domain or slug), for scoring its typos. */
+export function recordTokens(name: string | null, other: string | null): string[] {
+  const [a, b] = tokenizePairs([[name, other]])[0]!
+  return [...a, ...b]
+}
+
+/** A candidate's place among the stages: the words it matched and the stage's words to score it with. */
+export interface StageHit {
+  readonly words: number
+  readonly typoWords: readonly TypoWord[]
+}
+
+/** The typos of a stage hit, from its record's name and domain or slug. */
+export function stageTypos(hit: StageHit, name: string | null, other: string | null): number {
+  return typosOf(hit.typoWords, recordTokens(name, other))
+}
+
+/** A stage's FTS5 query: every group, any of its alternatives (word or prefix, plain or first word). `undefined`: nothing can match. */
+export function stageQuery(groups: readonly StageGroup[], expand: ExpandPrefix = () => undefined): string | undefined {
+  const parts: string[] = []
+  for (const g of groups) {
+    const alts = [g.raw, ...g.prefixes].flatMap((w) => [...alternatives(w, expand), ...alternatives(FIRST_WORD_MARKER + w, expand)])
+    if (alts.length === 0) return undefined
+    parts.push(`(${[...new Set(alts)].join(' OR ')})`)
+  }
+  return parts.join(' AND ')
+}
+
 interface TypeStatements {
   /**
    * The name tiers and the type's record count, as `[rank, name_key, tier]` rows (`nameCandidates`):
@@ -150,6 +271,8 @@ interface TypeStatements {
   readonly match: LimitedStatement
   readonly details: BetterSqlite3.Statement
   readonly expand: ExpandPrefix
+  /** The typo dictionary's words for some keys; `undefined` on a database without the dictionary (read-only, before migration 015). */
+  readonly dictionary: ((keys: readonly string[]) => string[]) | undefined
 }
 
 export interface DetailRow {
@@ -166,7 +289,12 @@ export interface DetailRow {
 function typeStatements(sqlite: BetterSqlite3.Database, type: SearchObjectType): TypeStatements {
   const t: SearchTableNames = SEARCH_TABLES[type]
   const termsInRange = sqlite.prepare(`select term from "${t.terms}" where term >= ? and term < ? order by term limit ${MAX_EXPANDED_WORDS + 1}`).pluck()
+  const hasDictionary = sqlite.prepare(`select count(*) from sqlite_master where type = 'table' and name = ?`).pluck().get(t.typoKeys) === 1
+  const dictionaryWords = hasDictionary
+    ? sqlite.prepare(`select distinct word from "${t.typoKeys}" where key in (select value from json_each(?)) order by word`).pluck()
+    : undefined
   const common = {
+    dictionary: dictionaryWords && ((keys: readonly string[]) => (keys.length === 0 ? [] : dictionaryWords.all(JSON.stringify(keys)) as string[])),
     expand: (prefix: string): readonly string[] | undefined => {
       const word = prefix.startsWith(FIRST_WORD_MARKER) ? prefix.slice(FIRST_WORD_MARKER.length) : prefix
       if ([...prefix].length < MIN_EXPANDED_PREFIX || !STORED_AS_TYPED.test(word)) return undefined
@@ -319,16 +447,44 @@ export function searchRecords(vdb: SqliteVentureDb, request: SearchRequest): Sea
   // With `limit` hits in the name tiers, no other match can be among the best `limit`: tiers come first.
   if (candidates.reduce((n, c) => n + c.tierOf.size, 0) < request.limit) types.forEach((type, i) => addOtherMatches(statements[type], words, candidates[i]!.tierOf, request.limit))
 
+  // Typo and dropped-word stages, while fewer than `limit` hits are known (each type's stages from its own dictionary).
+  const staged = types.map(() => new Map<number, StageHit>())
+  if ((request.typo ?? 0) !== 0 && candidates.reduce((n, c) => n + c.tierOf.size, 0) < request.limit) {
+    const term = termWords(words, request.typo ?? 0)
+    const keys = dictionaryKeys(term)
+    const plans = types.map((type) => {
+      const dictionary = statements[type].dictionary
+      return typoStages(term, (i) => (dictionary ? dictionary(keys[i]!) : []))
+    })
+    const known = () => candidates.reduce((n, c) => n + c.tierOf.size, 0) + staged.reduce((n, m) => n + m.size, 0)
+    for (let k = 0; k < plans[0]!.length && known() < request.limit; k++) {
+      types.forEach((type, i) => {
+        const stage = plans[i]![k]!
+        const s = statements[type]
+        const query = stageQuery(stage.groups, s.expand)
+        if (query === undefined) return
+        const tierOf = candidates[i]!.tierOf
+        const mine = staged[i]!
+        for (const rank of s.match.all(stageWindow(request.limit) + tierOf.size + mine.size, query) as number[]) {
+          if (!tierOf.has(rank) && !mine.has(rank)) mine.set(rank, stage)
+        }
+      })
+    }
+  }
+
   const ordered: OrderedCandidate[] = []
   const totals = new Map<SearchObjectType, number>()
+  const anyStaged = staged.some((m) => m.size > 0)
   types.forEach((type, i) => {
     const { tierOf, total } = candidates[i]!
-    if (tierOf.size === 0) return
+    if (tierOf.size === 0 && staged[i]!.size === 0) return
     totals.set(type, total)
-    for (const [rank, tier] of tierOf) ordered.push({ objectType: type, rank, tier, importance: rank / Math.max(1, total) })
+    for (const [rank, tier] of tierOf) ordered.push({ objectType: type, rank, tier, importance: rank / Math.max(1, total), words: words.length, typos: 0 })
+    for (const [rank] of staged[i]!) ordered.push({ objectType: type, rank, tier: 2, importance: rank / Math.max(1, total), words: words.length, typos: 0 })
   })
   ordered.sort(hitOrder)
-  const answered = ordered.slice(0, request.limit)
+  // Without stage hits the order is known before any record is read; stage hits need their records' words for their typos.
+  const answered = anyStaged ? ordered : ordered.slice(0, request.limit)
 
   const found: FoundOfType[] = []
   for (const type of SEARCH_OBJECT_TYPES) {
@@ -336,11 +492,20 @@ export function searchRecords(vdb: SqliteVentureDb, request: SearchRequest): Sea
     if (mine.length === 0) continue
     const s = statements[type]
     const tierOf = new Map(mine.map((c) => [c.rank, c.tier]))
+    const stageOf = staged[types.indexOf(type)]!
     const rows = s.details.all(JSON.stringify(mine.map((c) => c.rank))) as (DetailRow & { keywords?: string | null })[]
     const keywords = rows.flatMap((r) => (r.keywords ? (JSON.parse(r.keywords) as string[]).map((value) => ({ id: r.id, value })) : []))
-    found.push({ type, total: totals.get(type)!, rows: rows.map(({ keywords: _keywords, ...r }) => ({ ...r, tier: tierOf.get(r.rank) ?? 2 })), keywords })
+    found.push({
+      type, total: totals.get(type)!, keywords,
+      rows: rows.map(({ keywords: _keywords, ...r }) => ({ ...r, tier: tierOf.get(r.rank) ?? 2, ...stageScore(stageOf.get(r.rank), r) })),
+    })
   }
   return rankHits(request, found)
+}
+
+/** A found row's words and typos: the stage's, scored on the record; none for a hit of the exact query. */
+export function stageScore(stage: StageHit | undefined, row: Pick<DetailRow, 'name' | 'slug'>): { words?: number; typos?: number } {
+  return stage === undefined ? {} : { words: stage.words, typos: stageTypos(stage, row.name, row.slug) }
 }
 
 interface Ordered {
@@ -348,15 +513,22 @@ interface Ordered {
   readonly tier: 0 | 1 | 2
   /** Rank within the type / records of the type. */
   readonly importance: number
+  readonly words: number
+  readonly typos: number
 }
 
 interface OrderedCandidate extends Ordered {
   readonly rank: number
 }
 
-/** Tier, then importance, then companies before investors: the order of hits (ids only break ties within a type, which ranks never leave). */
+/**
+ * The ranking rules, in order (grammar-docs/guides/search.md): exact name, name prefix (the tier),
+ * more words of the term matched, fewer typos, then importance, companies before investors (ids
+ * only break ties within a type, which ranks never leave).
+ */
 function hitOrder(a: Ordered, b: Ordered): number {
-  return a.tier - b.tier || a.importance - b.importance || (a.objectType === b.objectType ? 0 : a.objectType === 'company' ? -1 : 1)
+  return a.tier - b.tier || b.words - a.words || a.typos - b.typos || a.importance - b.importance
+    || (a.objectType === b.objectType ? 0 : a.objectType === 'company' ? -1 : 1)
 }
 
 /** The candidates of one type with their details, as a reader of either backend finds them. */
@@ -364,8 +536,11 @@ export interface FoundOfType {
   readonly type: SearchObjectType
   /** Records of the type (the highest rank). */
   readonly total: number
-  /** Each candidate's details, with the tier its queries found it in. */
-  readonly rows: readonly (DetailRow & { readonly tier: 0 | 1 | 2 })[]
+  /**
+   * Each candidate's details, with the tier its queries found it in, and for a hit of a typo or
+   * dropped-word stage the words it matched and its typos (else all words, none).
+   */
+  readonly rows: readonly (DetailRow & { readonly tier: 0 | 1 | 2; readonly words?: number; readonly typos?: number })[]
   /** Companies' keywords, `(id, value)`, each company's in value order. */
   readonly keywords: readonly { readonly id: number; readonly value: string }[]
 }
@@ -377,6 +552,7 @@ export interface FoundOfType {
  */
 export function rankHits(request: SearchRequest, found: readonly FoundOfType[]): SearchHit[] {
   const termFolded = fold(request.term)
+  const termWordCount = searchWords(request.term).slice(0, MAX_SEARCH_WORDS).length
   const scored: (SearchHit & { importance: number })[] = []
   for (const { type, total, rows, keywords: keywordRows } of found) {
     const keywords = new Map<number, string[]>()
@@ -398,6 +574,8 @@ export function rankHits(request: SearchRequest, found: readonly FoundOfType[]):
         keywords: keywords.get(row.id) ?? [],
         investorFunding: row.investor_funding,
         tier,
+        words: row.words ?? termWordCount,
+        typos: row.typos ?? 0,
         importance: row.rank / Math.max(1, total),
       })
     }

@@ -12,8 +12,8 @@ import { detailTableStatements } from './schema/detail-tables.js'
 import { cacheOrderStatements, checkpointTableStatements, storedQueryStatements, storedQueryUsageStatements } from './schema/stored-query-tables.js'
 import { compositeIndexStatements } from './schema/composite-indexes.js'
 import { apiKeyStatements } from './schema/api-key-tables.js'
-import { companyHitFieldsStatements, searchIndexStatements } from './search-index.js'
-import { postgresSearchIndexStatements } from './search-index-postgres.js'
+import { companyHitFieldsStatements, searchIndexStatements, typoDictionaryStatements } from './search-index.js'
+import { postgresSearchIndexStatements, postgresTypoDictionaryStatements } from './search-index-postgres.js'
 import { postgresSortIndexStatements } from './schema/postgres-sort-indexes.js'
 import { missingValueStatements } from './schema/missing-values-migration.js'
 import type { DialectName } from './schema/column-types.js'
@@ -44,6 +44,10 @@ export const MIGRATIONS: readonly StoreMigration[] = Object.freeze([
   { name: '014-similar-companies', statements: similarIndexStatements },
   { name: '015-never-raised-amounts', statements: neverRaisedStatements },
   { name: '016-tag-fold-indexes', statements: tagFoldIndexStatements },
+  {
+    name: '017-search-typo-dictionary',
+    statements: (db, dialect) => [...typoDictionaryStatements(db, dialect), ...postgresTypoDictionaryStatements(db, dialect)],
+  },
 ])
 
 export const MIGRATION_TABLE = 'kysely_migration'

@@ -37,11 +37,14 @@
  * never see half an index; an incremental refresh holds that lock for the renumbering and the
  * few re-cut records only.
  */
-import { sql, type Compilable, type Kysely, type RawBuilder } from 'kysely'
+import { CompiledQuery, sql, type Compilable, type Kysely, type RawBuilder } from 'kysely'
 import { datasets, relations } from '../catalog/index.js'
 import { columnName } from './sql-names.js'
 import type { DialectName } from './schema/column-types.js'
-import { FIRST_WORD_MARKER, rawStatement, SEARCH_TABLES } from './schema/search-tables.js'
+import {
+  FIRST_WORD_MARKER, FIRST_WORD_MARKER_CODE_POINT, rawStatement, SEARCH_TABLES, typoDictionaryDdl, typoKeysSelect,
+} from './schema/search-tables.js'
+import { MIN_DICTIONARY_WORD } from './search-typo.js'
 import { tokenizePairs } from './search-tokens.js'
 import type { SearchObjectType } from './schema/search-tables.js'
 
@@ -56,6 +59,8 @@ export interface PgSearchTableNames {
   readonly keys: string
   readonly terms: string
   readonly nameKeyIndex: string
+  readonly typoWords: string
+  readonly typoKeys: string
 }
 
 export const PG_SEARCH_TABLES: Readonly<Record<SearchObjectType, PgSearchTableNames>> = Object.freeze({
@@ -67,6 +72,8 @@ export const PG_SEARCH_TABLES: Readonly<Record<SearchObjectType, PgSearchTableNa
     keys: 'search_companies_keys',
     terms: 'search_companies_terms',
     nameKeyIndex: SEARCH_TABLES.company.nameKeyIndex,
+    typoWords: SEARCH_TABLES.company.typoWords,
+    typoKeys: SEARCH_TABLES.company.typoKeys,
   }),
   investor: Object.freeze({
     type: 'investor' as const,
@@ -76,6 +83,8 @@ export const PG_SEARCH_TABLES: Readonly<Record<SearchObjectType, PgSearchTableNa
     keys: 'search_investors_keys',
     terms: 'search_investors_terms',
     nameKeyIndex: SEARCH_TABLES.investor.nameKeyIndex,
+    typoWords: SEARCH_TABLES.investor.typoWords,
+    typoKeys: SEARCH_TABLES.investor.typoKeys,
   }),
 })
 
@@ -94,6 +103,7 @@ export function postgresSearchTableDdl(): string[] {
       `create table if not exists "${t.keys}" (key text collate "C" not null, o1 double precision not null, o2 double precision not null,`
         + ` id bigint not null, primary key (key, o1, o2, id))`,
       `create table if not exists "${t.terms}" (term text collate "C" primary key)`,
+      ...typoDictionaryDdl(t, 'postgres'),
     )
   }
   out.push(`create table if not exists "${PG_SEARCH_STATE_TABLE}" (id integer primary key check (id = 1), built_at text not null)`)
@@ -108,6 +118,62 @@ export function postgresSearchTableDdl(): string[] {
 export function postgresSearchIndexStatements(db: Kysely<any>, dialect: DialectName): Compilable[] {
   if (dialect !== 'postgres') return []
   return postgresSearchTableDdl().map((text) => rawStatement(db, text))
+}
+
+/** The dictionary's words of every record in `docs`: each token, marker stripped, of 3+ characters. */
+function docsWordsSelect(t: PgSearchTableNames): string {
+  return `select distinct word from (select case when left(x, 1) = chr(${FIRST_WORD_MARKER_CODE_POINT}) then substr(x, 2) else x end as word
+    from "${t.docs}" d cross join lateral unnest(string_to_array(d.name_words || d.other_words, ' ')) x) w
+    where length(word) >= ${MIN_DICTIONARY_WORD}`
+}
+
+/** The typo dictionary of a type from scratch, from `docs` (SQL only). */
+function typoDictionaryRebuildSql(t: PgSearchTableNames): string[] {
+  return [
+    `truncate table "${t.typoWords}", "${t.typoKeys}"`,
+    `insert into "${t.typoWords}" (word) ${docsWordsSelect(t)}`,
+    `insert into "${t.typoKeys}" (key, word) ${typoKeysSelect(`select word from "${t.typoWords}"`)}`,
+  ]
+}
+
+/**
+ * Migration 015 on PostgreSQL: the typo dictionary's tables, filled from an index already built
+ * (empty otherwise: the next refresh fills them).
+ */
+export function postgresTypoDictionaryStatements(db: Kysely<any>, dialect: DialectName): Compilable[] {
+  if (dialect !== 'postgres') return []
+  return Object.values(PG_SEARCH_TABLES).flatMap((t) => [...typoDictionaryDdl(t, 'postgres'), ...typoDictionaryRebuildSql(t)]).map((text) => rawStatement(db, text))
+}
+
+/**
+ * The typo dictionary after an incremental refresh: `added` (tokens of the re-cut records) come
+ * in with their keys when new; `dropped` (their old tokens) leave with theirs when no record's
+ * tokens hold them any more (the postings of the word, or of the prefix key it is, then its docs).
+ */
+async function updateTypoDictionary(db: Kysely<any>, t: PgSearchTableNames, added: ReadonlySet<string>, dropped: ReadonlySet<string>): Promise<void> {
+  const words = (set: ReadonlySet<string>) => [...set].map((x) => stripMarker(x)[0]).filter((x) => chars(x).length >= MIN_DICTIONARY_WORD)
+  const gone = words(dropped)
+  if (gone.length > 0) {
+    const marker = FIRST_WORD_MARKER
+    const { rows } = await sql<{ word: string }>`select g.word from unnest(${[...new Set(gone)]}::text[]) as g(word)
+      where not exists (select 1 from ${sql.table(t.keys)} k join ${sql.table(t.docs)} d on d.id = k.id where k.key = g.word
+        and (strpos(d.name_words || ' ', ' ' || g.word || ' ') > 0 or strpos(d.name_words || ' ', ' ' || ${marker} || g.word || ' ') > 0
+          or strpos(d.other_words || ' ', ' ' || g.word || ' ') > 0))`.execute(db)
+    const list = rows.map((r) => r.word)
+    if (list.length > 0) {
+      await sql`delete from ${sql.table(t.typoKeys)} where word = any(${list}::text[])`.execute(db)
+      await sql`delete from ${sql.table(t.typoWords)} where word = any(${list}::text[])`.execute(db)
+    }
+  }
+  const fresh = words(added)
+  if (fresh.length > 0) {
+    const { rows } = await sql<{ word: string }>`insert into ${sql.table(t.typoWords)} (word) select distinct unnest(${fresh}::text[])
+      on conflict do nothing returning word`.execute(db)
+    if (rows.length > 0) {
+      await db.executeQuery(CompiledQuery.raw(`insert into "${t.typoKeys}" (key, word) ${typoKeysSelect('select unnest($1::text[]) as word')}
+        on conflict do nothing`, [rows.map((r) => r.word)]))
+    }
+  }
 }
 
 //// what is indexed ////
@@ -228,9 +294,10 @@ async function renumber(db: Kysely<any>, type: SearchObjectType): Promise<void> 
 const BATCH = 5000
 
 /** Cuts `rows` and writes their docs, keys and long terms (none of them may be indexed yet). */
-async function indexRows(db: Kysely<any>, t: PgSearchTableNames, rows: readonly SourceRow[]): Promise<number> {
+async function indexRows(db: Kysely<any>, t: PgSearchTableNames, rows: readonly SourceRow[], tokensOut?: Set<string>): Promise<number> {
   if (rows.length === 0) return 0
   const cut = tokenizePairs(rows.map((r) => [markedName(r.name), r.other] as const))
+  if (tokensOut) for (const [a, b] of cut) for (const token of [...a, ...b]) tokensOut.add(token)
   const keyCol: string[] = [], o1Col: number[] = [], o2Col: number[] = [], idCol: string[] = []
   const terms = new Set<string>()
   rows.forEach((r, i) => {
@@ -272,6 +339,7 @@ async function rebuildType(db: Kysely<any>, type: SearchObjectType): Promise<num
     after = rows[rows.length - 1]!.id
   }
   await sql.raw(`alter table "${t.keys}" add constraint "${t.keys}_pkey" primary key (key, o1, o2, id)`).execute(db)
+  for (const statement of typoDictionaryRebuildSql(t)) await sql.raw(statement).execute(db)
   return total
 }
 
@@ -288,6 +356,8 @@ async function updateType(db: Kysely<any>, type: SearchObjectType, ids: readonly
       or d.o1 <> ${sql.raw(s.o1)} or d.o2 <> ${sql.raw(s.o2)}
     union select d.id from ${sql.table(t.docs)} d where not exists (select 1 from ${sql.table(s.table)} x where x.${sql.ref(s.id)} = d.id)`.execute(db)
   const all = [...new Set([...ids.map(String), ...stale.map((r) => String(r.id))])]
+  const oldTokens = new Set<string>()
+  const newTokens = new Set<string>()
   for (let i = 0; i < all.length; i += BATCH) {
     const batch = all.slice(i, i + BATCH)
     // The old postings, from the old tokens: deleted by primary key (no index on id needed).
@@ -297,6 +367,7 @@ async function updateType(db: Kysely<any>, type: SearchObjectType, ids: readonly
     const oldTerms = new Set<string>()
     for (const d of old) {
       const tokens = [...d.name_words.split(' '), ...d.other_words.split(' ')].filter((x) => x !== '')
+      for (const token of tokens) oldTokens.add(token)
       for (const key of keysOfTokens(tokens)) {
         keyCol.push(key); o1Col.push(d.o1); o2Col.push(d.o2); idCol.push(String(d.id))
         if (isLongKey(key)) oldTerms.add(key)
@@ -308,13 +379,14 @@ async function updateType(db: Kysely<any>, type: SearchObjectType, ids: readonly
     }
     await sql`delete from ${sql.table(t.docs)} where id = any(${batch}::bigint[])`.execute(db)
     const { rows } = await sql<SourceRow>`${sql.raw(sourceSelect(s))} where x.${sql.ref(s.id)} = any(${batch}::bigint[])`.execute(db)
-    await indexRows(db, t, rows)
+    await indexRows(db, t, rows, newTokens)
     // Words no record has any more leave the expansion list (an index probe each).
     if (oldTerms.size > 0) {
       await sql`delete from ${sql.table(t.terms)} w where w.term = any(${[...oldTerms]}::text[])
         and not exists (select 1 from ${sql.table(t.keys)} k where k.key = w.term)`.execute(db)
     }
   }
+  await updateTypoDictionary(db, t, newTokens, oldTokens)
   return all.length
 }
 

@@ -16,8 +16,9 @@ import { columnOf } from './sql-names.js'
 import type { DialectName } from './schema/column-types.js'
 import {
   COMPANY_HIT_FIELDS, companyRankColumns, FIRST_WORD_MARKER_CODE_POINT, MIN_EXPANDED_PREFIX, rawStatement, SEARCH_TABLES, searchTableDdl,
-  type SearchTableNames,
+  typoDictionaryDdl, typoKeysSelect, type SearchTableNames,
 } from './schema/search-tables.js'
+import { MIN_DICTIONARY_WORD } from './search-typo.js'
 
 
 /**
@@ -52,7 +53,30 @@ function finishTable(t: SearchTableNames): string[] {
     `insert into "${t.fts}" ("${t.fts}") values ('optimize')`,
     // Shorter words are never looked up: prefixes of up to 3 characters have FTS5's own prefix index.
     `insert into "${t.terms}" (term) select term from "${t.vocab}" where length(term) >= ${MIN_EXPANDED_PREFIX}`,
+    ...typoDictionaryUpdateSql(t),
   ]
+}
+
+/**
+ * Brings the typo dictionary of a type up to date with its FTS vocabulary: words no record has
+ * any more leave it with their keys, new words come in with theirs; words still there are not
+ * touched, so an import costs the keys of the words it brought (the FTS table itself is rebuilt).
+ */
+export function typoDictionaryUpdateSql(t: SearchTableNames): string[] {
+  const word = `case when substr(term, 1, 1) = char(${FIRST_WORD_MARKER_CODE_POINT}) then substr(term, 2) else term end`
+  const current = `select word from (select ${word} as word from "${t.vocab}") where length(word) >= ${MIN_DICTIONARY_WORD}`
+  return [
+    `delete from "${t.typoKeys}" where word in (select word from "${t.typoWords}" except ${current})`,
+    `delete from "${t.typoWords}" where word not in (${current})`,
+    `insert into "${t.typoKeys}" (key, word) ${typoKeysSelect(`${current} except select word from "${t.typoWords}"`)}`,
+    `insert into "${t.typoWords}" (word) ${current} except select word from "${t.typoWords}"`,
+  ]
+}
+
+/** Migration 015 (SQLite): the typo dictionary's tables, filled from the index's vocabulary. */
+export function typoDictionaryStatements(db: Kysely<any>, dialect: DialectName): Compilable[] {
+  if (dialect !== 'sqlite') return []
+  return Object.values(SEARCH_TABLES).flatMap((t) => [...typoDictionaryDdl(t, 'sqlite'), ...typoDictionaryUpdateSql(t)]).map((text) => rawStatement(db, text))
 }
 
 /**

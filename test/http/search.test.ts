@@ -99,16 +99,16 @@ describe('GET /search: matching and ranking against the oracle', () => {
   const terms = ['a', 'q', 'in', 'to', 'tec', 'tech', 'labs', 'health', 'com', 'io', 'atlas', 'atlas pa', 'capital', 'vent', 'z', '1', 'inc']
   for (const term of terms) {
     it(`term ${JSON.stringify(term)}: the oracle's 10, 50 and per type`, async () => {
-      expect(keys(await search(`term=${encodeURIComponent(term)}`))).toEqual(expected(term))
-      expect(keys(await search(`term=${encodeURIComponent(term)}&per_page=50`))).toEqual(expected(term, undefined, 50))
-      expect(keys(await search(`term=${encodeURIComponent(term)}&object_types=investor&per_page=50`))).toEqual(expected(term, ['investor'], 50))
-      expect(keys(await search(`term=${encodeURIComponent(term)}&object_types=company&per_page=50`))).toEqual(expected(term, ['company'], 50))
+      expect(keys(await search(`typo=0&term=${encodeURIComponent(term)}`))).toEqual(expected(term))
+      expect(keys(await search(`typo=0&term=${encodeURIComponent(term)}&per_page=50`))).toEqual(expected(term, undefined, 50))
+      expect(keys(await search(`typo=0&term=${encodeURIComponent(term)}&object_types=investor&per_page=50`))).toEqual(expected(term, ['investor'], 50))
+      expect(keys(await search(`typo=0&term=${encodeURIComponent(term)}&object_types=company&per_page=50`))).toEqual(expected(term, ['company'], 50))
     })
   }
 
   it('the oracle is not vacuous: short prefixes fill a page, mixed types and several tiers occur', async () => {
     expect(expected('a', undefined, 50)).toHaveLength(50)
-    const mixed = await search('term=a&per_page=50')
+    const mixed = await search("typo=0&term=a&per_page=50")
     expect(new Set(mixed.map((r) => r.object_type))).toEqual(new Set(['company', 'investor']))
     const tiers = new Set(loadOracle().filter((r) => r.words.some((w) => w.startsWith('labs'))).map((r) => tierOf(r, ['labs'])))
     expect(tiers.has(2)).toBe(true)
@@ -116,16 +116,16 @@ describe('GET /search: matching and ranking against the oracle', () => {
 
   it('puts the exact name first even for the least important record that has it', async () => {
     const least = h.vdb.sqlite.prepare('select id, name from companies order by svc_score asc nulls first, id desc limit 1').get() as { id: number; name: string }
-    const results = await search(`term=${encodeURIComponent(least.name)}`)
+    const results = await search(`typo=0&term=${encodeURIComponent(least.name)}`)
     expect(results[0]!.object_name.toLowerCase()).toBe(least.name.toLowerCase())
     expect(keys(results)).toContain(`company:${least.id}`)
     expect(keys(results)).toEqual(expected(least.name))
     // Case does not matter for the exact tier.
-    expect(keys(await search(`term=${encodeURIComponent(least.name.toUpperCase())}`))).toEqual(keys(results))
+    expect(keys(await search(`typo=0&term=${encodeURIComponent(least.name.toUpperCase())}`))).toEqual(keys(results))
   })
 
   it('ranks names that start with the term above names that only contain it, then by importance', async () => {
-    const results = await search('term=labs&per_page=50')
+    const results = await search("typo=0&term=labs&per_page=50")
     const termWords = ['labs']
     const oracle = new Map(loadOracle().map((r) => [`${r.type}:${r.id}`, r]))
     const tiers = results.map((r) => tierOf(oracle.get(`${r.object_type}:${r.object_id}`)!, termWords))
@@ -138,7 +138,7 @@ describe('GET /search: matching and ranking against the oracle', () => {
     const c = someCompany("website glob '*[0-9]*.*'")
     const label = c.website.split('.')[0]!
     expect(wordsOf(c.name).some((w) => w.startsWith(label))).toBe(false)
-    const results = await search(`term=${encodeURIComponent(label)}&object_types=company`)
+    const results = await search(`typo=0&term=${encodeURIComponent(label)}&object_types=company`)
     expect(keys(results)).toContain(`company:${c.id}`)
     expect(keys(results)).toEqual(expected(label, ['company']))
   })
@@ -146,28 +146,28 @@ describe('GET /search: matching and ranking against the oracle', () => {
   it('needs every word to match (AND), in any order and any column', async () => {
     const c = someCompany()
     const [first, second] = wordsOf(c.name)
-    const both = await search(`term=${encodeURIComponent(`${second} ${first!.slice(0, 3)}`)}&per_page=50`)
+    const both = await search(`typo=0&term=${encodeURIComponent(`${second} ${first!.slice(0, 3)}`)}&per_page=50`)
     expect(keys(both)).toContain(`company:${c.id}`)
     const oracle = new Map(loadOracle().map((r) => [`${r.type}:${r.id}`, r]))
     for (const r of both) {
       const words = oracle.get(`${r.object_type}:${r.object_id}`)!.words
       expect(words.some((w) => w.startsWith(second!)) && words.some((w) => w.startsWith(first!.slice(0, 3)))).toBe(true)
     }
-    expect(await search(`term=${encodeURIComponent(`${first} qqqzzzxx`)}`)).toEqual([])
+    expect(await search(`typo=0&term=${encodeURIComponent(`${first} qqqzzzxx`)}`)).toEqual([])
   })
 
   it('ignores case and accents in the term', async () => {
     const c = someCompany()
-    const plain = keys(await search(`term=${encodeURIComponent(c.name)}`))
+    const plain = keys(await search(`typo=0&term=${encodeURIComponent(c.name)}`))
     const accented = c.name.replace(/a/g, 'á').replace(/e/g, 'é').replace(/o/g, 'Ö')
-    expect(keys(await search(`term=${encodeURIComponent(accented)}`))).toEqual(plain)
+    expect(keys(await search(`typo=0&term=${encodeURIComponent(accented)}`))).toEqual(plain)
     // Decomposed accents (e + U+0301) as some keyboards send them.
-    expect(keys(await search(`term=${encodeURIComponent(c.name.replace(/e/g, 'e\u0301'))}`))).toEqual(plain)
+    expect(keys(await search(`typo=0&term=${encodeURIComponent(c.name.replace(/e/g, 'e\u0301'))}`))).toEqual(plain)
   })
 
   it('finds investors by a prefix of their slug', async () => {
     const x = h.vdb.sqlite.prepare('select id, svc_slug from investors order by id limit 1').get() as { id: number; svc_slug: string }
-    const results = await search(`term=${encodeURIComponent(x.svc_slug)}&object_types=investor`)
+    const results = await search(`typo=0&term=${encodeURIComponent(x.svc_slug)}&object_types=investor`)
     expect(keys(results)).toContain(`investor:${x.id}`)
   })
 })
@@ -337,8 +337,8 @@ describe('GET /search: hostile input never reaches FTS5 as syntax', () => {
   }
 
   it('the FTS5 operator words are searched as words', async () => {
-    expect(keys(await search('term=a+OR+zzzzqqq'))).toEqual([])
-    expect(keys(await search('term=a+AND+b'))).toEqual(expected('a and b'))
+    expect(keys(await search('typo=0&term=a+OR+zzzzqqq'))).toEqual([])
+    expect(keys(await search('typo=0&term=a+AND+b'))).toEqual(expected('a and b'))
   })
 
   it('hostile object_types and per_page are 400', async () => {

@@ -8,7 +8,7 @@
 import fc from 'fast-check'
 import { CompiledQuery, sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { searchRecords, type SearchObjectType, type SearchRequest } from '../../src/records/search.js'
+import { searchRecords, searchWords, type SearchObjectType, type SearchRequest, type TypoMode } from '../../src/records/search.js'
 import { searchRecordsPostgres } from '../../src/records/search-postgres.js'
 import { copyToPostgres } from '../../src/store/copy.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
@@ -153,13 +153,62 @@ describe('search on PostgreSQL: golden cases, equal to SQLite', () => {
   })
 })
 
+//// typo tolerance: the ranking rules ////
+
+describe('search ranking rules with typos, equal on both backends', () => {
+  let p: Pair
+  beforeAll(async () => {
+    const lite = openDatabase(':memory:')
+    ingestAll(lite, [
+      company(1, 'Marvelon', 'c1.example', 1),
+      company(2, 'Marvelon Labs', 'c2.example', 50),
+      company(3, 'Big Marvelon', 'c3.example', 90),
+      company(4, 'Marvelun Works', 'c4.example', 99),
+      company(5, 'Marvlun Works', 'c5.example', 100),
+      company(6, 'Marvelin Group', 'c6.example', 10),
+      investor(9001, 'Marvelous Angels', 'marvelous-angels'),
+    ])
+    p = await pairOf(lite, 'search_typo_rules')
+  })
+  afterAll(async () => { await closePair(p) })
+
+  const hits = async (term: string, typo: TypoMode = 'auto', limit = 10) =>
+    (await same(p, { term, objectTypes: both, limit, typo })).map((h) => `${h.objectType[0]}${h.id}:t${h.tier}:w${h.words}:e${h.typos}`)
+
+  it('1. exact name first, even for the least important record', async () => {
+    expect((await hits('marvelon'))[0]).toBe('c1:t0:w1:e0')
+  })
+
+  it('2. then names that start with the term, then other exact matches: all above every typo hit', async () => {
+    // "Marvelous" starts with "marvelo", one edit from "marvelon"; the only investor ranks last of its type.
+    expect(await hits('marvelon')).toEqual(['c1:t0:w1:e0', 'c2:t1:w1:e0', 'c3:t2:w1:e0', 'c4:t2:w1:e1', 'c6:t2:w1:e1', 'i9001:t2:w1:e1'])
+    expect(await hits('marvelon', 0)).toEqual(['c1:t0:w1:e0', 'c2:t1:w1:e0', 'c3:t2:w1:e0'])
+  })
+
+  it('3. more words of the term matched before fewer typos (dropped words rank below the whole term)', async () => {
+    // The whole term matches only "Marvelun Works" (two typos); the first word alone matches three names exactly.
+    expect(await hits('marvelon workz')).toEqual(['c4:t2:w2:e2', 'c3:t2:w1:e0', 'c2:t2:w1:e0', 'c1:t2:w1:e0', 'c6:t2:w1:e1', 'i9001:t2:w1:e1'])
+  })
+
+  it('4. fewer typos first, whatever the importance', async () => {
+    // "Marvlun" is two edits from "marvelon" (allowed with typo=2) and the most important record.
+    expect(await hits('marvelon', 2)).toEqual(['c1:t0:w1:e0', 'c2:t1:w1:e0', 'c3:t2:w1:e0', 'c4:t2:w1:e1', 'c6:t2:w1:e1', 'i9001:t2:w1:e1', 'c5:t2:w1:e2'])
+  })
+
+  it('5. then importance: equally many words and typos, the more important record first', async () => {
+    // Each one substitution from "marvelxn"; by score 99, 90, 50, 10, 1.
+    expect(await hits('marvelxn', 1)).toEqual(['c4:t2:w1:e1', 'c3:t2:w1:e1', 'c2:t2:w1:e1', 'c6:t2:w1:e1', 'c1:t2:w1:e1'])
+  })
+})
+
 //// generated terms over the fixture ////
 
 describe('search on PostgreSQL: generated terms over the fixture equal SQLite', () => {
   let p: Pair
   let words: string[]
   let names: string[]
-  const outcomes = { total: 0, withHits: 0, multiTier: 0, mixedTypes: 0 }
+  let longWords: string[]
+  const outcomes = { total: 0, withHits: 0, multiTier: 0, mixedTypes: 0, typoHits: 0, droppedWords: 0 }
   beforeAll(async () => {
     const lite = await createFixtureDatabase()
     p = await pairOf(lite, 'search_prop')
@@ -169,6 +218,7 @@ describe('search on PostgreSQL: generated terms over the fixture equal SQLite', 
       ...(lite.sqlite.prepare('select website from companies where website is not null order by id limit 50').pluck().all() as string[]),
     ]
     words = [...new Set(names.flatMap((n) => n.match(/[\p{L}\p{N}]+/gu) ?? []))]
+    longWords = words.filter((w) => [...w].length >= 5)
   })
   afterAll(async () => { await closePair(p) })
 
@@ -179,7 +229,23 @@ describe('search on PostgreSQL: generated terms over the fixture equal SQLite', 
         : how === 3 ? text.normalize('NFD').replace(/[aeo]/g, (c) => `${c}\u0301`)
           : text.toLowerCase()
 
+  /** One random edit of the four kinds (insert, delete, substitute, swap neighbours) at a random place. */
+  const misspell = (text: string, kind: number, at: number, letter: string) => {
+    const i = at % Math.max(1, text.length)
+    if (kind === 0) return text.slice(0, i) + letter + text.slice(i)
+    if (kind === 1) return text.slice(0, i) + text.slice(i + 1)
+    if (kind === 2) return text.slice(0, i) + letter + text.slice(i + 1)
+    return i + 1 < text.length ? text.slice(0, i) + text[i + 1] + text[i] + text.slice(i + 2) : text
+  }
+  const edit = fc.tuple(fc.integer({ min: 0, max: 3 }), fc.nat(), fc.constantFrom(...'aeiortsnxq'))
+
   const term = () => fc.oneof(
+    // A name or a word of 5+ letters with one or two random edits (typo matching, dropped words).
+    { weight: 4, arbitrary: fc.tuple(fc.nat(), fc.boolean(), edit, fc.option(edit)).map(([i, whole, e1, e2]) => {
+      const source = whole ? names[i % names.length]! : longWords[i % longWords.length]!
+      const once = misspell(source, ...e1)
+      return e2 === null ? once : misspell(once, ...e2)
+    }) },
     // A prefix of 1-4 letters of some word, as a type-ahead sends first.
     { weight: 4, arbitrary: fc.tuple(fc.nat(), fc.integer({ min: 1, max: 4 })).map(([i, n]) => words[i % words.length]!.slice(0, n)) },
     // A whole name, or its first words with the last cut short.
@@ -196,12 +262,14 @@ describe('search on PostgreSQL: generated terms over the fixture equal SQLite', 
   it('same hits, tiers and order for every generated term, types and limit', async () => {
     await fc.assert(fc.asyncProperty(
       term(), fc.integer({ min: 0, max: 4 }), fc.constantFrom<SearchObjectType[]>(['company'], ['investor'], ['company', 'investor'], ['investor', 'company']),
-      fc.constantFrom(1, 3, 10, 50),
-      async (raw, how, objectTypes, limit) => {
+      fc.constantFrom(1, 3, 10, 50), fc.constantFrom<TypoMode>(0, 1, 2, 'auto', 'auto'),
+      async (raw, how, objectTypes, limit, typo) => {
         const text = vary(raw, how)
         if (text.trim() === '') return
-        const hits = await same(p, { term: text, objectTypes, limit })
+        const hits = await same(p, { term: text, objectTypes, limit, typo })
         outcomes.total++
+        if (hits.some((h) => h.typos > 0)) outcomes.typoHits++
+        if (hits.some((h) => h.words < searchWords(text).length)) outcomes.droppedWords++
         if (hits.length > 0) outcomes.withHits++
         if (new Set(hits.map((h) => h.tier)).size > 1) outcomes.multiTier++
         if (new Set(hits.map((h) => h.objectType)).size > 1) outcomes.mixedTypes++
@@ -218,6 +286,9 @@ describe('search on PostgreSQL: generated terms over the fixture equal SQLite', 
     // Rare in the fixture (3 to 7 of 300 with random seeds), but present.
     expect(outcomes.multiTier, JSON.stringify(outcomes)).toBeGreaterThanOrEqual(3)
     expect(outcomes.mixedTypes, JSON.stringify(outcomes)).toBeGreaterThanOrEqual(3)
+    // Misspelt terms are found through the typo dictionary, and multiword terms drop words.
+    expect(outcomes.typoHits, JSON.stringify(outcomes)).toBeGreaterThanOrEqual(20)
+    expect(outcomes.droppedWords, JSON.stringify(outcomes)).toBeGreaterThanOrEqual(5)
   })
 })
 
@@ -241,7 +312,7 @@ describe('refreshPostgresSearchIndex after changes', () => {
   async function digest(): Promise<string[]> {
     const out: string[] = []
     for (const t of Object.values(PG_SEARCH_TABLES)) {
-      for (const [table, order] of [[t.keys, 'key, o1, o2, id'], [t.docs, 'id'], [t.ranks, 'rank'], [t.terms, 'term']] as const) {
+      for (const [table, order] of [[t.keys, 'key, o1, o2, id'], [t.docs, 'id'], [t.ranks, 'rank'], [t.terms, 'term'], [t.typoWords, 'word'], [t.typoKeys, 'key, word']] as const) {
         const { rows } = await sql<{ d: string }>`select md5(coalesce(string_agg(x::text, '|' order by ${sql.raw(order)}), '')) as d from ${sql.table(table)} x`.execute(p.pg.db)
         out.push(`${table}:${rows[0]!.d}`)
       }
@@ -268,5 +339,47 @@ describe('refreshPostgresSearchIndex after changes', () => {
     const incremental = await digest()
     await refreshPostgresSearchIndex(p.pg.db)
     expect(await digest()).toEqual(incremental)
+  })
+
+  /** The typo dictionary of both backends: words, and keys as `key word`; they must be equal. */
+  async function dictionaries() {
+    const lite: string[] = []
+    const pg: string[] = []
+    for (const t of Object.values(PG_SEARCH_TABLES)) {
+      lite.push(...(p.lite.sqlite.prepare(`select word from "${t.typoWords}" order by word`).pluck().all() as string[]).map((w) => `${t.typoWords} ${w}`))
+      lite.push(...(p.lite.sqlite.prepare(`select key || ' ' || word from "${t.typoKeys}" order by key, word`).pluck().all() as string[]).map((w) => `${t.typoKeys} ${w}`))
+      pg.push(...(await sql<{ w: string }>`select word as w from ${sql.table(t.typoWords)} order by word`.execute(p.pg.db)).rows.map((r) => `${t.typoWords} ${r.w}`))
+      pg.push(...(await sql<{ w: string }>`select key || ' ' || word as w from ${sql.table(t.typoKeys)} order by key, word`.execute(p.pg.db)).rows.map((r) => `${t.typoKeys} ${r.w}`))
+    }
+    return { lite, pg }
+  }
+
+  it('the typo dictionary follows an import incrementally, the same on both backends and as a fresh build', async () => {
+    const [renamed] = p.lite.sqlite.prepare('select id from companies where id < 880000 order by id limit 1 offset 20').pluck().all() as number[]
+    const oldWord = (p.lite.sqlite.prepare('select name from companies where id = ?').pluck().get(renamed) as string).split(' ')[0]!.toLowerCase()
+    const othersWithOldWord = p.lite.sqlite.prepare(`select count(*) from companies where id <> ? and (lower(name) like ? or lower(website) like ?)`)
+      .pluck().get(renamed, `%${oldWord}%`, `%${oldWord}%`) as number
+    await mutate(`insert into companies (id, name, website, svc_score, total_funding) values (?, ?, ?, ?, ?)`, 880002, 'Quillowmere Dynamics', 'quillowmere.example', 3, 0)
+    await mutate(`update companies set name = ?, website = ? where id = ?`, 'Brandnewword Holdings', 'brandnewword.example', renamed)
+    refreshSearchIndex(p.lite.sqlite)
+    await refreshPostgresSearchIndex(p.pg.db, { companyIds: [880002, renamed!] })
+    const { lite, pg } = await dictionaries()
+    expect(pg).toEqual(lite)
+    expect(lite).toContain('search_companies_typo_words quillowmere')
+    expect(lite).toContain('search_companies_typo_words brandnewword')
+    // The old first word left with its keys, unless another record still has it.
+    expect(othersWithOldWord).toBe(0)
+    {
+      expect(lite).not.toContain(`search_companies_typo_words ${oldWord}`)
+      expect(lite.some((x) => x.startsWith('search_companies_typo_keys ') && x.endsWith(` ${oldWord}`))).toBe(false)
+    }
+    // Found misspelt right after the import, on both backends.
+    for (const term of ['quillowmrre', 'qiullowmere', 'brandnewwrod']) {
+      expect((await same(p, { term, objectTypes: both, limit: 5, typo: 'auto' })).map((h) => h.id), term).toContain(term.startsWith('b') ? renamed : 880002)
+    }
+    // A fresh build of SQLite's dictionary (emptied, refreshed) equals the incremental one.
+    for (const t of Object.values(PG_SEARCH_TABLES)) p.lite.sqlite.exec(`delete from "${t.typoWords}"; delete from "${t.typoKeys}"`)
+    refreshSearchIndex(p.lite.sqlite)
+    expect((await dictionaries()).lite).toEqual(lite)
   })
 })

@@ -251,3 +251,43 @@ describe('investor_funding (spec 2.9) by the rule of total_funding (grammar-docs
     expect(funding(990001)).toBe(0)
   })
 })
+
+describe('typo dictionary (migration 015)', () => {
+  const words = (vdb: SqliteVentureDb) => vdb.sqlite.prepare(`select word from "${SEARCH_TABLES.company.typoWords}" order by word`).pluck().all() as string[]
+  const keyCount = (vdb: SqliteVentureDb) => vdb.sqlite.prepare(`select count(*) from "${SEARCH_TABLES.company.typoKeys}"`).pluck().get() as number
+
+  test('an import brings new words in and takes gone ones out, with their keys', async () => {
+    const vdb = track(await createFixtureDatabase({ companies: 30 }))
+    expect(words(vdb)).not.toContain('quillowmere')
+    const misspelt = { term: 'quillowmrre', objectTypes: ['company'] as const, limit: 5, typo: 'auto' as const }
+    expect(searchRecords(vdb, misspelt)).toEqual([])
+    ingestAll(vdb, [{ type: 'company', record: { id: 990001, name: 'Quillowmere Dynamics', website: 'quillowmere.example', svc_score: '5' } }])
+    expect(words(vdb)).toContain('quillowmere')
+    expect(searchRecords(vdb, misspelt).map((h) => h.id)).toEqual([990001])
+    const keys = keyCount(vdb)
+    ingestAll(vdb, [{ type: 'company', record: { id: 990001, name: 'Plain Dynamics', website: 'plain-dyn.example', svc_score: '5' } }])
+    expect(words(vdb)).not.toContain('quillowmere')
+    expect(keyCount(vdb)).toBeLessThan(keys)
+    expect(vdb.sqlite.prepare(`select count(*) from "${SEARCH_TABLES.company.typoKeys}" where word = 'quillowmere'`).pluck().get()).toBe(0)
+  })
+
+  test('the migration fills the dictionary of a database indexed before it; a read-only one without it searches exactly', async () => {
+    const file = join(dir, 'typo-migration.db')
+    const built = await createFixtureDatabase({ companies: 40, file })
+    const before = words(built)
+    expect(before.length).toBeGreaterThan(50)
+    const drop = () => {
+      for (const t of Object.values(SEARCH_TABLES)) built.sqlite.exec(`drop table "${t.typoWords}"; drop table "${t.typoKeys}"`)
+      built.sqlite.exec("delete from kysely_migration where name = '017-search-typo-dictionary'")
+    }
+    drop()
+    const exact = searchRecords(built, { term: 'a', objectTypes: ['company', 'investor'], limit: 10 })
+    await built.close()
+    const readonly = track(openDatabase(file, { readonly: true }))
+    expect(searchRecords(readonly, { term: 'a', objectTypes: ['company', 'investor'], limit: 10, typo: 'auto' })).toEqual(exact)
+    await readonly.close()
+    open.splice(open.indexOf(readonly), 1)
+    const migrated = track(openDatabase(file))
+    expect(words(migrated)).toEqual(before)
+  })
+})

@@ -13,7 +13,7 @@ import type { Context } from 'hono'
 import { previewValue } from '../../errors/format.js'
 import { issue, type Issue } from '../../errors/issue.js'
 import {
-  MAX_SEARCH_WORDS, SEARCH_OBJECT_TYPES, searchWords, type SearchObjectType,
+  MAX_SEARCH_WORDS, SEARCH_OBJECT_TYPES, searchWords, type SearchObjectType, type TypoMode,
 } from '../../records/search.js'
 import { callerIdentity } from '../auth.js'
 import { callOptions, type AppDeps, type HttpEnv, type RouteModule } from '../context.js'
@@ -37,6 +37,28 @@ interface SearchParams {
   readonly term: string
   readonly objectTypes: readonly SearchObjectType[]
   readonly perPage: number
+  readonly typo: TypoMode
+}
+
+const TYPO_VALUES: Readonly<Record<string, TypoMode>> = Object.freeze({ 0: 0, 1: 1, 2: 2, auto: 'auto' })
+
+function readTypo(params: QueryParams, fallback: TypoMode, issues: Issue[]): TypoMode {
+  const one = params.one('typo')
+  if (!one.ok) {
+    issues.push(...one.issues)
+    return fallback
+  }
+  if (one.value === undefined) return fallback
+  const mode = Object.hasOwn(TYPO_VALUES, one.value.toLowerCase()) ? TYPO_VALUES[one.value.toLowerCase()] : undefined
+  if (mode === undefined) {
+    issues.push(issue({
+      code: 'unknown_enum_value', path: '/typo',
+      message: `Parameter \`typo\` does not know ${previewValue(one.value)}; it takes 0, 1, 2 or auto.`,
+      expected: '0, 1, 2 or auto', got: previewValue(one.value), allowed: Object.keys(TYPO_VALUES),
+    }))
+    return fallback
+  }
+  return mode
 }
 
 function readTerm(params: QueryParams, issues: Issue[]): string | undefined {
@@ -141,8 +163,9 @@ async function readParams(c: Context<HttpEnv>, deps: AppDeps): Promise<{ ok: tru
   const trialCap = Math.min(SEARCH_MAX_RESULTS, deps.options.trialMaxResults)
   const cap = trialCap < SEARCH_MAX_RESULTS && (await callerIdentity(c)).plan === 'trial' ? trialCap : SEARCH_MAX_RESULTS
   const perPage = readPerPage(params, cap, issues)
+  const typo = readTypo(params, deps.options.searchTypo, issues)
   if (issues.length > 0 || term === undefined) return { ok: false, response: issuesResponse(issues) }
-  return { ok: true, value: { term, objectTypes, perPage } }
+  return { ok: true, value: { term, objectTypes, perPage, typo } }
 }
 
 /** The names GET /search takes: a near miss of one is refused, other names are ignored. */
@@ -153,8 +176,9 @@ export const searchRoutes: RouteModule = {
     method: 'get',
     path: '/search',
     summary: 'Type-ahead search over companies and investors',
-    description: 'Prefix matching on the words of names, company domains and investor slugs; every word of the term must match. '
-      + 'Results are ranked: exact name, then name starting with the term, then other matches, each by importance. '
+    description: 'Prefix matching on the words of names, company domains and investor slugs; every word of the term must match, '
+      + 'within the typos `typo` allows (default: 1 from 5 letters, 2 from 9); when fewer than per_page records match, words are dropped from the end. '
+      + 'Results are ranked: exact name, then name starting with the term, then more words matched, then fewer typos, then importance. '
       + `A bare array of at most per_page results (default ${SEARCH_DEFAULT_RESULTS}, at most ${SEARCH_MAX_RESULTS}); no paging.`,
     specSection: '4.9',
     heavy: true,
@@ -167,7 +191,8 @@ export const searchRoutes: RouteModule = {
     app.get('/search', async (c) => {
       const read = await readParams(c, deps)
       if (!read.ok) return read.response
-      const hits = await deps.engine.records.search({ term: read.value.term, objectTypes: read.value.objectTypes, limit: read.value.perPage }, callOptions(c))
+      const { term, objectTypes, perPage, typo } = read.value
+      const hits = await deps.engine.records.search({ term, objectTypes, limit: perPage, typo }, callOptions(c))
       if (hits === undefined) {
         // Not the client's fault and not a bug: the database predates the index and was opened read-only.
         return problemResponse(503, {

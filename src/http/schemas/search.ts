@@ -46,8 +46,8 @@ export const searchResultSchema = z.discriminatedUnion('object_type', [companySe
   .describe('A search result.')
 
 export const searchResponseSchema = z.array(searchResultSchema)
-  .describe('Search results, best first: exact name matches, then names that start with the term, then other matches; '
-    + 'within each, the more important records first (companies by svc_score and total_funding, investors by portfolio size and deals).')
+  .describe('Search results, best first: exact name matches, then names that start with the term, then other matches by more words matched '
+    + 'and fewer typos; then the more important records first (companies by svc_score and total_funding, investors by portfolio size and deals).')
 
 export const SEARCH_DEFAULT_RESULTS = 10
 export const SEARCH_MAX_RESULTS = 50
@@ -61,4 +61,7 @@ export const searchQueryParams = z.object({
     .describe('company and/or investor (plurals accepted): `object_types=company`, `object_types[]=company` repeated, or `company|investor`. Default both.'),
   per_page: z.string().optional()
     .describe(`Most results returned (default ${SEARCH_DEFAULT_RESULTS}; values above ${SEARCH_MAX_RESULTS} are lowered to it).`),
+  typo: z.enum(['0', '1', '2', 'auto']).optional()
+    .describe('Typo tolerance: 0 exact prefixes only; 1 or 2 edits at most per word of 5+ letters; auto 1 edit from 5 letters, 2 from 9 '
+      + '(an insertion, deletion, substitution or swap of neighbouring letters is one edit). Default: the server\'s, auto unless configured.'),
 })

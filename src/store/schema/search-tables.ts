@@ -27,6 +27,7 @@
 import { sql, type Compilable, type Kysely } from 'kysely'
 import { datasets } from '../../catalog/index.js'
 import { columnType, type DialectName } from './column-types.js'
+import { TYPO_KEY_PATTERNS } from '../search-typo.js'
 
 /** Tokens of names, domains and slugs: Unicode letters and digits, case and diacritics folded. */
 export const SEARCH_TOKENIZER = 'unicode61 remove_diacritics 2'
@@ -53,6 +54,10 @@ export interface SearchTableNames {
   readonly vocab: string
   /** Every indexed word of 4+ characters, for expanding long prefixes into exact words (see below). */
   readonly terms: string
+  /** The typo dictionary: every indexed word (first-word marker stripped) of 3+ characters. */
+  readonly typoWords: string
+  /** `(key, word)`: the dictionary's deletion keys (store/search-typo.ts), the way from a misspelt word to its candidates. */
+  readonly typoKeys: string
 }
 
 /** The kinds of record search finds, one search table set each. */
@@ -68,6 +73,8 @@ export const SEARCH_TABLES = Object.freeze({
     ftsColumns: ['name', 'domain'] as const,
     vocab: 'search_companies_vocab',
     terms: 'search_companies_terms',
+    typoWords: 'search_companies_typo_words',
+    typoKeys: 'search_companies_typo_keys',
   }),
   investor: Object.freeze({
     ranks: 'search_investors',
@@ -77,6 +84,8 @@ export const SEARCH_TABLES = Object.freeze({
     ftsColumns: ['name', 'slug'] as const,
     vocab: 'search_investors_vocab',
     terms: 'search_investors_terms',
+    typoWords: 'search_investors_typo_words',
+    typoKeys: 'search_investors_typo_keys',
   }),
 } satisfies Record<string, SearchTableNames>)
 
@@ -111,6 +120,37 @@ export function companyRankColumns(): string {
 export const COMPANY_HIT_FIELDS = Object.freeze(['name', 'website', 'total_funding', 'svc_score', 'keywords'] as const)
 export type CompanyHitField = (typeof COMPANY_HIT_FIELDS)[number]
 
+/**
+ * The typo dictionary's tables (the same on both backends): the words, and their deletion keys
+ * (`typoKeys` of store/search-typo.ts) with the words they lead to.
+ */
+export function typoDictionaryDdl(t: Pick<SearchTableNames, 'typoWords' | 'typoKeys'>, dialect: DialectName): string[] {
+  const text = dialect === 'postgres' ? 'text collate "C"' : 'text'
+  const rowid = dialect === 'sqlite' ? ' without rowid' : ''
+  return [
+    `create table if not exists "${t.typoWords}" (word ${text} primary key)${rowid}`,
+    `create table if not exists "${t.typoKeys}" (key ${text} not null, word ${text} not null, primary key (key, word))${rowid}`,
+  ]
+}
+
+/**
+ * The key patterns as a table (`column1`..`column5`: positions from 1, 0 for none; `column6`: the
+ * word's least length), for building keys in SQL on both backends.
+ */
+function keyPatternsValues(): string {
+  return `(values ${TYPO_KEY_PATTERNS.map((p) => `(${[0, 1, 2, 3, 4].map((i) => (p[i] === undefined ? 0 : p[i]! + 1)).join(', ')}, ${p[p.length - 1]! + 1})`).join(', ')})`
+}
+
+/**
+ * `select key, word` of the keys of the words `words` selects (one column, \`word\`): SQL that
+ * SQLite and PostgreSQL both run (both count characters in \`substr\` and \`length\`).
+ */
+export function typoKeysSelect(wordsSelect: string): string {
+  const at = (c: string) => `case when p.${c} = 0 then '' else substr(w.word, p.${c}, 1) end`
+  return `select distinct ${['column1', 'column2', 'column3', 'column4', 'column5'].map(at).join(' || ')} as key, w.word
+    from (${wordsSelect}) w cross join ${keyPatternsValues()} p where length(w.word) >= p.column6`
+}
+
 /** `create` statements of the search tables (empty). */
 export function searchTableDdl(): string[] {
   const c = SEARCH_TABLES.company
@@ -127,10 +167,12 @@ export function searchTableDdl(): string[] {
     `create table if not exists "${c.ranks}" (${companyRankColumns()})`,
     fts(c),
     ...words(c),
+    ...typoDictionaryDdl(c, 'sqlite'),
     // investor_funding (spec 2.9) is an aggregate over funding events: computed with the ranks;
     // NULL when no round's amount is disclosed (migration 012 dropped the column's NOT NULL).
     `create table if not exists "${i.ranks}" (rank integer primary key, "${i.idColumn}" integer not null, name_key text, funding integer)`,
     fts(i),
     ...words(i),
+    ...typoDictionaryDdl(i, 'sqlite'),
   ]
 }

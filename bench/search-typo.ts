@@ -1,0 +1,156 @@
+/**
+ * Typo-tolerant search on the benchmark database (BENCH_COMPANIES, default 100,000), both
+ * backends, every figure a ratio from the same run:
+ *
+ * - recall@5 of a generated misspelling corpus: company names of 5-8 characters with one random
+ *   edit (insert, delete, substitute, swap), of 9+ characters with two; the intended company must
+ *   be among the first 5 results (`typo=auto`), on SQLite and on PostgreSQL;
+ * - exact prefix terms (1-4 letter prefixes and whole names) against a company detail lookup;
+ * - a typo term against the exact prefix of the same length (the name cut there);
+ * - the typo term on PostgreSQL against SQLite.
+ *
+ * Each round times every term of each kind once (kinds interleaved term by term) and takes the
+ * median per kind; the ratios are reported as the median of the rounds and their range.
+ *
+ *   npx tsx bench/search-typo.ts             # BENCH_ROUNDS (5), BENCH_TERMS (120)
+ *
+ * The PostgreSQL copy lives in schema `vq_bench_typo_<companies>` of VENTUREQL_PG_URL, made once.
+ */
+import { sql } from 'kysely'
+import { companyDetail } from '../src/records/company.js'
+import { searchRecords, type SearchRequest, type TypoMode } from '../src/records/search.js'
+import { searchRecordsPostgres } from '../src/records/search-postgres.js'
+import { copyToPostgres } from '../src/store/copy.js'
+import { openDatabase } from '../src/store/open.js'
+import { openPostgres } from '../src/store/open-postgres.js'
+import { benchCompanies, benchDatabaseFile } from './support/dataset.js'
+import { BENCH_PG_URL } from './support/postgres-copy.js'
+
+const companies = benchCompanies()
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
+const termCount = Number(process.env.BENCH_TERMS ?? 120)
+
+/** mulberry32: a small seeded generator, so the corpus is the same on every run. */
+function rng(seed: number) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const LETTERS = 'abcdefghijklmnopqrstuvwxyz'
+
+/** One random edit at a letter of the text (spaces and punctuation left alone). */
+function edit(text: string, random: () => number): string {
+  const letters = [...text].map((c, i) => (/[\p{L}\p{N}]/u.test(c) ? i : -1)).filter((i) => i >= 0)
+  const i = letters[Math.floor(random() * letters.length)]!
+  const letter = LETTERS[Math.floor(random() * LETTERS.length)]!
+  const kind = Math.floor(random() * 4)
+  if (kind === 0) return text.slice(0, i) + letter + text.slice(i)
+  if (kind === 1) return text.slice(0, i) + text.slice(i + 1)
+  if (kind === 2) return text.slice(0, i) + (text[i]!.toLowerCase() === letter ? LETTERS[(LETTERS.indexOf(letter) + 1) % 26] : letter) + text.slice(i + 1)
+  const j = i + 1 < text.length && /[\p{L}\p{N}]/u.test(text[i + 1]!) ? i + 1 : i - 1
+  if (j < 0 || text[i] === text[j]) return text.slice(0, i) + text.slice(i + 1)
+  const [a, b] = [Math.min(i, j), Math.max(i, j)]
+  return text.slice(0, a) + text[b] + text[a] + text.slice(b + 1)
+}
+
+const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
+const fmt = (xs: readonly number[]) => `${median(xs).toFixed(2)}x (${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)} over ${xs.length} rounds)`
+
+async function main() {
+  const lite = openDatabase(benchDatabaseFile(companies))
+  const schema = `vq_bench_typo_${companies}`
+  const pg = await openPostgres({ connectionString: BENCH_PG_URL, schema })
+  const pgCount = Number((await sql<{ n: string }>`select count(*) as n from companies`.execute(pg.db)).rows[0]?.n ?? 0)
+  if (pgCount !== companies) {
+    process.stderr.write(`search-typo: copying into schema ${schema} (once) ...\n`)
+    await copyToPostgres(lite, pg)
+  }
+
+  const random = rng(33)
+  const maxId = lite.sqlite.prepare('select max(id) from companies').pluck().get() as number
+  const byId = lite.sqlite.prepare('select id, name from companies where id >= ? and name is not null order by id limit 1')
+  const corpus: { id: number; name: string; term: string; exact: string }[] = []
+  while (corpus.length < termCount) {
+    const row = byId.get(1 + Math.floor(random() * maxId)) as { id: number; name: string } | undefined
+    if (!row || [...row.name].length < 5 || corpus.some((c) => c.id === row.id)) continue
+    let term = edit(row.name, random)
+    if ([...row.name].length >= 9) term = edit(term, random)
+    if (term.toLowerCase() === row.name.toLowerCase()) continue
+    corpus.push({ id: row.id, name: row.name, term, exact: row.name.slice(0, term.length) })
+  }
+  const prefixTerms = corpus.map((c, i) => (i % 2 === 0 ? c.name.slice(0, 1 + (i % 4)) : c.name))
+
+  const typo = (process.env.BENCH_TYPO === undefined ? 'auto' : process.env.BENCH_TYPO === 'auto' ? 'auto' : Number(process.env.BENCH_TYPO)) as TypoMode
+  const request = (term: string, limit: number): SearchRequest => ({ term, objectTypes: ['company', 'investor'], limit, typo })
+
+  // Recall@5, both backends.
+  let liteFound = 0
+  let pgFound = 0
+  let liteByName = 0
+  let pgByName = 0
+  const misses: string[] = []
+  for (const c of corpus) {
+    const a = searchRecords(lite, request(c.term, 5))
+    const b = await searchRecordsPostgres(pg, request(c.term, 5))
+    const hit = (hits: typeof a) => hits.some((h) => h.objectType === 'company' && h.id === c.id)
+    // The generator gives some names to several companies: any of them is the answer the user meant.
+    const named = (hits: typeof a) => hits.some((h) => h.objectType === 'company' && h.name === c.name)
+    if (hit(a)) liteFound++
+    else if (misses.length < 8) misses.push(`${JSON.stringify(c.term)} for ${JSON.stringify(c.name)}`)
+    if (hit(b)) pgFound++
+    if (named(a)) liteByName++
+    if (named(b)) pgByName++
+  }
+
+  const time = (f: () => unknown) => {
+    const t = performance.now()
+    f()
+    return performance.now() - t
+  }
+  const timeAsync = async (f: () => Promise<unknown>) => {
+    const t = performance.now()
+    await f()
+    return performance.now() - t
+  }
+  const ratios = { prefixVsDetail: [] as number[], typoVsPrefix: [] as number[], pgVsLite: [] as number[] }
+  const medians = { detail: [] as number[], prefix: [] as number[], typo: [] as number[], exactSameLength: [] as number[], pgTypo: [] as number[] }
+  for (let r = 0; r < rounds; r++) {
+    const detail: number[] = [], prefix: number[] = [], typo: number[] = [], same: number[] = [], pgTypo: number[] = []
+    for (let i = 0; i < corpus.length; i++) {
+      const c = corpus[i]!
+      detail.push(await timeAsync(() => companyDetail(lite, c.id)))
+      prefix.push(time(() => searchRecords(lite, request(prefixTerms[i]!, 10))))
+      typo.push(time(() => searchRecords(lite, request(c.term, 10))))
+      same.push(time(() => searchRecords(lite, request(c.exact, 10))))
+      pgTypo.push(await timeAsync(() => searchRecordsPostgres(pg, request(c.term, 10))))
+    }
+    const m = { detail: median(detail), prefix: median(prefix), typo: median(typo), exactSameLength: median(same), pgTypo: median(pgTypo) }
+    for (const k of Object.keys(m) as (keyof typeof m)[]) medians[k].push(m[k])
+    ratios.prefixVsDetail.push(m.prefix / m.detail)
+    ratios.typoVsPrefix.push(m.typo / m.exactSameLength)
+    ratios.pgVsLite.push(m.pgTypo / m.typo)
+  }
+
+  console.log(`search-typo at ${companies} companies, ${corpus.length} terms, ${rounds} rounds`)
+  console.log(`recall@5 SQLite: ${liteFound}/${corpus.length} = ${((100 * liteFound) / corpus.length).toFixed(1)}%`)
+  console.log(`recall@5 PostgreSQL: ${pgFound}/${corpus.length} = ${((100 * pgFound) / corpus.length).toFixed(1)}%`)
+  console.log(`recall@5 counting a company of the same name: SQLite ${((100 * liteByName) / corpus.length).toFixed(1)}%, PostgreSQL ${((100 * pgByName) / corpus.length).toFixed(1)}%`)
+  if (misses.length > 0) console.log(`some misses: ${misses.join('; ')}`)
+  console.log(`exact prefix terms / company detail (SQLite): ${fmt(ratios.prefixVsDetail)}`)
+  console.log(`typo term / exact prefix of the same length (SQLite): ${fmt(ratios.typoVsPrefix)}`)
+  console.log(`typo term PostgreSQL / SQLite: ${fmt(ratios.pgVsLite)}`)
+  console.log(`medians per round, ms: ${JSON.stringify(Object.fromEntries(Object.entries(medians).map(([k, v]) => [k, v.map((x) => Number(x.toFixed(3)))])))}`)
+  await pg.close()
+  await lite.close()
+}
+
+await main()

@@ -1,0 +1,190 @@
+/**
+ * @module Typo tolerance of GET /search: the edit budget of a word, the distance, the candidate
+ * prefixes a misspelt word stands for (from the typo dictionary, `store/schema/search-tables.ts`),
+ * and the typos of a hit. Shared by both backends, so their answers are the same by construction.
+ *
+ * Distance: optimal string alignment (Damerau-Levenshtein without re-editing a transposed pair):
+ * an insertion, a deletion, a substitution or a swap of two neighbouring letters is one edit.
+ *
+ * Matching: a word of the term matches a word of a record when some prefix of the record's word is
+ * within the word's edit budget (so the last word of a term stays a prefix, as every word of an
+ * exact search is one). `acmee` finds `acme` (one deletion) and `acmecorp`.
+ *
+ * Candidates (SymSpell's symmetric deletes, limited to a short key): every dictionary word stores
+ * the keys `typoKeys` gives; a misspelt word asks for the keys `queryKeys` gives. If a prefix p of
+ * a dictionary word d is within k <= 2 edits of w, some string c is both w and p with at most k
+ * letters deleted each (a substitution or a swap deletes one letter on each side, an insertion one
+ * on one side); c's first `TYPO_KEY_LENGTH` letters are a subsequence of d that skips at most k
+ * letters before its last one, which is a stored key of d. So the lookup misses no candidate, and
+ * the exact distance then keeps only the true ones.
+ */
+
+/** `typo` of a request: 0 none, 1 or 2 edits at most (from 5 letters), `auto` 1 from 5 letters and 2 from 9. */
+export type TypoMode = 0 | 1 | 2 | 'auto'
+export const TYPO_MODES: readonly TypoMode[] = Object.freeze([0, 1, 2, 'auto'] as const)
+
+/** Words shorter than this (in characters) are never typo-matched. */
+export const MIN_TYPO_WORD = 5
+/** From this many characters, `auto` allows two edits. */
+export const TWO_TYPOS_WORD = 9
+/** The most edits any mode allows (the dictionary's keys are built for it). */
+export const MAX_TYPOS = 2
+/** Length of the dictionary keys, and their shortest length. */
+export const TYPO_KEY_LENGTH = 5
+export const MIN_TYPO_KEY_LENGTH = MIN_TYPO_WORD - MAX_TYPOS
+/** Dictionary words shorter than this cannot be within budget of a typo-matched word. */
+export const MIN_DICTIONARY_WORD = MIN_TYPO_WORD - MAX_TYPOS
+
+const chars = (text: string): string[] => [...text]
+
+/** The edits a word (folded token) may carry under the mode. */
+export function allowedEdits(word: string, mode: TypoMode): number {
+  const n = chars(word).length
+  if (mode === 0 || n < MIN_TYPO_WORD) return 0
+  if (mode === 'auto') return n >= TWO_TYPOS_WORD ? 2 : 1
+  return mode
+}
+
+/**
+ * The distance from `w` to each prefix of `d` (index = prefix length, 0 to |d|): the last row of
+ * the optimal-string-alignment table, `w` down, `d` across.
+ */
+export function prefixDistances(w: string, d: string): number[] {
+  const a = chars(w)
+  const b = chars(d)
+  let prev2: number[] = []
+  let prev: number[] = b.map((_, j) => j + 1)
+  prev.unshift(0)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let v = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, prev2[j - 2]! + 1)
+      row.push(v)
+    }
+    prev2 = prev
+    prev = row
+  }
+  return prev
+}
+
+/** The distance of the whole strings (optimal string alignment). */
+export function osaDistance(w: string, d: string): number {
+  return prefixDistances(w, d)[chars(d).length]!
+}
+
+/** The least distance from `w` to a prefix of `d`. */
+export function prefixDistance(w: string, d: string): number {
+  return Math.min(...prefixDistances(w, d))
+}
+
+/**
+ * The dictionary keys of a word: its subsequences of `MIN_TYPO_KEY_LENGTH` to `TYPO_KEY_LENGTH`
+ * letters that skip at most `MAX_TYPOS` letters before their last one. `TYPO_KEY_PATTERNS` is the
+ * same list as positions, which the stores use in SQL.
+ */
+export function typoKeys(word: string): string[] {
+  const cs = chars(word)
+  const out = new Set<string>()
+  for (const pattern of TYPO_KEY_PATTERNS) {
+    if (pattern[pattern.length - 1]! >= cs.length) continue
+    out.add(pattern.map((p) => cs[p]).join(''))
+  }
+  return [...out]
+}
+
+/** The positions (from 0) of every key pattern: j of the first j + MAX_TYPOS letters, for j from the shortest key length up. */
+export const TYPO_KEY_PATTERNS: readonly (readonly number[])[] = Object.freeze((() => {
+  const out: number[][] = []
+  const choose = (from: number, n: number, k: number, acc: number[]) => {
+    if (k === 0) { out.push(acc); return }
+    for (let p = from; p < n; p++) choose(p + 1, n, k - 1, [...acc, p])
+  }
+  for (let j = MIN_TYPO_KEY_LENGTH; j <= TYPO_KEY_LENGTH; j++) choose(0, j + MAX_TYPOS, j, [])
+  return out
+})())
+
+/** The keys a word with `k` edits asks the dictionary for: its first key-length letters after up to `k` deletions. */
+export function queryKeys(word: string, k: number): string[] {
+  const out = new Set<string>()
+  const walk = (cs: string[], k: number, from: number) => {
+    const key = cs.slice(0, TYPO_KEY_LENGTH)
+    if (key.length >= MIN_TYPO_KEY_LENGTH) out.add(key.join(''))
+    if (k === 0) return
+    for (let i = from; i < cs.length; i++) walk([...cs.slice(0, i), ...cs.slice(i + 1)], k - 1, i)
+  }
+  walk(chars(word), k, 0)
+  return [...out]
+}
+
+/**
+ * The prefixes a misspelt word stands for, given the dictionary words its keys found: of each
+ * word, the shortest prefix within `k` edits; then only those that no other one is a prefix of.
+ * A record's word matches the misspelt word exactly when it starts with one of them.
+ */
+export function typoPrefixes(word: string, k: number, dictionaryWords: Iterable<string>): string[] {
+  const w = chars(word)
+  const found = new Set<string>()
+  for (const d of dictionaryWords) {
+    const length = shortestPrefixWithin(w, chars(d), k)
+    if (length > 0) found.add(chars(d).slice(0, length).join(''))
+  }
+  const sorted = [...found].sort((a, b) => chars(a).length - chars(b).length || (a < b ? -1 : a > b ? 1 : 0))
+  const kept: string[] = []
+  for (const p of sorted) if (!kept.some((q) => p.startsWith(q))) kept.push(p)
+  return kept.sort()
+}
+
+/**
+ * The length of the shortest prefix of `d` within `k` edits of `w` (0: none), by the table of
+ * `prefixDistances` with `d` down and `w` across: row j holds the distances of `d[:j]` to every
+ * prefix of `w`, so its last cell is the distance of `d[:j]` to `w`. Stops as soon as a row has
+ * no cell within `k` (no longer prefix of `d` can come back within it).
+ */
+function shortestPrefixWithin(w: readonly string[], d: readonly string[], k: number): number {
+  const n = w.length
+  let prev2: number[] | undefined
+  let prev = Array.from({ length: n + 1 }, (_, i) => i)
+  if (prev[n]! <= k) return 0
+  for (let j = 1; j <= d.length; j++) {
+    const row = [j]
+    let least = j
+    for (let i = 1; i <= n; i++) {
+      let v = Math.min(prev[i]! + 1, row[i - 1]! + 1, prev[i - 1]! + (w[i - 1] === d[j - 1] ? 0 : 1))
+      if (prev2 && i > 1 && w[i - 1] === d[j - 2] && w[i - 2] === d[j - 1]) v = Math.min(v, prev2[i - 2]! + 1)
+      row.push(v)
+      if (v < least) least = v
+    }
+    if (row[n]! <= k) return j
+    if (least > k) return 0
+    prev2 = prev
+    prev = row
+  }
+  return 0
+}
+
+/** A term word as typo matching sees it: its folded token and budget. */
+export interface TypoWord {
+  readonly token: string
+  readonly edits: number
+}
+
+/**
+ * The typos of a record for the term's words (folded tokens), from the record's tokens: for each
+ * word, the least distance to a prefix of one of the record's words (0 when one starts with it),
+ * at most the word's budget (a word the index matched some other way, as a phrase of several
+ * tokens, counts its budget).
+ */
+export function typosOf(words: readonly TypoWord[], recordTokens: readonly string[]): number {
+  let total = 0
+  for (const w of words) {
+    let best = Infinity
+    for (const t of recordTokens) {
+      if (t.startsWith(w.token)) { best = 0; break }
+      if (w.edits > 0) best = Math.min(best, prefixDistance(w.token, t))
+    }
+    total += Math.min(best, w.edits)
+  }
+  return total
+}
