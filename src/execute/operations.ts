@@ -76,6 +76,7 @@ function plainOperations(database: VentureDb, limits: Limits, paging: Partial<Pa
     store: pipeline.store,
     page: pipeline.page,
     pageWithoutTotal: pipeline.pageWithoutTotal,
+    exportBatch: pipeline.exportBatch,
     explain: pipeline.explain,
     count: pipeline.count,
 
