@@ -25,7 +25,7 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import type { DatasetName } from '../../catalog/define.js'
-import { datasets } from '../../catalog/index.js'
+import { datasets, resolveDataset } from '../../catalog/index.js'
 import type { CallOptions, QueryEnvelope } from '../../engine.js'
 import type { ResultRecord } from '../../execute/records.js'
 import { previewValue } from '../../errors/format.js'
@@ -38,6 +38,8 @@ import { misspeltParameterIssues, parameterNames, QueryParams } from '../params.
 import { issuesResponse } from '../problem.js'
 import { QUERY_COST_HEADER, queryCostHeader } from '../query-cost.js'
 import { pagingParams } from '../schemas/common.js'
+import { storedFieldsParam } from '../schemas/fields.js'
+import { pickMembers, wireSelection, type WireSelection } from '../fields.js'
 import { queryEnvelopeSchema, queryRequestSchema } from '../schemas/queries.js'
 import { fundingIds, fundingViews } from '../views/funding.js'
 import { queryResultView } from '../views/missing-values.js'
@@ -216,11 +218,43 @@ const RESULTS_VIEWS: Readonly<Record<DatasetName, ResultsView>> = {
     fundingViews(await deps.engine.records.fundingExtras(fundingIds(records), call), records).map((view) => ({ ...view })),
 }
 
-async function withViews(envelope: QueryEnvelope, deps: AppDeps, call: CallOptions): Promise<Omit<QueryEnvelope, 'cost'>> {
-  const view = RESULTS_VIEWS[envelope.query.dataset as DatasetName]
+async function withViews(envelope: QueryEnvelope, deps: AppDeps, call: CallOptions, selection?: WireSelection): Promise<Omit<QueryEnvelope, 'cost'>> {
+  const dataset = envelope.query.dataset as DatasetName
   const { cost: _inHeader, ...body } = envelope
-  return { ...body, results: await view(envelope.results, deps, call) }
+  if (selection === undefined) return { ...body, results: await RESULTS_VIEWS[dataset](envelope.results, deps, call) }
+  // A funding's extras (investors, industries) are looked up only when the selection shows one of them.
+  const view = dataset === 'fundings' && !selection.extras
+    ? async (records: readonly ResultRecord[]) => fundingViews(new Map(), records).map((v) => ({ ...v }))
+    : RESULTS_VIEWS[dataset]
+  return { ...body, results: (await view(envelope.results, deps, call)).map((r) => pickMembers(r, selection)) }
 }
+
+/**
+ * The `fields` of a POST /queries body, resolved for its dataset (http/fields.ts) and given to the
+ * engine as catalog names. A body whose dataset is unknown goes to the engine as it is, which names
+ * the dataset's issue.
+ */
+function bodySelection(request: Record<string, unknown>): { request: Record<string, unknown>; selection?: WireSelection } | { issues: readonly Issue[] } {
+  if (!Object.hasOwn(request, 'fields')) return { request }
+  const dataset = typeof request['dataset'] === 'string' ? resolveDataset(request['dataset']) : undefined
+  if (dataset === undefined) return { request }
+  const selection = wireSelection(dataset.name, request['fields'])
+  if (!selection.ok) return { issues: selection.issues }
+  const { fields: _wire, ...rest } = request
+  return selection.value === undefined ? { request: rest } : { request: { ...rest, fields: selection.value.engineFields }, selection: selection.value }
+}
+
+/**
+ * The catalog fields to ask the engine for on a stored query's page, before its dataset is known:
+ * the names less the members only a funding view has (http/fields.ts); none left, every field.
+ * The names are checked against the dataset once the page says which it is (`wireSelection`).
+ */
+function engineFieldsBeforeDataset(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined
+  const names = raw.split(',').map((n) => n.trim()).filter((n) => n !== '' && !FUNDING_VIEW_ONLY.has(n))
+  return names.length === 0 ? undefined : names.join(',')
+}
+const FUNDING_VIEW_ONLY: ReadonlySet<string> = new Set(['funding_id', 'investors', 'investor_slugs', 'industry'])
 
 //// routes ////
 
@@ -246,31 +280,42 @@ async function postQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> 
     if (!paging.ok) return paging.response
     request = { ...rest, page: paging.page, per_page: paging.perPage }
   }
+  let selection: WireSelection | undefined
+  if (request !== null && typeof request === 'object' && !Array.isArray(request)) {
+    const picked = bodySelection(request as Record<string, unknown>)
+    if ('issues' in picked) return issuesResponse(picked.issues)
+    request = picked.request
+    selection = picked.selection
+  }
   const result = await deps.engine.query(request, { ...callOptions(c), owner: checkedIdentity(c).owner })
   if (!result.ok) return issuesResponse(result.issues)
   c.header(QUERY_COST_HEADER, queryCostHeader(result.value.cost))
-  return c.json(await withViews(result.value, deps, callOptions(c)))
+  return c.json(await withViews(result.value, deps, callOptions(c), selection))
 }
 
 /** The query parameters of GET /queries/:query_id: a near miss of one is refused, other names are ignored. */
-const STORED_PAGE_QUERY = z.object(pagingParams)
+const STORED_PAGE_QUERY = z.object({ ...pagingParams, ...storedFieldsParam })
 const STORED_PAGE_PARAMETERS = parameterNames(STORED_PAGE_QUERY)
 
 async function getQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
   const params = QueryParams.of(c.req.raw)
   const page = params.one('page')
   const perPage = params.one('per_page')
+  const fields = params.one('fields')
   const issues = [
     ...misspeltParameterIssues(params, STORED_PAGE_PARAMETERS, 'GET /queries/{query_id}'),
-    ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues),
+    ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues), ...(fields.ok ? [] : fields.issues),
   ]
-  if (issues.length > 0 || !page.ok || !perPage.ok) return issuesResponse(issues)
+  if (issues.length > 0 || !page.ok || !perPage.ok || !fields.ok) return issuesResponse(issues)
   const paging = readPaging(deps, checkedIdentity(c), { page: page.value, per_page: perPage.value }, deps.engine.limits.defaultPerPage)
   if (!paging.ok) return paging.response
-  const result = await deps.engine.page(c.req.param('query_id'), { page: paging.page, per_page: paging.perPage }, callOptions(c))
+  const engineFields = engineFieldsBeforeDataset(fields.value)
+  const result = await deps.engine.page(c.req.param('query_id'), { page: paging.page, per_page: paging.perPage, ...(engineFields ? { fields: engineFields } : {}) }, callOptions(c))
   if (!result.ok) return pageFailure(result.issues)
+  const selection = wireSelection(result.value.query.dataset as DatasetName, fields.value)
+  if (!selection.ok) return issuesResponse(selection.issues)
   c.header(QUERY_COST_HEADER, queryCostHeader(result.value.cost))
-  return c.json(await withViews(result.value, deps, callOptions(c)))
+  return c.json(await withViews(result.value, deps, callOptions(c), selection.value))
 }
 
 export const queryRoutes: RouteModule = {
