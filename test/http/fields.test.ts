@@ -61,23 +61,23 @@ describe('fields on stored queries', () => {
   const query = { dataset: 'companies', filter: { employees: { gte: 5 } }, sort: [{ employees: 'desc' }], per_page: 20 }
 
   it('POST /queries: the same query id and records, narrowed', async () => {
-    const full = await (await postJson(query)).json()
+    const full = await (await postJson(query)).json() as any
     const res = await postJson({ ...query, fields: ['name', 'industries'] })
     expect(res.status).toBe(200)
-    const picked = await res.json()
+    const picked = await res.json() as any
     expect(picked.query_id).toBe(full.query_id)
     expect(picked.results).toEqual(full.results.map((r: Record<string, unknown>) => pick(r, ['id', 'name', 'industries'])))
     // A form body sends the names comma-separated.
     const form = new URLSearchParams({ dataset: 'companies', filter: JSON.stringify(query.filter), sort: JSON.stringify(query.sort), per_page: '20', fields: 'name,industries' })
-    const viaForm = await (await h.request('/queries', { init: { method: 'POST', body: form } })).json()
+    const viaForm = await (await h.request('/queries', { init: { method: 'POST', body: form } })).json() as any
     expect(viaForm.results).toEqual(picked.results)
   })
 
   it('GET /queries/:id?fields= picks per page; fundings views show their extras when asked', async () => {
-    const full = await (await postJson(query)).json()
+    const full = await (await postJson(query)).json() as any
     const page = await h.json(`/queries/${full.query_id}?per_page=20&fields=stage,country`)
     expect(page.results).toEqual(full.results.map((r: Record<string, unknown>) => pick(r, ['id', 'stage', 'country'])))
-    const fundings = await (await postJson({ dataset: 'fundings', per_page: 10 })).json()
+    const fundings = await (await postJson({ dataset: 'fundings', per_page: 10 })).json() as any
     const narrowed = await h.json(`/queries/${fundings.query_id}?per_page=10&fields=funding_id,investors`)
     expect(narrowed.results).toEqual(fundings.results.map((r: Record<string, unknown>) => pick(r, ['id', 'funding_id', 'investors'])))
   })
@@ -85,7 +85,7 @@ describe('fields on stored queries', () => {
   it('refuses names the dataset lacks, in the body and the URL', async () => {
     const body = await problem(await postJson({ ...query, fields: ['name', 'funding_id'] }))
     expect(body.issues.map((i: any) => [i.code, i.path])).toEqual([['unknown_field', '/fields/1']])
-    const { query_id } = await (await postJson(query)).json()
+    const { query_id } = await (await postJson(query)).json() as any
     const viewOnly = await problem(await h.get(`/queries/${query_id}?fields=funding_id`))
     expect(viewOnly.issues[0].code).toBe('unknown_field')
     const typo = await problem(await h.get(`/queries/${query_id}?fields=emplyees`))
