@@ -239,6 +239,11 @@ export interface EngineAccess {
    * carried it. `options` serve that standalone run.
    */
   defer(key: string, now: Date, count: boolean, options?: KeyCheckOptions): DeferredKeyCheck
+  /**
+   * Counts `units` more requests against the key's quota at once, all or none: `quota.allowed` is
+   * false (and nothing counted) when they do not fit in what is left of the period.
+   */
+  reserve(key: string, now: Date, units: number, options?: Omit<CallOptions, 'keyCheck'>): Promise<Authorization>
 }
 
 /** Options of a key check: a call's budget and signal (it carries no other check), and whether to read the data version too. */
@@ -383,6 +388,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
     }),
     access: Object.freeze<EngineAccess>({
       authorize: (key, now, count, o) => run('authorize', [key, timeOf(now), count, o?.withDataVersion === true], o),
+      reserve: (key, now, units, o) => run('reserveQuota', [key, timeOf(now), units], o),
       defer: (key, now, count, o) => new DeferredKeyCheck(
         // The check travels to a worker with the call that carries it: its key is guarded here, when it is made.
         guardedKeyCheck({ key, nowMs: timeOf(now), count, withDataVersion: o?.withDataVersion === true }, limits),

@@ -75,6 +75,7 @@ export function resolveOptions(options: AppOptions = {}): ResolvedOptions {
     companiesPerPage: options.companiesPerPage ?? 10,
     defaultPerPage: options.defaultPerPage ?? 50,
     trialMaxResults: options.trialMaxResults ?? 50,
+    exportBatchRows: options.exportBatchRows ?? 1000,
     queryTimeoutMs: options.queryTimeoutMs,
     onInternalError: options.onInternalError ?? reportToStderr,
     onRequest: options.onRequest,

@@ -207,7 +207,7 @@ async function readQueryRequest(request: Request): Promise<Read<unknown>> {
  * (`funding_id`, `investors`, `investor_slugs`, `industry` added, one batched lookup per page), the
  * same view as GET /fundings.
  */
-type ResultsView = (records: readonly ResultRecord[], deps: AppDeps, call: CallOptions) => Promise<readonly ResultRecord[]>
+export type ResultsView = (records: readonly ResultRecord[], deps: AppDeps, call: CallOptions) => Promise<readonly ResultRecord[]>
 const companyResult = queryResultView(datasets.companies)
 const investorResult = queryResultView(datasets.investors)
 const RESULTS_VIEWS: Readonly<Record<DatasetName, ResultsView>> = {
@@ -219,14 +219,20 @@ const RESULTS_VIEWS: Readonly<Record<DatasetName, ResultsView>> = {
 }
 
 async function withViews(envelope: QueryEnvelope, deps: AppDeps, call: CallOptions, selection?: WireSelection): Promise<Omit<QueryEnvelope, 'cost'>> {
-  const dataset = envelope.query.dataset as DatasetName
   const { cost: _inHeader, ...body } = envelope
-  if (selection === undefined) return { ...body, results: await RESULTS_VIEWS[dataset](envelope.results, deps, call) }
-  // A funding's extras (investors, industries) are looked up only when the selection shows one of them.
-  const view = dataset === 'fundings' && !selection.extras
-    ? async (records: readonly ResultRecord[]) => fundingViews(new Map(), records).map((v) => ({ ...v }))
+  return { ...body, results: await resultsView(envelope.query.dataset as DatasetName, selection)(envelope.results, deps, call) }
+}
+
+/**
+ * The wire view of a dataset's results with a selection's members only. A funding's extras
+ * (investors, industries) are looked up only when the selection shows one of them.
+ */
+export function resultsView(dataset: DatasetName, selection: WireSelection | undefined): ResultsView {
+  if (selection === undefined) return RESULTS_VIEWS[dataset]
+  const view: ResultsView = dataset === 'fundings' && !selection.extras
+    ? async (records) => fundingViews(new Map(), records).map((v) => ({ ...v }))
     : RESULTS_VIEWS[dataset]
-  return { ...body, results: (await view(envelope.results, deps, call)).map((r) => pickMembers(r, selection)) }
+  return async (records, deps, call) => (await view(records, deps, call)).map((r) => pickMembers(r, selection))
 }
 
 /**
@@ -249,7 +255,7 @@ function bodySelection(request: Record<string, unknown>): { request: Record<stri
  * the names less the members only a funding view has (http/fields.ts); none left, every field.
  * The names are checked against the dataset once the page says which it is (`wireSelection`).
  */
-function engineFieldsBeforeDataset(raw: string | undefined): string | undefined {
+export function engineFieldsBeforeDataset(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined
   const names = raw.split(',').map((n) => n.trim()).filter((n) => n !== '' && !FUNDING_VIEW_ONLY.has(n))
   return names.length === 0 ? undefined : names.join(',')
@@ -262,7 +268,7 @@ const FUNDING_VIEW_ONLY: ReadonlySet<string> = new Set(['funding_id', 'investors
 const NOT_FOUND_CODES: ReadonlySet<string> = new Set(['unknown_query'])
 
 /** A stored-query failure: 404 for an unknown id, else 400; the id's issue points at the path parameter. */
-function pageFailure(issues: readonly Issue[]): Response {
+export function pageFailure(issues: readonly Issue[]): Response {
   const located = issues.map((i) => (i.code === 'unknown_query' && i.path === '' ? issue({ ...i, path: '/query_id' }) : i))
   return issuesResponse(located, located.some((i) => NOT_FOUND_CODES.has(i.code)) ? 404 : 400)
 }
