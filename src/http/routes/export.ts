@@ -21,6 +21,7 @@ import { z } from 'zod'
 import type { DatasetName } from '../../catalog/index.js'
 import type { ResultRecord } from '../../execute/records.js'
 import { issue } from '../../errors/issue.js'
+import { csvCell } from '../views/csv-cell.js'
 import { checkedIdentity, requestKey } from '../auth.js'
 import { callOptions, type AppDeps, type HttpEnv, type RouteModule } from '../context.js'
 import { wireSelection, type WireSelection } from '../fields.js'
@@ -52,14 +53,6 @@ function formatOf(param: string | undefined, accept: string | null): Format | un
     if (type === FORMATS.ndjson) return 'ndjson'
   }
   return 'ndjson'
-}
-
-/** A CSV cell: tags joined by `|`, other arrays and objects as JSON, null as empty, the rest as text. */
-function csvCell(value: unknown): string {
-  if (value === null || value === undefined) return ''
-  if (Array.isArray(value)) return value.every((v) => typeof v === 'string') ? value.join('|') : JSON.stringify(value)
-  if (typeof value === 'object') return JSON.stringify(value)
-  return String(value)
 }
 
 async function exportQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
