@@ -3,7 +3,7 @@
  * names are the catalog's (its fields with a column or tags, the ones records carry); the primary
  * key is always included, first, then the picked fields in the order asked, each once. A selection
  * is an answer option like `page`: it narrows what is read and returned, never which records or in
- * what order, so it is not part of a stored query's canonical form or id (grammar-docs/guides/fields.md).
+ * what order, so it is not part of a stored query's canonical form or id (grammar-docs/guides/fields-and-export.md).
  */
 import type { DatasetDef, FieldDef } from '../catalog/define.js'
 import { getField } from '../catalog/index.js'

@@ -198,7 +198,7 @@ export const exportRoutes: RouteModule = {
       + `Counts as one request per started ${EXPORT_ROWS_PER_REQUEST} rows, reserved before the first byte (all or none: `
       + 'a 429 when they do not fit); `X-Export-Rows` and `X-Export-Requests` say how many, and the X-Quota-* headers show '
       + 'the state after the reservation. Trial keys get a 403. `fields` applies as on GET /queries/{query_id}. '
-      + 'See grammar-docs/guides/export.md.',
+      + 'See grammar-docs/guides/fields-and-export.md.',
     specSection: '4.15',
     pathParams: z.object({ query_id: z.string().describe('The id returned by POST /queries.') }),
     query: EXPORT_QUERY,
