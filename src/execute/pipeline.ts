@@ -377,6 +377,12 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       const stored = await storedPage(queryId, { fields: batch.fields })
       if (!stored.ok) return stored
       const { plan, canonical, id, selection } = stored.value
+      // `after` comes back from a caller: exactly one plain value per sort key, or it is refused.
+      const after: unknown = batch.after
+      const keys = plan.keys.length
+      if (after !== undefined && !(Array.isArray(after) && after.length === keys && after.every((v) => v === null || ['string', 'number', 'boolean'].includes(typeof v)))) {
+        return fail([issue({ code: 'invalid_value', path: '/after', message: `\`after\` is the \`next\` of the batch before: ${keys} sort key values.`, expected: `an array of ${keys} strings, numbers, booleans or nulls`, got: JSON.stringify(after)?.slice(0, 100) ?? String(after) })])
+      }
       // Keyset batches: each is one seek from the last key of the one before, never a count or a
       // skip, so a batch costs the same at row 10 as at row 1,000,000. The cached total (if any)
       // steers the plan as for a page.

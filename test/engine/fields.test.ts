@@ -108,6 +108,17 @@ describe.each(['pool', 'inline'])('fields (%s)', (kind) => {
     expect(batches).toBe(Math.floor(all.results.length / 7) + 1)
     expect(seen).toEqual(all.results.map((r) => ({ id: r.id, name: r.name })))
   })
+
+  it('refuses an export position that is not one of its own', async () => {
+    const engine = engines[kind]!
+    const { query_id } = value(await engine.store(request))
+    for (const after of [[1], ['x', 2, 3], [{}, 1], 'abc']) {
+      const r = await engine.exportBatch(query_id, { after: after as never, limit: 5 })
+      expect(r.ok ? [] : r.issues.map((i) => [i.code, i.path])).toEqual([['invalid_value', '/after']])
+    }
+    const limit = await engine.exportBatch(query_id, { limit: 0 })
+    expect(limit.ok ? [] : limit.issues.map((i) => i.path)).toEqual(['/limit'])
+  })
 })
 
 describe('the records statement of a selection', () => {
