@@ -29,7 +29,7 @@ import {
   type Backend, type CallOptions,
 } from './execute/backend.js'
 import { createOperations, LIGHT_OPERATIONS, SHORT_OPERATIONS, type Authorization, type GuardableOperation, type OperationArgs, type OperationName, type OperationResult, type Operations } from './execute/operations.js'
-import type { ExplainResult, ListPage, PageWithoutTotal, QueryEnvelope, RunOptions, StoreOptions, StoreResult } from './execute/pipeline.js'
+import type { ExplainResult, ExportBatch, ExportBatchRequest, ListPage, PageWithoutTotal, QueryEnvelope, RunOptions, StoredPaging, StoreOptions, StoreResult } from './execute/pipeline.js'
 import { createWatchdog, makeInterruptible } from './execute/pool/interrupt.js'
 import { admits, claimKeyCheck, DeferredKeyCheck, KeyRefusedError, type Guarded, type KeyCheckRequest } from './execute/key-check.js'
 import { createWorkerPool, defaultPoolSize, type WorkerPool } from './execute/pool/pool.js'
@@ -43,7 +43,7 @@ import { guardInput, InvalidInputError } from './parse/guard.js'
 import { argumentIssues } from './execute/arguments.js'
 import type { DatabaseStatus } from './store/status.js'
 
-export type { ExplainResult, ListPage, PageMeta, PageWithoutTotal, QueryEnvelope, StoreOptions, StoreOptions as StoreCallOptions, StoreResult } from './execute/pipeline.js'
+export type { ExplainResult, ExportBatch, ExportBatchRequest, ListPage, PageMeta, PageWithoutTotal, StoredPaging, QueryEnvelope, StoreOptions, StoreOptions as StoreCallOptions, StoreResult } from './execute/pipeline.js'
 export type { CallOptions } from './execute/backend.js'
 export { EngineClosedError, QueryCancelledError, QueryTimeoutError } from './execute/backend.js'
 export { TenantBusyError, type FairnessOptions } from './execute/fair-queue.js'
@@ -127,15 +127,23 @@ export interface Engine<D extends VentureDb = VentureDb> {
   /**
    * A page of a stored query (GET /queries/:id). Without `per_page`, at the `per_page` the query
    * last ran or was stored with through this engine (so `page: 2` follows on from `query`'s first
-   * page), else the default.
+   * page), else the default. `paging.fields` picks the records' fields (an array of names or one
+   * comma-separated string; the primary key is always there).
    */
-  page(queryId: unknown, paging?: { page?: unknown; per_page?: unknown }, options?: CallOptions): Promise<Result<QueryEnvelope>>
+  page(queryId: unknown, paging?: StoredPaging, options?: CallOptions): Promise<Result<QueryEnvelope>>
   /**
    * A page of a stored query without its total: never counts (a first count can take seconds on a
    * broad filter; a cached one is still used to plan the page). For clients that page forward and
    * show no count: a page shorter than `per_page` is the last. Same paging rules as `page`.
    */
-  pageWithoutTotal(queryId: unknown, paging?: { page?: unknown; per_page?: unknown }, options?: CallOptions): Promise<Result<PageWithoutTotal>>
+  pageWithoutTotal(queryId: unknown, paging?: StoredPaging, options?: CallOptions): Promise<Result<PageWithoutTotal>>
+  /**
+   * One batch of a stored query's records in sort order, for an export: `limit` (at most 10,000)
+   * records after `after`, the `next` of the batch before (absent for the first). Each batch is
+   * one keyset seek and one call, so a long export never holds a worker between batches and takes
+   * its turn in the fair queue like any call; its budget is the call's (`timeoutMs`), per batch.
+   */
+  exportBatch(queryId: unknown, batch: ExportBatchRequest, options?: CallOptions): Promise<Result<ExportBatch>>
   /** The canonical form, id and SQL of a query, without storing or running it. */
   explain(request: unknown, options?: CallOptions): Promise<Result<ExplainResult>>
   /** The number of records a query selects. */
@@ -249,6 +257,11 @@ export interface EngineAccess {
    * carried it. `options` serve that standalone run.
    */
   defer(key: string, now: Date, count: boolean, options?: KeyCheckOptions): DeferredKeyCheck
+  /**
+   * Counts `units` more requests against the key's quota at once, all or none: `quota.allowed` is
+   * false (and nothing counted) when they do not fit in what is left of the period.
+   */
+  reserve(key: string, now: Date, units: number, options?: Omit<CallOptions, 'keyCheck'>): Promise<Authorization>
 }
 
 /** Options of a key check: a call's budget and signal (it carries no other check), and whether to read the data version too. */
@@ -324,7 +337,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
   }
 
   /** The Result-returning methods answer a budget or a cancellation as their issue. */
-  async function result<K extends 'query' | 'list' | 'store' | 'page' | 'pageWithoutTotal' | 'explain' | 'count'>(op: K, args: OperationArgs<K>, call: CallOptions | undefined): Promise<OperationResult<K>> {
+  async function result<K extends 'query' | 'list' | 'store' | 'page' | 'pageWithoutTotal' | 'exportBatch' | 'explain' | 'count'>(op: K, args: OperationArgs<K>, call: CallOptions | undefined): Promise<OperationResult<K>> {
     try {
       return tallied(await run(op, args, call))
     } catch (error) {
@@ -407,6 +420,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
     },
     page: (queryId, paging = {}, o) => paged('page', queryId, withOwnPerPage(queryId, paging), o),
     pageWithoutTotal: (queryId, paging = {}, o) => paged('pageWithoutTotal', queryId, withOwnPerPage(queryId, paging), o),
+    exportBatch: (queryId, batch, o) => result('exportBatch', [queryId, batch], o),
     explain: (request, o) => result('explain', [request], o),
     count: (request, o) => result('count', [request, runOptions(o)], o),
     records: Object.freeze<EngineRecords>({
@@ -425,6 +439,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
     }),
     access: Object.freeze<EngineAccess>({
       authorize: (key, now, count, o) => run('authorize', [key, timeOf(now), count, o?.withDataVersion === true], o),
+      reserve: (key, now, units, o) => run('reserveQuota', [key, timeOf(now), units], o),
       defer: (key, now, count, o) => new DeferredKeyCheck(
         // The check travels to a worker with the call that carries it: its key is guarded here, when it is made.
         guardedKeyCheck({ key, nowMs: timeOf(now), count, withDataVersion: o?.withDataVersion === true }, limits),

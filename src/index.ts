@@ -34,7 +34,7 @@ export {
   createEngine,
   DeferredKeyCheck, KeyRefusedError, QueryTimeoutError, QueryCancelledError, EngineClosedError, InvalidInputError, TenantBusyError,
   type KeyCheckRequest, type CallOptions, type StoreOptions, type FairnessOptions,
-  type Engine, type EngineOptions, type StoreCallOptions, type ListPage, type QueryEnvelope, type PageMeta, type StoreResult, type ExplainResult, type EngineStats, type DatabaseStatus,
+  type Engine, type EngineOptions, type StoreCallOptions, type ListPage, type ExportBatch, type ExportBatchRequest, type StoredPaging, type QueryEnvelope, type PageMeta, type StoreResult, type ExplainResult, type EngineStats, type DatabaseStatus,
 } from './engine.js'
 export * from './typed/index.js'
 export { DEFAULT_MEMORY_BUDGET_BYTES, type MemoryPlan } from './store/memory-budget.js'

@@ -9,6 +9,7 @@ import { registerDemo } from './demo.js'
 import { registerServe } from './serve.js'
 import { registerExplain } from './explain.js'
 import { registerQuery } from './query.js'
+import { registerExport } from './export.js'
 import { registerKeys } from './keys.js'
 import { registerCopy } from './copy.js'
 import { registerSimilarIndex } from './similar-index.js'
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   registerGenerate(program)
   registerImport(program)
   registerQuery(program)
+  registerExport(program)
   registerExplain(program)
   registerDemo(program)
   registerServe(program)

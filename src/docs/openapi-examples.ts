@@ -35,6 +35,7 @@ export const EXAMPLES_SERVER_URL = 'https://127.0.0.1:8443'
 /** Operations without an example, and why. */
 export const WITHOUT_EXAMPLE: Readonly<Record<string, string>> = Object.freeze({
   'get /openapi.json': 'its answer is the document itself, examples included',
+  'get /queries/{query_id}/export': 'its answer is a streamed NDJSON or CSV file, not a JSON body the examples hold',
 })
 
 /** The committed file's shape. */

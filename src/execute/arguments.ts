@@ -56,6 +56,11 @@ export const TYPED_ARGUMENTS: Readonly<Record<string, readonly Argument[]>> = {
     },
   }],
   fundingExtras: [{ name: 'ids', expected: 'an array of funding ids (numbers)', check: (v) => Array.isArray(v) && v.every(number) }],
+  reserveQuota: [
+    { name: 'key', expected: 'an API key (a string)', check: text },
+    { name: 'now', expected: 'a time (a Date)', check: (v) => typeof v === 'number' && Number.isFinite(v) },
+    { name: 'units', expected: 'a whole number of requests from 0', check: (v) => Number.isSafeInteger(v) && (v as number) >= 0 },
+  ],
   authorize: [
     { name: 'key', expected: 'an API key (a string)', check: text },
     { name: 'now', expected: 'a time (a Date)', check: (v) => typeof v === 'number' && Number.isFinite(v) },

@@ -23,6 +23,7 @@
  * checkpoints once. Cache writes are best effort (`cache-write.ts`): never waited for. A new data
  * version starts with nothing remembered: rows may have moved.
  */
+import type { FieldSelection } from '../check/fields.js'
 import type { Boundary } from '../compile/page.js'
 import type { QueryPlan } from '../compile/plan.js'
 import { noteCacheWrites } from './cache-trim.js'
@@ -71,6 +72,8 @@ export interface PageRequest {
    * and sets the checkpoint spacing. The engine always knows it (the total is counted first).
    */
   readonly matches?: number
+  /** The fields to read and return (`check/fields.ts`); every field when absent. */
+  readonly selection?: FieldSelection | undefined
 }
 
 /** A remembered sort key: rows after `boundary` start at row `position + 1`. */
@@ -215,7 +218,7 @@ export async function pageByCursor(ctx: ExecContext, plan: QueryPlan, req: PageR
   if (skip > 0 && keys.length > 0) learned.push({ position: start, boundary: keys[0]!.boundary })
   const pageKeys = skip > 0 ? keys.slice(1) : keys
   if (pageKeys.length === req.perPage) learned.push({ position: start + req.perPage, boundary: pageKeys.at(-1)!.boundary })
-  const records = await loadRecords(ctx, plan, pageKeys.map((k) => k.id))
+  const records = await loadRecords(ctx, plan, pageKeys.map((k) => k.id), req.selection)
   await remember(ctx, req.queryId, learned)
   return Object.freeze({ records: Object.freeze(records), keys: Object.freeze(pageKeys) })
 }

@@ -76,6 +76,7 @@ function plainOperations(database: VentureDb, limits: Limits, paging: Partial<Pa
     store: pipeline.store,
     page: pipeline.page,
     pageWithoutTotal: pipeline.pageWithoutTotal,
+    exportBatch: pipeline.exportBatch,
     explain: pipeline.explain,
     count: pipeline.count,
 
@@ -117,6 +118,17 @@ function plainOperations(database: VentureDb, limits: Limits, paging: Partial<Pa
       return withDataVersion ? { ok: true, key: record, quota, dataVersion: await dataVersion(database) } : { ok: true, key: record, quota }
     },
 
+    /**
+     * Counts `units` more requests against the key's quota at once, all or none (an export's
+     * reservation: one request per started 1,000 rows); `allowed: false` when they do not fit.
+     */
+    reserveQuota: async (key: string, nowMs: number, units: number): Promise<Authorization> => {
+      const record = await findApiKey(database, key)
+      if (!record) return { ok: false, reason: 'unknown' }
+      if (record.revokedAt !== null) return { ok: false, reason: 'revoked' }
+      return { ok: true, key: record, quota: await consumeQuota(database, record, new Date(nowMs), units) }
+    },
+
     /** GET /readyz: the database answers, its migrations are this code's, and its data version. */
     status: () => databaseStatus(database),
   }
@@ -136,7 +148,7 @@ export type OperationResult<K extends OperationName> = Awaited<ReturnType<Operat
  * worker, so a key check or a detail lookup never waits behind slow counts (`pool/pool.ts`).
  */
 export const LIGHT_OPERATIONS: ReadonlySet<OperationName> = new Set<OperationName>([
-  'authorize', 'companyDetail', 'companyByDomain', 'companyExists', 'companyStories', 'companyPeople',
+  'authorize', 'reserveQuota', 'companyDetail', 'companyByDomain', 'companyExists', 'companyStories', 'companyPeople',
   'companyTechStack', 'contactEmail', 'status',
 ])
 

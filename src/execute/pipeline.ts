@@ -15,6 +15,8 @@ import { checkQuery } from '../check/index.js'
 import { estimateCost, expectedWork, EXPECTED_TIME_MODEL, predictCost, type CostEstimate, type DataStatistics, type PredictedCost } from '../check/cost.js'
 import { timeCostIssue } from '../check/rules/cost-within-limit.js'
 import type { Limits } from '../check/limits.js'
+import { selectFields, type FieldSelection } from '../check/fields.js'
+import { resolveDataset } from '../catalog/index.js'
 import { DIALECTS } from '../compile/index.js'
 import { planQuery, type QueryPlan } from '../compile/plan.js'
 import { fail, issue, ok, type Issue, type Result } from '../errors/issue.js'
@@ -24,6 +26,7 @@ import { newCacheTally, type CacheTally, type ExecContext } from './context.js'
 import { memoKey, PreparedMemo } from './prepared-memo.js'
 import { cachedTotal, knownTotal, rememberedTotal, versionAndKnownTotal, type VersionAndTotal } from './counts.js'
 import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './cursor.js'
+import { fetchPage } from './run.js'
 import type { ResultRecord } from './records.js'
 import { readStatistics } from './statistics.js'
 import {
@@ -114,10 +117,36 @@ export interface Pipeline {
   query(request: unknown, options?: StoreOptions, run?: RunOptions): Promise<Result<QueryEnvelope>>
   list(request: unknown, run?: RunOptions): Promise<Result<ListPage>>
   store(request: unknown, options?: StoreOptions): Promise<Result<StoreResult>>
-  page(queryId: unknown, paging?: { page?: unknown; per_page?: unknown }): Promise<Result<QueryEnvelope>>
-  pageWithoutTotal(queryId: unknown, paging?: { page?: unknown; per_page?: unknown }): Promise<Result<PageWithoutTotal>>
+  page(queryId: unknown, paging?: StoredPaging): Promise<Result<QueryEnvelope>>
+  pageWithoutTotal(queryId: unknown, paging?: StoredPaging): Promise<Result<PageWithoutTotal>>
+  exportBatch(queryId: unknown, batch: ExportBatchRequest): Promise<Result<ExportBatch>>
   explain(request: unknown): Promise<Result<ExplainResult>>
   count(request: unknown, run?: RunOptions): Promise<Result<number>>
+}
+
+/**
+ * The answer options of a stored query's page: its number and size, and the fields of its records
+ * (an array of names or one comma-separated string; `check/fields.ts`).
+ */
+export interface StoredPaging {
+  readonly page?: unknown
+  readonly per_page?: unknown
+  readonly fields?: unknown
+}
+
+/** One batch of a stored query's export (`Engine.exportBatch`): `limit` records after `after`, in sort order. */
+export interface ExportBatchRequest {
+  /** The `next` of the previous batch; absent for the first. */
+  readonly after?: readonly (string | number | boolean | null)[] | undefined
+  readonly limit: number
+  readonly fields?: unknown
+}
+
+export interface ExportBatch {
+  readonly dataset: string
+  readonly records: readonly ResultRecord[]
+  /** The keyset position after this batch's last record, for the next batch; absent after the last one. */
+  readonly next?: readonly (string | number | boolean | null)[]
 }
 
 interface Prepared {
@@ -232,13 +261,13 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     return checked
   }
 
-  async function envelope(plan: QueryPlan, canonical: CanonicalQuery, queryId: string, version: number, page: number, perPage: number, cost: PredictedCost): Promise<QueryEnvelope> {
+  async function envelope(plan: QueryPlan, canonical: CanonicalQuery, queryId: string, version: number, page: number, perPage: number, cost: PredictedCost, selection?: FieldSelection): Promise<QueryEnvelope> {
     const tally = newCacheTally()
     const read = await contextAndTotal(plan, queryId)
     const ctx: ExecContext = { ...read.ctx, tally }
     const total = await cachedTotal(ctx, plan, queryId, read.lookedUp)
     // Past the last page there is nothing to seek to: answer without walking.
-    const fetched = (page - 1) * perPage >= total ? { records: [] } : await pageByCursor(ctx, plan, { queryId, page, perPage, matches: total }, paging)
+    const fetched = (page - 1) * perPage >= total ? { records: [] } : await pageByCursor(ctx, plan, { queryId, page, perPage, matches: total, selection }, paging)
     return Object.freeze({
       query: Object.freeze({ query_id: queryId, dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort, query_version: version }),
       results: Object.freeze([...fetched.records]),
@@ -250,8 +279,9 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
   }
 
   /** A stored query's plan and the page asked for, validated (page() and pageWithoutTotal()). */
-  async function storedPage(queryId: unknown, rawPaging: { page?: unknown; per_page?: unknown }): Promise<Result<{
+  async function storedPage(queryId: unknown, rawPaging: StoredPaging): Promise<Result<{
     plan: QueryPlan; checked: CheckedQuery; canonical: CanonicalQuery; id: string; version: number; page: number; perPage: number
+    selection: FieldSelection | undefined
   }>> {
     const paging = { page: fromDigits(rawPaging.page), per_page: fromDigits(rawPaging.per_page) }
     const issues = pagingIssues(queryId, paging, limits)
@@ -259,7 +289,10 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     const loaded = await loadStoredQuery(vdb.db, queryId as string, recheck, { writer })
     if (!loaded.ok) return loaded
     const { checked, canonical, query_version } = loaded.value
+    const selection = selectFields(checked.dataset, rawPaging.fields)
+    if (!selection.ok) return selection
     return ok({
+      selection: selection.value,
       plan: planOf(checked),
       checked,
       canonical,
@@ -271,21 +304,27 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
   }
 
   const pipeline: Pipeline = {
-    async list(request, run) {
+    async list(fullRequest, run) {
+      const { request, fields } = splitFields(fullRequest)
       const prepared = prepare(request)
-      if (!prepared.ok) return prepared
+      if (!prepared.ok) return withFieldIssues(prepared, request, fields)
       const { checked, canonical, queryId } = prepared.value
+      const selection = selectFields(checked.dataset, fields)
+      if (!selection.ok) return selection
       const cost = await costWithinBudget(checked, run)
       if (!cost.ok) return cost
       const plan = planOf(checked)
-      const { results, meta, cache } = await envelope(plan, canonical, queryId, QUERY_VERSION, checked.page, checked.perPage, cost.value)
+      const { results, meta, cache } = await envelope(plan, canonical, queryId, QUERY_VERSION, checked.page, checked.perPage, cost.value, selection.value)
       return ok(Object.freeze({ dataset: canonical.dataset, results, meta, cost: cost.value, cache }))
     },
 
-    async query(request, storeOptions = {}, run) {
+    async query(fullRequest, storeOptions = {}, run) {
+      const { request, fields } = splitFields(fullRequest)
       const prepared = prepare(request)
-      if (!prepared.ok) return prepared
+      if (!prepared.ok) return withFieldIssues(prepared, request, fields)
       const { checked, canonical } = prepared.value
+      const selection = selectFields(checked.dataset, fields)
+      if (!selection.ok) return selection
       const owner = storeOwner(storeOptions.owner)
       if (!owner.ok) return owner
       const tooLarge = storageIssues(canonical, limits)
@@ -299,11 +338,16 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
         ? { query_id: prepared.value.queryId, query_version: QUERY_VERSION }
         : await storeQuery(vdb.db, canonical, { owner: owner.value, limits, writer })
       const plan = planOf(checked)
-      return ok(await envelope(plan, canonical, stored.query_id, stored.query_version, checked.page, checked.perPage, cost.value))
+      return ok(await envelope(plan, canonical, stored.query_id, stored.query_version, checked.page, checked.perPage, cost.value, selection.value))
     },
 
-    async store(request, storeOptions = {}) {
+    async store(fullRequest, storeOptions = {}) {
+      // `fields` is an answer option: accepted (and checked) here too, so any query request can be stored as it is.
+      const { request, fields } = splitFields(fullRequest)
       const prepared = prepare(request)
+      if (!prepared.ok) return withFieldIssues(prepared, request, fields)
+      const selection = selectFields(prepared.value.checked.dataset, fields)
+      if (!selection.ok) return selection
       if (!prepared.ok) return prepared
       const owner = storeOwner(storeOptions.owner)
       if (!owner.ok) return owner
@@ -315,21 +359,21 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     async page(queryId, rawPaging = {}) {
       const stored = await storedPage(queryId, rawPaging)
       if (!stored.ok) return stored
-      const { plan, checked, canonical, id, version, page, perPage } = stored.value
+      const { plan, checked, canonical, id, version, page, perPage, selection } = stored.value
       // A stored query was held to the budget when it was stored; its later pages report the cost
       // and are not refused (the budget still stops a page that runs over it).
       const { predicted } = await costOf(checked)
-      return ok(await envelope(plan, canonical, id, version, page, perPage, predicted))
+      return ok(await envelope(plan, canonical, id, version, page, perPage, predicted, selection))
     },
 
     async pageWithoutTotal(queryId, rawPaging = {}) {
       const stored = await storedPage(queryId, rawPaging)
       if (!stored.ok) return stored
-      const { plan, canonical, id, version, page, perPage } = stored.value
+      const { plan, canonical, id, version, page, perPage, selection } = stored.value
       // Never counted here; a total cached earlier still steers the keys query's plan (run.ts).
       const { ctx, lookedUp } = await contextAndTotal(plan, id)
       const matches = plan.where === undefined ? await knownTotal(ctx, id) : lookedUp!.total ?? rememberedTotal(ctx, id)
-      const fetched = await pageByCursor(ctx, plan, { queryId: id, page, perPage, matches }, paging)
+      const fetched = await pageByCursor(ctx, plan, { queryId: id, page, perPage, matches, selection }, paging)
       return ok(Object.freeze({
         query: Object.freeze({ query_id: id, dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort, query_version: version }),
         results: Object.freeze([...fetched.records]),
@@ -338,7 +382,36 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       }))
     },
 
-    async explain(request) {
+    async exportBatch(queryId, batch) {
+      const limit = batch?.limit
+      if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1 || limit > MAX_EXPORT_BATCH) {
+        return fail([issue({ code: 'invalid_value', path: '/limit', message: `An export batch's \`limit\` is a whole number from 1 to ${MAX_EXPORT_BATCH}.`, expected: `1 to ${MAX_EXPORT_BATCH}`, got: JSON.stringify(limit) ?? String(limit) })])
+      }
+      const stored = await storedPage(queryId, { fields: batch.fields })
+      if (!stored.ok) return stored
+      const { plan, canonical, id, selection } = stored.value
+      // `after` comes back from a caller: exactly one plain value per sort key, or it is refused.
+      const after: unknown = batch.after
+      const keys = plan.keys.length
+      if (after !== undefined && !(Array.isArray(after) && after.length === keys && after.every((v) => v === null || ['string', 'number', 'boolean'].includes(typeof v)))) {
+        return fail([issue({ code: 'invalid_value', path: '/after', message: `\`after\` is the \`next\` of the batch before: ${keys} sort key values.`, expected: `an array of ${keys} strings, numbers, booleans or nulls`, got: JSON.stringify(after)?.slice(0, 100) ?? String(after) })])
+      }
+      // Keyset batches: each is one seek from the last key of the one before, never a count or a
+      // skip, so a batch costs the same at row 10 as at row 1,000,000. The cached total (if any)
+      // steers the plan as for a page.
+      const { ctx, lookedUp } = await contextAndTotal(plan, id)
+      const matches = plan.where === undefined ? await knownTotal(ctx, id) : lookedUp!.total ?? rememberedTotal(ctx, id)
+      const fetched = await fetchPage(ctx, plan, { after: batch.after, limit, matches }, selection)
+      const last = fetched.keys[fetched.keys.length - 1]
+      return ok(Object.freeze({
+        dataset: canonical.dataset,
+        records: fetched.records,
+        ...(fetched.keys.length === limit && last ? { next: last.boundary } : {}),
+      }))
+    },
+
+    async explain(fullRequest) {
+      const { request } = splitFields(fullRequest)
       const prepared = prepare(request)
       if (!prepared.ok) return prepared
       const { checked, canonical, queryId } = prepared.value
@@ -354,7 +427,8 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       }))
     },
 
-    async count(request, run) {
+    async count(fullRequest, run) {
+      const { request } = splitFields(fullRequest)
       const prepared = prepare(request)
       if (!prepared.ok) return prepared
       const { checked, queryId } = prepared.value
@@ -389,6 +463,27 @@ export function parseAndCheck(request: unknown, limits: Limits): Result<CheckedQ
     path: '',
     message: `More than ${limits.maxIssues} issues; only the first ${limits.maxIssues} are reported (limit maxIssues).`,
   })])
+}
+
+/** The most records one export batch may ask for. */
+export const MAX_EXPORT_BATCH = 10_000
+
+/**
+ * A request without its `fields` (an answer option, `check/fields.ts`), and the fields: the rest is
+ * what is parsed, checked and identified, so the same query with other fields has the same id.
+ */
+function splitFields(request: unknown): { request: unknown; fields: unknown } {
+  if (request === null || typeof request !== 'object' || Array.isArray(request) || !Object.hasOwn(request, 'fields')) return { request, fields: undefined }
+  const { fields, ...rest } = request as Record<string, unknown>
+  return { request: rest, fields }
+}
+
+/** A refused request's issues, and those of its `fields` when its dataset is known: all at once. */
+function withFieldIssues(refused: { readonly issues: readonly Issue[] }, request: unknown, fields: unknown): Result<never> {
+  const name = (request as { dataset?: unknown } | null)?.dataset
+  const dataset = typeof name === 'string' ? resolveDataset(name) : undefined
+  const selection = dataset ? selectFields(dataset, fields) : undefined
+  return fail(selection && !selection.ok ? [...refused.issues, ...selection.issues] : [...refused.issues])
 }
 
 /** Page numbers arrive from URLs as digit strings; `query()` accepts those too (parse converts them). */

@@ -53,26 +53,32 @@ export interface RecordSlot {
  * named as in the table, each tags field's values as a JSON array under `tagsAlias(field)`): each
  * field's position and conversion is looked up once per layout, not once per record.
  */
-export function recordMapper(dataset: DatasetDef, columns: readonly string[]): RecordMapper {
+export function recordMapper(dataset: DatasetDef, columns: readonly string[], only?: readonly FieldDef[]): RecordMapper {
   let perLayout = mappers.get(dataset)
   if (!perLayout) mappers.set(dataset, (perLayout = new Map()))
-  const layout = columns.join('\u0000')
+  const layout = `${columns.join('\u0000')}\u0001${only === undefined ? '*' : only.map((f) => f.name).join(',')}`
   const known = perLayout.get(layout)
   if (known) return known
-  const mapper = compiledMapper(recordSlots(dataset, columns)) ?? loopMapper(recordSlots(dataset, columns))
+  const slots = recordSlots(dataset, columns, only)
+  const mapper = compiledMapper(slots) ?? loopMapper(slots)
   perLayout.set(layout, mapper)
   return mapper
 }
 
-/** The members of a record in order: the fields, then the constants (a constant named like a field replaces its value in place). */
-export function recordSlots(dataset: DatasetDef, columns: readonly string[]): readonly RecordSlot[] {
+/**
+ * The members of a record in order: the fields, then the constants (a constant named like a field
+ * replaces its value in place). With a field selection (`only`): those fields alone, in its order,
+ * and no constants (a selection returns what it names, and the primary key).
+ */
+export function recordSlots(dataset: DatasetDef, columns: readonly string[], only?: readonly FieldDef[]): readonly RecordSlot[] {
   const at = new Map(columns.map((c, i) => [c, i]))
-  const slots: RecordSlot[] = recordFields(dataset).map((field) => {
+  const slots: RecordSlot[] = (only ?? recordFields(dataset)).map((field) => {
     const name = field.tags ? tagsAlias(field) : field.column!
     const index = at.get(name)
     if (index === undefined) throw new Error(`execute: the records query of ${dataset.name} lacks ${name}`)
     return { name: field.name, source: { index, convert: wireConversion(field) } }
   })
+  if (only !== undefined) return slots
   for (const [name, constant] of Object.entries(RECORD_CONSTANTS[dataset.name])) {
     const same = slots.findIndex((s) => s.name === name)
     if (same >= 0) slots[same] = { name, source: { constant } }

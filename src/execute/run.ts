@@ -11,6 +11,7 @@ import { recordsByIdsQuery, type QueryPlan } from '../compile/plan.js'
 import { prefersSortWalk } from '../compile/steer.js'
 import type { ExecContext } from './context.js'
 import { datasetRows } from './counts.js'
+import type { FieldSelection } from '../check/fields.js'
 import { recordMapper, type ResultRecord } from './records.js'
 import { readRows, withParameters, type RowArrays } from './statements.js'
 
@@ -144,6 +145,7 @@ export function keysFromStart(db: Kysely<any>, plan: QueryPlan, walkSortIndex: b
  * than running it (0.21 ms vs 0.13 ms for 10 companies on 100,000).
  */
 const byIdsCache = new Map<string, CompiledQuery>()
+const BY_IDS_CACHED = 512
 
 function byIds(key: string, ids: readonly number[], build: (ids: readonly number[]) => Compilable): CompiledQuery {
   let compiled = byIdsCache.get(key)
@@ -151,18 +153,22 @@ function byIds(key: string, ids: readonly number[], build: (ids: readonly number
     compiled = build([0]).compile()
     // The cache is only sound while the ids are the statement's one parameter.
     if (compiled.parameters.length !== 1 || compiled.parameters[0] !== '[0]') throw new Error(`execute: ${key} has parameters besides the ids`)
+    // Field selections make the keys many (any subset, in any order): the oldest goes beyond a bound.
+    if (byIdsCache.size >= BY_IDS_CACHED) byIdsCache.delete(byIdsCache.keys().next().value as string)
     byIdsCache.set(key, compiled)
   }
   return Object.freeze({ ...compiled, parameters: Object.freeze([JSON.stringify(ids)]) })
 }
 
 /** Result records for ids, in the order of `ids`: one statement, tag lists included (`recordsByIdsQuery`). */
-export async function loadRecords(ctx: ExecContext, plan: QueryPlan, ids: readonly number[]): Promise<ResultRecord[]> {
+export async function loadRecords(ctx: ExecContext, plan: QueryPlan, ids: readonly number[], selection?: FieldSelection): Promise<ResultRecord[]> {
   if (ids.length === 0) return []
   const { dataset } = plan
-  const { columns, rows } = await readRows(ctx, byIds(`${ctx.dialect.name}:records:${dataset.name}`, ids, (x) => recordsByIdsQuery(ctx.db, ctx.dialect, dataset, x)))
+  const only = selection?.fields
+  const key = `${ctx.dialect.name}:records:${dataset.name}${selection === undefined ? '' : `:${selection.key}`}`
+  const { columns, rows } = await readRows(ctx, byIds(key, ids, (x) => recordsByIdsQuery(ctx.db, ctx.dialect, dataset, x, only)))
   const pk = columns.indexOf(primaryKeyColumn(dataset))
-  const toRecord = recordMapper(dataset, columns)
+  const toRecord = recordMapper(dataset, columns, only)
   const byId = new Map(rows.map((r) => [Number(r[pk]), r]))
   return ids.flatMap((id) => {
     const row = byId.get(id)
@@ -171,8 +177,8 @@ export async function loadRecords(ctx: ExecContext, plan: QueryPlan, ids: readon
 }
 
 /** One page: `limit` records after `after` (or from the start), with their keys. */
-export async function fetchPage(ctx: ExecContext, plan: QueryPlan, options: KeysRequest): Promise<FetchedPage> {
+export async function fetchPage(ctx: ExecContext, plan: QueryPlan, options: KeysRequest, selection?: FieldSelection): Promise<FetchedPage> {
   const keys = await fetchKeys(ctx, plan, options)
-  const records = await loadRecords(ctx, plan, keys.map((k) => k.id))
+  const records = await loadRecords(ctx, plan, keys.map((k) => k.id), selection)
   return Object.freeze({ records: Object.freeze(records), keys: Object.freeze(keys) })
 }

@@ -81,6 +81,7 @@ export function resolveOptions(options: AppOptions = {}): ResolvedOptions {
     defaultPerPage: options.defaultPerPage ?? 50,
     trialMaxResults: options.trialMaxResults ?? 50,
     searchTypo: options.searchTypo ?? 'auto',
+    exportBatchRows: options.exportBatchRows ?? 1000,
     queryTimeoutMs: options.queryTimeoutMs,
     onInternalError: options.onInternalError ?? reportToStderr,
     onRequest: options.onRequest,

@@ -179,7 +179,9 @@ export function authMiddleware(deps: AppDeps): MiddlewareHandler<HttpEnv> {
     c.set('identity', identity)
     if (state) c.set('quota', state)
     await next()
-    if (state) for (const [name, value] of Object.entries(quotaHeaders(state))) c.res.headers.set(name, value)
+    // A route may have counted more against the quota (an export's reservation): its state is the one shown.
+    const shown = c.get('quota') ?? state
+    if (shown) for (const [name, value] of Object.entries(quotaHeaders(shown))) c.res.headers.set(name, value)
   }
 }
 

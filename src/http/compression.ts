@@ -23,6 +23,8 @@ export const COMPRESSION_THRESHOLD_BYTES = 1024
  */
 const BROTLI_QUALITY = 5
 
+/** Streamed exports (routes/export.ts): compressing reads the whole body first, which a stream of any size must not. */
+const STREAMED = /^(text\/csv|application\/x-ndjson)/i
 const COMPRESSIBLE = /^(application\/(json|problem\+json|[a-z.+-]*\+json)|text\/)/i
 
 type Coding = 'br' | 'gzip'
@@ -49,7 +51,7 @@ export function chooseCoding(acceptEncoding: string | null): Coding | undefined 
 export async function compressed(request: Request, response: Response): Promise<Response> {
   if (request.method === 'HEAD' || response.status === 204 || response.status === 304) return response
   const type = response.headers.get('content-type') ?? ''
-  if (response.headers.has('content-encoding') || !COMPRESSIBLE.test(type)) return response
+  if (response.headers.has('content-encoding') || !COMPRESSIBLE.test(type) || STREAMED.test(type)) return response
   const accepted = chooseCoding(request.headers.get('accept-encoding'))
   // A client that takes no compression gets the answer as it is, marked as varying. Reading the
   // body to copy it would turn the node adapter's lightweight Response into a full one (a

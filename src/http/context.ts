@@ -51,6 +51,11 @@ export interface AppOptions {
   /** GET /search's typo tolerance when a request sends no `typo`: 0, 1, 2 or `auto` (the default). */
   readonly searchTypo?: TypoMode
   /**
+   * Records per batch of an export (GET /queries/:query_id/export): each batch is one engine call,
+   * with the call's budget, taking its turn among other calls. Default 1,000.
+   */
+  readonly exportBatchRows?: number
+  /**
    * Milliseconds each engine call of a route may take (a query, a listing, a record lookup) before
    * the request is answered 503 `query_timeout` with Retry-After. Default: the engine's `timeoutMs`.
    * The key check keeps the engine's budget.
@@ -107,6 +112,7 @@ export interface ResolvedOptions {
   readonly defaultPerPage: number
   readonly trialMaxResults: number
   readonly searchTypo: TypoMode
+  readonly exportBatchRows: number
   readonly queryTimeoutMs: number | undefined
   readonly onInternalError: NonNullable<AppOptions['onInternalError']>
   readonly onRequest: AppOptions['onRequest']
@@ -171,6 +177,11 @@ export interface RouteSpec {
   readonly body?: z.ZodType
   /** The 200 response body. */
   readonly response: z.ZodType
+  /**
+   * The 200 response's media types and their schemas, when it is not JSON (a streamed export):
+   * replaces `application/json` in the OpenAPI document. `response` then describes one item.
+   */
+  readonly responseMediaTypes?: Readonly<Record<string, z.ZodType>>
   /** Whether the endpoint requires an API key (everything but the OpenAPI document). */
   readonly authenticated?: boolean
   /**

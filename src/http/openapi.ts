@@ -215,12 +215,14 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], options: Open
           ...(authenticated && access.quota !== 'none' || route.queryCost
             ? { headers: { ...(authenticated && access.quota !== 'none' ? quotaHeaderRefs() : {}), ...(route.queryCost ? { [QUERY_COST_HEADER]: QUERY_COST_HEADER_DOC } : {}) } }
             : {}),
-          content: {
-            'application/json': {
-              schema: components.inline(route.response, 'output'),
-              ...(example ? { example: example.response.body } : {}),
+          content: route.responseMediaTypes
+            ? Object.fromEntries(Object.entries(route.responseMediaTypes).map(([type, schema]) => [type, { schema: components.inline(schema, 'output') }]))
+            : {
+              'application/json': {
+                schema: components.inline(route.response, 'output'),
+                ...(example ? { example: example.response.body } : {}),
+              },
             },
-          },
         },
         ...Object.fromEntries(errorStatuses.map((status) => [status, { $ref: `#/components/responses/${ERROR_RESPONSES[status]!.name}` }])),
         ...(authenticated && route.heavy ? { 429: { $ref: `#/components/responses/${busyResponse.name}` } } : {}),

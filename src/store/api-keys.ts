@@ -157,8 +157,9 @@ export async function findApiKey(vdb: VentureDb, key: string): Promise<ApiKeyRec
 }
 
 /** Counts one request against the key's current period, unless the quota is used up: one atomic statement. */
-export async function consumeQuota(vdb: VentureDb, record: ApiKeyRecord, now = new Date()): Promise<QuotaState> {
+export async function consumeQuota(vdb: VentureDb, record: ApiKeyRecord, now = new Date(), units = 1): Promise<QuotaState> {
   const window = quotaWindow(record.quotaPeriod, now)
+  if (units !== 1) return consumeUnits(vdb, record, window, units)
   const fast = sqliteOutsideTransaction(vdb)
   let row: { used: number | string } | undefined
   if (fast) {
@@ -173,6 +174,26 @@ export async function consumeQuota(vdb: VentureDb, record: ApiKeyRecord, now = n
       .executeTakeFirst() as typeof row
   }
   if (!row) return Object.freeze({ ...window, limit: record.quotaLimit, remaining: 0, allowed: false })
+  return Object.freeze({ ...window, limit: record.quotaLimit, remaining: Math.max(0, record.quotaLimit - Number(row.used)), allowed: true })
+}
+
+/**
+ * Counts `units` requests at once (an export's reservation, http/routes/export.ts), all or none: one
+ * atomic statement that adds them only while they fit in the quota. More units than the whole
+ * quota never fit, and are refused without a statement.
+ */
+async function consumeUnits(vdb: VentureDb, record: ApiKeyRecord, window: QuotaWindow, units: number): Promise<QuotaState> {
+  if (!Number.isSafeInteger(units) || units < 0) throw new RangeError(`consumeQuota: units must be a whole number from 0, got ${String(units)}`)
+  const refused = async (): Promise<QuotaState> => ({ ...(await quotaStatus(vdb, record, new Date(window.start * 1000))), allowed: false })
+  if (units > record.quotaLimit) return refused()
+  const row = await vdb.db.insertInto(USAGE)
+    .values({ key_id: record.keyId, period_start: window.start, used: units })
+    .onConflict((oc) => oc.columns(['key_id', 'period_start'])
+      .doUpdateSet({ used: sql`${sql.ref(`${USAGE}.used`)} + ${units}` })
+      .where(sql`${sql.ref(`${USAGE}.used`)} + ${units}`, '<=', record.quotaLimit))
+    .returning('used')
+    .executeTakeFirst() as { used: number | string } | undefined
+  if (!row) return refused()
   return Object.freeze({ ...window, limit: record.quotaLimit, remaining: Math.max(0, record.quotaLimit - Number(row.used)), allowed: true })
 }
 

@@ -16,8 +16,8 @@
 import type { DatasetName } from '../catalog/index.js'
 import type { CallOptions, Engine, ExplainResult, ListPage, QueryEnvelope, StoreOptions, StoreResult } from '../engine.js'
 import type { Result } from '../errors/issue.js'
-import type { DatasetRef, QueryRequest, ResolveDataset } from './filter.js'
-import type { RecordOf } from './records.js'
+import type { DatasetRef, FieldName, QueryRequest, ResolveDataset } from './filter.js'
+import type { PickedRecord } from './records.js'
 
 declare const queryDataset: unique symbol
 
@@ -28,19 +28,27 @@ declare const queryDataset: unique symbol
  */
 export type QueryId<D extends DatasetName = DatasetName> = string & { readonly [queryDataset]: D }
 
-/** The envelope of `query` and `page` (spec 2.14) with records of `D`. */
-export type TypedQueryEnvelope<D extends DatasetName> = D extends DatasetName
+/** The envelope of `query` and `page` (spec 2.14) with records of `D` (only the fields `F` and the primary key, when given). */
+export type TypedQueryEnvelope<D extends DatasetName, F extends readonly string[] | undefined = undefined> = D extends DatasetName
   ? Omit<QueryEnvelope, 'query' | 'results' | 'query_id'> & {
     readonly query: Omit<QueryEnvelope['query'], 'dataset' | 'query_id'> & { readonly dataset: D; readonly query_id: QueryId<D> }
-    readonly results: readonly RecordOf<D>[]
+    readonly results: readonly PickedRecord<D, F>[]
     readonly query_id: QueryId<D>
   }
   : never
 
-/** A page of `list` with records of `D`. */
-export type TypedListPage<D extends DatasetName> = D extends DatasetName
-  ? Omit<ListPage, 'dataset' | 'results'> & { readonly dataset: D; readonly results: readonly RecordOf<D>[] }
+/** A page of `list` with records of `D` (only the fields `F` and the primary key, when given). */
+export type TypedListPage<D extends DatasetName, F extends readonly string[] | undefined = undefined> = D extends DatasetName
+  ? Omit<ListPage, 'dataset' | 'results'> & { readonly dataset: D; readonly results: readonly PickedRecord<D, F>[] }
   : never
+
+/**
+ * The fields to return (`fields`, an answer option: it does not change the query id): the records
+ * are then typed with those fields and the primary key only.
+ */
+export interface FieldsOption<R extends DatasetRef, F extends readonly FieldName<R>[] | undefined> {
+  readonly fields?: F
+}
 
 export type TypedStoreResult<D extends DatasetName> = Omit<StoreResult, 'query_id'> & { readonly query_id: QueryId<D> }
 
@@ -48,13 +56,19 @@ export interface TypedEngine {
   /** The engine underneath (for `records`, `access`, `stats`, and untyped calls). */
   readonly engine: Engine
   /** Parses, checks, stores and runs a query: its first (or requested) page. */
-  query<R extends DatasetRef>(request: QueryRequest<R>, options?: CallOptions & StoreOptions): Promise<Result<TypedQueryEnvelope<ResolveDataset<R>>>>
+  query<R extends DatasetRef, const F extends readonly FieldName<R>[] | undefined = undefined>(
+    request: QueryRequest<R> & FieldsOption<R, F>, options?: CallOptions & StoreOptions,
+  ): Promise<Result<TypedQueryEnvelope<ResolveDataset<R>, F>>>
   /** Runs a query without storing it. */
-  list<R extends DatasetRef>(request: QueryRequest<R>, options?: CallOptions): Promise<Result<TypedListPage<ResolveDataset<R>>>>
+  list<R extends DatasetRef, const F extends readonly FieldName<R>[] | undefined = undefined>(
+    request: QueryRequest<R> & FieldsOption<R, F>, options?: CallOptions,
+  ): Promise<Result<TypedListPage<ResolveDataset<R>, F>>>
   /** Stores a query without running it. */
   store<R extends DatasetRef>(request: QueryRequest<R>, options?: CallOptions & StoreOptions): Promise<Result<TypedStoreResult<ResolveDataset<R>>>>
   /** A page of a stored query: with an id from `query` or `store`, its records are typed for its dataset. */
-  page<D extends DatasetName>(queryId: QueryId<D>, paging?: { page?: number; per_page?: number }, options?: CallOptions): Promise<Result<TypedQueryEnvelope<D>>>
+  page<D extends DatasetName, const F extends readonly FieldName<D>[] | undefined = undefined>(
+    queryId: QueryId<D>, paging?: { page?: number; per_page?: number } & FieldsOption<D, F>, options?: CallOptions,
+  ): Promise<Result<TypedQueryEnvelope<D, F>>>
   page(queryId: string, paging?: { page?: number; per_page?: number }, options?: CallOptions): Promise<Result<TypedQueryEnvelope<DatasetName>>>
   /** The canonical form, id and SQL of a query. */
   explain<R extends DatasetRef>(request: QueryRequest<R>, options?: CallOptions): Promise<Result<ExplainResult>>
@@ -76,7 +90,7 @@ export function typedEngine(engine: Engine): TypedEngine {
     query: (request, options) => engine.query(request, options) as Promise<never>,
     list: (request, options) => engine.list(request, options) as Promise<never>,
     store: (request, options) => engine.store(request, options) as Promise<never>,
-    page: (queryId: string, paging?: { page?: number; per_page?: number }, options?: CallOptions) => engine.page(queryId, paging, options) as Promise<never>,
+    page: (queryId: string, paging?: { page?: number; per_page?: number; fields?: readonly string[] }, options?: CallOptions) => engine.page(queryId, paging, options) as Promise<never>,
     explain: (request, options) => engine.explain(request, options),
     count: (request, options) => engine.count(request, options),
     close: (options) => engine.close(options),

@@ -6,7 +6,7 @@
  * field is nullable; plus the dataset's constant members (`resource_type: 'investor'`).
  * test/typed/records-runtime.test.ts checks real records against these rules.
  */
-import type { DatasetName, FieldDef } from '../catalog/index.js'
+import type { Catalog, DatasetName, FieldDef } from '../catalog/index.js'
 import type { RecordConstants } from '../execute/records.js'
 import type { FieldName, FieldOf, DatasetRef, ResolveDataset } from './filter.js'
 
@@ -28,6 +28,19 @@ type RecordOfDataset<D extends DatasetName> = {
 /** A result record of dataset `R` (a name or alias). */
 export type RecordOf<R extends DatasetRef> = ResolveDataset<R> extends infer D extends DatasetName
   ? D extends DatasetName ? RecordOfDataset<D> : never
+  : never
+
+/** The primary key's name of a dataset (`id`, `investor_id`): always in a record, picked or not. */
+export type PrimaryKeyOf<D extends DatasetName> = Catalog[D]['primaryKey']
+
+/**
+ * A record of dataset `R` with only the fields `F` and the primary key, as `fields: F` returns it
+ * (`check/fields.ts`); `F` undefined: the whole record.
+ */
+export type PickedRecord<R extends DatasetRef, F extends readonly string[] | undefined> = ResolveDataset<R> extends infer D extends DatasetName
+  ? D extends DatasetName
+    ? [F] extends [readonly (infer N)[]] ? Pick<RecordOfDataset<D>, (N | PrimaryKeyOf<D>) & keyof RecordOfDataset<D>> : RecordOfDataset<D>
+    : never
   : never
 
 export type CompanyRecord = RecordOf<'companies'>

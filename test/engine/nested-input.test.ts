@@ -141,6 +141,10 @@ function engineSites(): Record<string, Site> {
     'pageWithoutTotal: id': (d) => asResult(engine.pageWithoutTotal(d)),
     'pageWithoutTotal: paging': (d) => asResult(engine.pageWithoutTotal(storedId, any(d))),
     'pageWithoutTotal: page': (d) => asResult(engine.pageWithoutTotal(storedId, { page: d })),
+    'exportBatch: batch': (d) => asResult(engine.exportBatch(storedId, any(d))),
+    'exportBatch: after': (d) => asResult(engine.exportBatch(storedId, { limit: 5, after: any(d) })),
+    'exportBatch: fields': (d) => asResult(engine.exportBatch(storedId, { limit: 5, fields: d })),
+    'page: fields': (d) => asResult(engine.page(storedId, { fields: d })),
     'typed page: id': (d) => asResult(typed.page(any(d))),
     'typed page: per_page': (d) => asResult(typed.page(storedId, { per_page: any(d) })),
     'records.companyDetail': (d) => asValue(engine.records.companyDetail(any(d))),
@@ -163,6 +167,7 @@ function engineSites(): Record<string, Site> {
     'records.fundingExtras: an id': (d) => asValue(engine.records.fundingExtras([any(d)])),
     'access.authorize: key': (d) => asValue(engine.access.authorize(any(d), NOW, false)),
     'access.authorize: count': (d) => asValue(engine.access.authorize(trialKey, NOW, any(d))),
+    'access.reserve: units': (d) => asValue(engine.access.reserve(trialKey, NOW, any(d))),
     'access.defer: key': async (d) => asValue(engine.access.defer(any(d), NOW, false).outcome()),
   } satisfies Record<string, Site>)
   return sites

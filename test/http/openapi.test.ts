@@ -188,6 +188,11 @@ describe('the document\'s schemas accept the server\'s real responses', () => {
         const { query_id } = await created.json() as { query_id: string }
         return h.get(`/queries/${query_id}?page=2&per_page=2`)
       },
+      'get /queries/{query_id}/export': async () => {
+        const created = await h.request('/queries', { init: { method: 'POST', body, headers: { 'content-type': 'application/json' } } })
+        const { query_id } = await created.json() as { query_id: string }
+        return h.get(`/queries/${query_id}/export`)
+      },
       'get /ratelimit/usage': () => h.get('/ratelimit/usage'),
       'get /ratelimit/quota': () => h.get('/ratelimit/quota'),
       'get /openapi.json': () => h.get('/openapi.json', { key: null }),
@@ -204,6 +209,15 @@ describe('the document\'s schemas accept the server\'s real responses', () => {
       const res = await sample!()
       const text = await res.text()
       expect(res.status, `${route.method} ${path}: ${text.slice(0, 300)}`).toBe(200)
+      if (route.responseMediaTypes) {
+        // A streamed file (an export): its media type is documented, and each NDJSON line is a record the route describes.
+        const type = res.headers.get('content-type')!.split(';')[0]!
+        expect(Object.keys(doc.paths[path][route.method].responses['200'].content)).toContain(type)
+        const lines = text.trim().split('\n')
+        expect(lines.length).toBeGreaterThan(0)
+        for (const line of lines) expect(route.response.safeParse(JSON.parse(line)).success, `${route.method} ${path} (zod)`).toBe(true)
+        continue
+      }
       const body = JSON.parse(text)
       const checked = validateAgainstDocument(ajv, route.method, path, '200', 'application/json', body)
       expect(checked.errors ?? [], `${route.method} ${path}`).toEqual([])
@@ -245,8 +259,8 @@ describe('the examples (src/http/openapi-examples.json)', () => {
   const withExample = () => h.app.routes.filter((r) => !Object.hasOwn(WITHOUT_EXAMPLE, `${r.method} ${openApiPath(r.path)}`))
 
   it('cover every operation but the document itself, each with a request, a 200 answer and a line in the description', () => {
-    expect(Object.keys(WITHOUT_EXAMPLE)).toEqual(['get /openapi.json'])
-    expect(withExample().length).toBe(h.app.routes.length - 1)
+    expect(Object.keys(WITHOUT_EXAMPLE)).toEqual(['get /openapi.json', 'get /queries/{query_id}/export'])
+    expect(withExample().length).toBe(h.app.routes.length - 2)
     for (const route of withExample()) {
       const path = openApiPath(route.path)
       const op = doc.paths[path][route.method]

@@ -9,6 +9,9 @@ import type { ResultRecord } from '../../execute/records.js'
 import type { AppDeps, HttpEnv, RouteModule } from '../context.js'
 import { baseUrlOf } from '../context.js'
 import { companyListItem } from '../views/company-list-item.js'
+import { queryResultView } from '../views/missing-values.js'
+import { datasets } from '../../catalog/index.js'
+import { pickMembers } from '../fields.js'
 import { companyListSchema, listQuerySchema } from '../schemas/listings.js'
 import { parameterNames } from '../params.js'
 import { runListing } from './listing.js'
@@ -39,14 +42,19 @@ export const companyListRoutes: RouteModule = {
   },
 }
 
+const companyResult = queryResultView(datasets.companies)
+
 async function listCompanies(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
   return runListing(c, deps, {
     endpoint: 'companies',
     parameters: COMPANIES_PARAMETERS,
     defaultPerPage: deps.options.companiesPerPage,
-    render: (results: readonly ResultRecord[]) => {
+    records: 'company-list-items',
+    render: (results: readonly ResultRecord[], _c, selection) => {
       const base = baseUrlOf(deps, c.req.raw)
-      return { companies: results.map((r) => companyListItem(r, base)) }
+      if (selection === undefined) return { companies: results.map((r) => companyListItem(r, base)) }
+      // Picked catalog fields show as in POST /queries results (missing-values.ts), the item's own members as always.
+      return { companies: results.map((r) => pickMembers({ ...companyResult(r), ...companyListItem(r, base) }, selection)) }
     },
   })
 }

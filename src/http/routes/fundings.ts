@@ -8,6 +8,7 @@ import { callOptions, type RouteModule } from '../context.js'
 import { fundingListSchema, listQuerySchema } from '../schemas/listings.js'
 import { fundingIds, fundingViews } from '../views/funding.js'
 import { parameterNames } from '../params.js'
+import { pickMembers } from '../fields.js'
 import { runListing } from './listing.js'
 
 /** The query parameters (spec 4.10): for the OpenAPI document, and to tell a misspelt name from an unrelated one. */
@@ -36,7 +37,12 @@ export const fundingRoutes: RouteModule = {
       endpoint: 'fundings',
       parameters: FUNDINGS_PARAMETERS,
       defaultPerPage: deps.options.defaultPerPage,
-      render: async (results, c) => ({ fundings: fundingViews(await deps.engine.records.fundingExtras(fundingIds(results), callOptions(c)), results) }),
+      records: 'fundings',
+      render: async (results, c, selection) => {
+        // The extras lookup (investors, industries) only when the selection shows one of them.
+        const extras = selection === undefined || selection.extras ? await deps.engine.records.fundingExtras(fundingIds(results), callOptions(c)) : new Map()
+        return { fundings: fundingViews(extras, results).map((view) => pickMembers(view, selection)) }
+      },
     }))
   },
 }

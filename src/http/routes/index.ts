@@ -9,6 +9,7 @@ import { searchRoutes } from './search.js'
 import { fundingRoutes } from './fundings.js'
 import { investorRoutes } from './investors.js'
 import { queryRoutes } from './queries.js'
+import { exportRoutes } from './export.js'
 import { usageRoutes } from './usage.js'
 import { openApiRoutes } from './openapi.js'
 
@@ -19,6 +20,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = Object.freeze([
   fundingRoutes,
   investorRoutes,
   queryRoutes,
+  exportRoutes,
   usageRoutes,
   openApiRoutes,
 ])

@@ -15,6 +15,8 @@ import { callOptions, type AppDeps, type HttpEnv } from '../context.js'
 import { readPaging } from '../paging.js'
 import { misspeltParameterIssues, QueryParams } from '../params.js'
 import { issuesResponse } from '../problem.js'
+import type { Result } from '../../errors/issue.js'
+import { wireSelection, type WireRecords, type WireSelection } from '../fields.js'
 import { QUERY_COST_HEADER, queryCostHeader } from '../query-cost.js'
 
 export interface ListingRoute {
@@ -22,8 +24,10 @@ export interface ListingRoute {
   readonly defaultPerPage: number
   /** The parameter names the endpoint takes (`parameterNames` of its route spec's query): near misses of them are refused. */
   readonly parameters: readonly string[]
-  /** The page's items under the endpoint's key (`companies`, `fundings`). */
-  readonly render: (results: readonly ResultRecord[], c: Context<HttpEnv>) => Record<string, unknown> | Promise<Record<string, unknown>>
+  /** Which records `fields` picks from (http/fields.ts). */
+  readonly records: WireRecords
+  /** The page's items under the endpoint's key (`companies`, `fundings`), with only the selected members when there is a selection. */
+  readonly render: (results: readonly ResultRecord[], c: Context<HttpEnv>, selection: WireSelection | undefined) => Record<string, unknown> | Promise<Record<string, unknown>>
 }
 
 export async function runListing(c: Context<HttpEnv>, deps: AppDeps, route: ListingRoute): Promise<Response> {
@@ -32,15 +36,24 @@ export async function runListing(c: Context<HttpEnv>, deps: AppDeps, route: List
   const parsed = parseListParams(route.endpoint, params, { now: deps.options.clock() })
   const page = params.one('page')
   const perPage = params.one('per_page')
-  if (misspelt.length > 0 || !parsed.ok || !page.ok || !perPage.ok) {
-    return issuesResponse([...misspelt, ...(parsed.ok ? [] : parsed.issues), ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues)])
+  const fields = fieldsParameter(params, route.records)
+  if (misspelt.length > 0 || !parsed.ok || !page.ok || !perPage.ok || !fields.ok) {
+    return issuesResponse([...misspelt, ...(parsed.ok ? [] : parsed.issues), ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues), ...(fields.ok ? [] : fields.issues)])
   }
   const paging = readPaging(deps, checkedIdentity(c), { page: page.value, per_page: perPage.value }, route.defaultPerPage)
   if (!paging.ok) return paging.response
 
-  const listed = await deps.engine.list(listRequest(parsed.value, paging.page, paging.perPage), callOptions(c))
+  const request = listRequest(parsed.value, paging.page, paging.perPage)
+  const selection = fields.value
+  const listed = await deps.engine.list(selection ? { ...request, fields: selection.engineFields } : request, callOptions(c))
   if (!listed.ok) return issuesResponse(issuesInParameterTerms(parsed.value, listed.issues))
   const meta: PageMeta = listed.value.meta
   c.header(QUERY_COST_HEADER, queryCostHeader(listed.value.cost))
-  return c.json({ meta, ...(await route.render(listed.value.results, c)) })
+  return c.json({ meta, ...(await route.render(listed.value.results, c, selection)) })
+}
+
+/** The `fields` parameter of a request (one comma-separated value), resolved for the records (`http/fields.ts`). */
+export function fieldsParameter(params: QueryParams, records: WireRecords): Result<WireSelection | undefined> {
+  const raw = params.one('fields')
+  return raw.ok ? wireSelection(records, raw.value) : raw
 }

@@ -25,7 +25,7 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import type { DatasetName } from '../../catalog/define.js'
-import { datasets } from '../../catalog/index.js'
+import { datasets, resolveDataset } from '../../catalog/index.js'
 import type { CallOptions, QueryEnvelope } from '../../engine.js'
 import type { ResultRecord } from '../../execute/records.js'
 import { previewValue } from '../../errors/format.js'
@@ -38,6 +38,8 @@ import { misspeltParameterIssues, parameterNames, QueryParams } from '../params.
 import { issuesResponse } from '../problem.js'
 import { QUERY_COST_HEADER, queryCostHeader } from '../query-cost.js'
 import { pagingParams } from '../schemas/common.js'
+import { storedFieldsParam } from '../schemas/fields.js'
+import { pickMembers, wireSelection, type WireSelection } from '../fields.js'
 import { queryEnvelopeSchema, queryRequestSchema } from '../schemas/queries.js'
 import { fundingIds, fundingViews } from '../views/funding.js'
 import { queryResultView } from '../views/missing-values.js'
@@ -220,7 +222,7 @@ async function readQueryRequest(request: Request): Promise<Read<unknown>> {
  * (`funding_id`, `investors`, `investor_slugs`, `industry` added, one batched lookup per page), the
  * same view as GET /fundings.
  */
-type ResultsView = (records: readonly ResultRecord[], deps: AppDeps, call: CallOptions) => Promise<readonly ResultRecord[]>
+export type ResultsView = (records: readonly ResultRecord[], deps: AppDeps, call: CallOptions) => Promise<readonly ResultRecord[]>
 const companyResult = queryResultView(datasets.companies)
 const investorResult = queryResultView(datasets.investors)
 const RESULTS_VIEWS: Readonly<Record<DatasetName, ResultsView>> = {
@@ -231,11 +233,49 @@ const RESULTS_VIEWS: Readonly<Record<DatasetName, ResultsView>> = {
     fundingViews(await deps.engine.records.fundingExtras(fundingIds(records), call), records).map((view) => ({ ...view })),
 }
 
-async function withViews(envelope: QueryEnvelope, deps: AppDeps, call: CallOptions): Promise<Omit<QueryEnvelope, 'cost'>> {
-  const view = RESULTS_VIEWS[envelope.query.dataset as DatasetName]
+async function withViews(envelope: QueryEnvelope, deps: AppDeps, call: CallOptions, selection?: WireSelection): Promise<Omit<QueryEnvelope, 'cost'>> {
   const { cost: _inHeader, ...body } = envelope
-  return { ...body, results: await view(envelope.results, deps, call) }
+  return { ...body, results: await resultsView(envelope.query.dataset as DatasetName, selection)(envelope.results, deps, call) }
 }
+
+/**
+ * The wire view of a dataset's results with a selection's members only. A funding's extras
+ * (investors, industries) are looked up only when the selection shows one of them.
+ */
+export function resultsView(dataset: DatasetName, selection: WireSelection | undefined): ResultsView {
+  if (selection === undefined) return RESULTS_VIEWS[dataset]
+  const view: ResultsView = dataset === 'fundings' && !selection.extras
+    ? async (records) => fundingViews(new Map(), records).map((v) => ({ ...v }))
+    : RESULTS_VIEWS[dataset]
+  return async (records, deps, call) => (await view(records, deps, call)).map((r) => pickMembers(r, selection))
+}
+
+/**
+ * The `fields` of a POST /queries body, resolved for its dataset (http/fields.ts) and given to the
+ * engine as catalog names. A body whose dataset is unknown goes to the engine as it is, which names
+ * the dataset's issue.
+ */
+function bodySelection(request: Record<string, unknown>): { request: Record<string, unknown>; selection?: WireSelection } | { issues: readonly Issue[] } {
+  if (!Object.hasOwn(request, 'fields')) return { request }
+  const dataset = typeof request['dataset'] === 'string' ? resolveDataset(request['dataset']) : undefined
+  if (dataset === undefined) return { request }
+  const selection = wireSelection(dataset.name, request['fields'])
+  if (!selection.ok) return { issues: selection.issues }
+  const { fields: _wire, ...rest } = request
+  return selection.value === undefined ? { request: rest } : { request: { ...rest, fields: selection.value.engineFields }, selection: selection.value }
+}
+
+/**
+ * The catalog fields to ask the engine for on a stored query's page, before its dataset is known:
+ * the names less the members only a funding view has (http/fields.ts); none left, every field.
+ * The names are checked against the dataset once the page says which it is (`wireSelection`).
+ */
+export function engineFieldsBeforeDataset(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined
+  const names = raw.split(',').map((n) => n.trim()).filter((n) => n !== '' && !FUNDING_VIEW_ONLY.has(n))
+  return names.length === 0 ? undefined : names.join(',')
+}
+const FUNDING_VIEW_ONLY: ReadonlySet<string> = new Set(['funding_id', 'investors', 'investor_slugs', 'industry'])
 
 //// routes ////
 
@@ -243,7 +283,7 @@ async function withViews(envelope: QueryEnvelope, deps: AppDeps, call: CallOptio
 const NOT_FOUND_CODES: ReadonlySet<string> = new Set(['unknown_query'])
 
 /** A stored-query failure: 404 for an unknown id, else 400; the id's issue points at the path parameter. */
-function pageFailure(issues: readonly Issue[]): Response {
+export function pageFailure(issues: readonly Issue[]): Response {
   const located = issues.map((i) => (i.code === 'unknown_query' && i.path === '' ? issue({ ...i, path: '/query_id' }) : i))
   return issuesResponse(located, located.some((i) => NOT_FOUND_CODES.has(i.code)) ? 404 : 400)
 }
@@ -261,34 +301,47 @@ async function postQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> 
     if (!paging.ok) return paging.response
     request = { ...rest, page: paging.page, per_page: paging.perPage }
   }
+  let selection: WireSelection | undefined
+  if (request !== null && typeof request === 'object' && !Array.isArray(request)) {
+    const picked = bodySelection(request as Record<string, unknown>)
+    if ('issues' in picked) return issuesResponse(picked.issues)
+    request = picked.request
+    selection = picked.selection
+  }
   const result = await deps.engine.query(request, { ...callOptions(c), owner: checkedIdentity(c).owner })
   if (!result.ok) return issuesResponse(result.issues)
   c.header(QUERY_COST_HEADER, queryCostHeader(result.value.cost))
-  return c.json(await withViews(result.value, deps, callOptions(c)))
+  return c.json(await withViews(result.value, deps, callOptions(c), selection))
 }
 
 /** The query parameters of GET /queries/:query_id: a near miss of one is refused, other names are ignored. */
-const STORED_PAGE_QUERY = z.object(pagingParams)
+const STORED_PAGE_QUERY = z.object({ ...pagingParams, ...storedFieldsParam })
 const STORED_PAGE_PARAMETERS = parameterNames(STORED_PAGE_QUERY)
 
 async function getQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
   const params = QueryParams.of(c.req.raw)
   const page = params.one('page')
   const perPage = params.one('per_page')
+  const fields = params.one('fields')
   const issues = [
     ...misspeltParameterIssues(params, STORED_PAGE_PARAMETERS, 'GET /queries/{query_id}'),
-    ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues),
+    ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues), ...(fields.ok ? [] : fields.issues),
   ]
-  if (issues.length > 0 || !page.ok || !perPage.ok) return issuesResponse(issues)
+  if (issues.length > 0 || !page.ok || !perPage.ok || !fields.ok) return issuesResponse(issues)
   const caller = checkedIdentity(c)
   const paging = readPaging(deps, caller, { page: page.value, per_page: perPage.value }, deps.engine.limits.defaultPerPage)
   if (!paging.ok) return paging.response
   // Without per_page, the query's own (what it was posted with) unless a trial cap applies.
   const ownPerPage = perPage.value === undefined && caller.plan !== 'trial'
-  const result = await deps.engine.page(c.req.param('query_id'), ownPerPage ? { page: paging.page } : { page: paging.page, per_page: paging.perPage }, callOptions(c))
+  const engineFields = engineFieldsBeforeDataset(fields.value)
+  const result = await deps.engine.page(c.req.param('query_id'), {
+    page: paging.page, ...(ownPerPage ? {} : { per_page: paging.perPage }), ...(engineFields ? { fields: engineFields } : {}),
+  }, callOptions(c))
   if (!result.ok) return pageFailure(result.issues)
+  const selection = wireSelection(result.value.query.dataset as DatasetName, fields.value)
+  if (!selection.ok) return issuesResponse(selection.issues)
   c.header(QUERY_COST_HEADER, queryCostHeader(result.value.cost))
-  return c.json(await withViews(result.value, deps, callOptions(c)))
+  return c.json(await withViews(result.value, deps, callOptions(c), selection.value))
 }
 
 export const queryRoutes: RouteModule = {

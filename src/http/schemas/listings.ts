@@ -8,6 +8,7 @@
  * deliberate deviation from spec 2.10's non-nullable types (a 0 or '' there would be false data).
  */
 import { z } from 'zod'
+import { fieldsParam } from './fields.js'
 import { FORMATS, LIST_PARAMETER_ALIASES, LIST_PARAMETERS, sortableNames, type ListEndpoint } from '../../parse/list-params.js'
 import { isoDate, metaSchema, numericString, pagingParams, sqlDatetime } from './common.js'
 
@@ -67,5 +68,5 @@ export function listQuerySchema(endpoint: ListEndpoint): z.ZodObject {
   shape.sort = z.string().optional().describe(
     `Order: comma-separated field names, each optionally prefixed by - for descending; from ${[...sortableNames(endpoint).keys()].join(', ')}. Default: the dataset's default order.`,
   )
-  return z.object({ ...shape, ...pagingParams })
+  return z.object({ ...shape, ...pagingParams, ...fieldsParam(endpoint === 'companies' ? 'company-list-items' : 'fundings') })
 }

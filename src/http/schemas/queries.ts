@@ -5,6 +5,7 @@
  * and a record that strays from its declared type fails the tests that parse responses with these.
  */
 import { z } from 'zod'
+import { fieldsBodyMember } from './fields.js'
 import { datasets, DATASET_NAMES, type DatasetDef, type DatasetName, type FieldDef } from '../../catalog/index.js'
 import { isoDate, metaSchema, numericString, sqlDatetime } from './common.js'
 import { fundingSchema } from './listings.js'
@@ -92,6 +93,7 @@ export const queryRequestSchema = z.object({
   sort: z.array(sortClause).optional().describe('Sort clauses, applied in order; the primary key is always the final tiebreaker.'),
   page: integerOrDigits.optional().describe('Page number, from 1 (default 1). Trial keys get page 1 only.'),
   per_page: integerOrDigits.optional().describe('Results per page; values above the cap (50 by default) are lowered to it.'),
+  ...fieldsBodyMember,
 }).describe('A structured query.')
 
 //// envelope ////

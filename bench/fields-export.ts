@@ -1,0 +1,127 @@
+/**
+ * Field selection and export, side by side in one run (`npx tsx bench/fields-export.ts`, at
+ * `BENCH_COMPANIES`, default 100,000; `--runs N`, default 5):
+ *
+ * - a 50-record page of 3 fields against the full page (the same stored query, pages 1-40);
+ * - export rows/s: `ventureql export`'s writer (`exportTo`, NDJSON, keyset batches of 1,000)
+ *   against a hand-written better-sqlite3 iterate-and-write of the same records (the same columns
+ *   and tag lists, one sorted statement, `JSON.stringify` per row), both to a sink that drops bytes;
+ * - RSS growth while GET /queries/:id/export streams every company through the app (in-process;
+ *   `--rss-only` measures it alone in a fresh process, where earlier work cannot hide it).
+ *
+ * Each run reports the ratio measured within it; the summary gives the median and the range.
+ */
+import { Writable } from 'node:stream'
+import { datasets } from '../src/catalog/index.js'
+import type { FieldDef } from '../src/catalog/define.js'
+import { exportTo } from '../src/cli/export.js'
+import { createEngine } from '../src/engine.js'
+import { createApp } from '../src/http/app.js'
+import { createApiKey } from '../src/store/api-keys.js'
+import { openDatabase } from '../src/store/open.js'
+import { benchDatabaseFile } from './support/dataset.js'
+
+const runs = Number(process.argv[process.argv.indexOf('--runs') + 1] || 5)
+const file = benchDatabaseFile()
+const vdb = openDatabase(file)
+const engine = createEngine({ database: vdb, workers: 0, timeoutMs: 0 })
+
+const sink = () => new Writable({ write(_chunk, _enc, done) { done() } })
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6
+
+const stored = await engine.store({ dataset: 'companies', filter: { employees: { gte: 5 } }, sort: [{ employees: 'desc' }] })
+if (!stored.ok) throw new Error(JSON.stringify(stored.issues))
+const id = stored.value.query_id
+const all = await engine.store({ dataset: 'companies' })
+if (!all.ok) throw new Error('store')
+const allId = all.value.query_id
+await engine.page(id, { page: 1 })
+
+/** One page pass: pages 1-40 of 50 records, full or with 3 fields; ms per page. */
+async function pages(fields?: string): Promise<number> {
+  const t0 = process.hrtime.bigint()
+  for (let page = 1; page <= 40; page++) {
+    const r = await engine.page(id, { page, per_page: 50, ...(fields ? { fields } : {}) })
+    if (!r.ok || r.value.results.length !== 50) throw new Error('page')
+  }
+  return ms(t0) / 40
+}
+
+/** The hand-written baseline: one sorted statement with the same columns and tag lists, each row written as a JSON line. */
+function handWritten(out: Writable): number {
+  const fields = Object.values(datasets.companies.fields) as FieldDef[]
+  const columns = fields.filter((f) => f.column).map((f) => `t0."${f.column}"`)
+  const tags = fields.filter((f) => f.tags).map((f) => `(select json_group_array(value) from ${f.tags!.table} tl where tl.${f.tags!.ownerColumn} = t0.id) as "${f.name}"`)
+  const statement = vdb.sqlite.prepare(`select ${[...columns, ...tags].join(', ')} from companies t0 order by t0.svc_score is null, t0.svc_score desc, t0.id`)
+  let n = 0
+  let buffer = ''
+  for (const row of statement.iterate() as Iterable<Record<string, unknown>>) {
+    buffer += JSON.stringify(row) + '\n'
+    if (++n % 1000 === 0) { out.write(buffer); buffer = '' }
+  }
+  out.write(buffer)
+  return n
+}
+
+const key = await createApiKey(vdb, { plan: 'full', quota: 1_000_000_000, period: 'day' }, new Date())
+if (!key.ok) throw new Error('key')
+const app = createApp(engine)
+
+/** RSS growth (max sampled minus start, MB) while the app streams every company as NDJSON, and the rows/s. */
+async function exportRss(): Promise<{ mb: number; rowsPerS: number }> {
+  globalThis.gc?.()
+  const start = process.memoryUsage().rss
+  let peak = start
+  const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss) }, 20)
+  const t0 = process.hrtime.bigint()
+  const res = await app.fetch(new Request(`http://bench/queries/${allId}/export?key=${key.ok ? key.value.key : ''}`))
+  const reader = res.body!.getReader()
+  let lines = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    for (const b of value) if (b === 10) lines++
+    peak = Math.max(peak, process.memoryUsage().rss)
+  }
+  clearInterval(timer)
+  return { mb: (peak - start) / 1e6, rowsPerS: lines / (ms(t0) / 1000) }
+}
+
+// `--rss-only`: only the HTTP export, in a process that did nothing else first, so that its growth is not hidden by earlier work.
+if (process.argv.includes('--rss-only')) {
+  const streamed = await exportRss()
+  console.log(`HTTP export of every company: ${streamed.rowsPerS.toFixed(0)} rows/s, RSS growth ${streamed.mb.toFixed(1)} MB`)
+  await engine.close()
+  vdb.sqlite.close()
+  process.exit(0)
+}
+
+const pageRatios: number[] = []
+const exportRatios: number[] = []
+const rss: number[] = []
+for (let run = 1; run <= runs; run++) {
+  const full = await pages()
+  const three = await pages('name,website,stage')
+  let t0 = process.hrtime.bigint()
+  const exported = await exportTo(engine, allId, sink(), { format: 'ndjson' })
+  const oursMs = ms(t0)
+  t0 = process.hrtime.bigint()
+  const rows = handWritten(sink())
+  const theirsMs = ms(t0)
+  if (!exported.ok || exported.value !== rows) throw new Error(`export wrote ${exported.ok ? exported.value : 'an error'}, the baseline ${rows}`)
+  const streamed = await exportRss()
+  pageRatios.push(three / full)
+  exportRatios.push((rows / oursMs) / (rows / theirsMs))
+  rss.push(streamed.mb)
+  console.log(`run ${run}: page full ${full.toFixed(2)} ms, 3 fields ${three.toFixed(2)} ms (x${(three / full).toFixed(2)}); `
+    + `export ${(rows / oursMs * 1000).toFixed(0)} rows/s vs hand-written ${(rows / theirsMs * 1000).toFixed(0)} rows/s (x${((rows / oursMs) / (rows / theirsMs)).toFixed(2)}); `
+    + `HTTP export ${streamed.rowsPerS.toFixed(0)} rows/s, RSS growth ${streamed.mb.toFixed(1)} MB`)
+}
+const range = (xs: number[], d = 2) => `median ${median(xs).toFixed(d)}, range ${Math.min(...xs).toFixed(d)}-${Math.max(...xs).toFixed(d)}`
+console.log(`\n${runs} runs at ${file}:`)
+console.log(`3-field page / full page: ${range(pageRatios)}`)
+console.log(`export rows/s / hand-written rows/s: ${range(exportRatios)}`)
+console.log(`RSS growth during a full HTTP export (MB): ${range(rss, 1)}`)
+await engine.close()
+vdb.sqlite.close()
