@@ -91,7 +91,7 @@ export interface QueryPlan {
  * computed once (MATERIALIZED, on SQLite 3.35+ and PostgreSQL 12+, so a set read twice, by its
  * emptiness guard and by its lookups, is still computed once).
  */
-function withSets(db: Kysely<any>, sets: readonly HoistedSet[]): Kysely<any> {
+export function withSets(db: Kysely<any>, sets: readonly HoistedSet[]): Kysely<any> {
   let out: any = db
   for (const set of sets) out = out.with((cte: any) => cte(set.name).materialized(), () => set.keys)
   return out as Kysely<any>
