@@ -9,7 +9,7 @@ import type { ResultRecord } from '../../execute/records.js'
 import type { AppDeps, HttpEnv, RouteModule } from '../context.js'
 import { baseUrlOf } from '../context.js'
 import { companyListItem } from '../views/company-list-item.js'
-import { companyListSchema, listQuerySchema } from '../schemas/listings.js'
+import { companyListPageSchema, listQuerySchema } from '../schemas/listings.js'
 import { parameterNames } from '../params.js'
 import { runListing } from './listing.js'
 
@@ -30,7 +30,7 @@ export const companyListRoutes: RouteModule = {
     specSection: '4.1',
     queryCost: true,
     query: COMPANIES_QUERY,
-    response: companyListSchema,
+    response: companyListPageSchema,
     authenticated: true,
   }],
   register(app, deps) {

@@ -9,9 +9,12 @@
 import type { Context } from 'hono'
 import type { PageMeta } from '../../engine.js'
 import type { ResultRecord } from '../../execute/records.js'
+import { datasets } from '../../catalog/index.js'
+import { checkFacets } from '../../check/facets.js'
 import { issuesInParameterTerms, listRequest, parseListParams, type ListEndpoint } from '../../parse/list-params.js'
+import { answerOptionsOfParams, facetIssuesAt, linkHeader, requestTarget } from '../answer-options.js'
 import { checkedIdentity } from '../auth.js'
-import { callOptions, type AppDeps, type HttpEnv } from '../context.js'
+import { baseUrlOf, callOptions, type AppDeps, type HttpEnv } from '../context.js'
 import { readPaging } from '../paging.js'
 import { misspeltParameterIssues, QueryParams } from '../params.js'
 import { issuesResponse } from '../problem.js'
@@ -32,15 +35,37 @@ export async function runListing(c: Context<HttpEnv>, deps: AppDeps, route: List
   const parsed = parseListParams(route.endpoint, params, { now: deps.options.clock() })
   const page = params.one('page')
   const perPage = params.one('per_page')
-  if (misspelt.length > 0 || !parsed.ok || !page.ok || !perPage.ok) {
-    return issuesResponse([...misspelt, ...(parsed.ok ? [] : parsed.issues), ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues)])
+  const options = answerOptionsOfParams(params)
+  const facetIssues = options.ok && options.value.facets !== undefined
+    ? facetIssuesAt(checkFacets(datasets[route.endpoint], options.value.facets, options.value.facetLimit), '/facets')
+    : []
+  if (misspelt.length > 0 || !parsed.ok || !page.ok || !perPage.ok || !options.ok || facetIssues.length > 0) {
+    return issuesResponse([
+      ...misspelt, ...(parsed.ok ? [] : parsed.issues), ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues),
+      ...(options.ok ? [] : options.issues), ...facetIssues,
+    ])
   }
-  const paging = readPaging(deps, checkedIdentity(c), { page: page.value, per_page: perPage.value }, route.defaultPerPage)
+  const caller = checkedIdentity(c)
+  const paging = readPaging(deps, caller, { page: page.value, per_page: perPage.value }, route.defaultPerPage)
   if (!paging.ok) return paging.response
 
-  const listed = await deps.engine.list(listRequest(parsed.value, paging.page, paging.perPage), callOptions(c))
+  const request = listRequest(parsed.value, paging.page, paging.perPage)
+  const listed = options.value.withoutTotal
+    ? await deps.engine.listWithoutTotal(request, callOptions(c))
+    : await deps.engine.list(request, callOptions(c))
   if (!listed.ok) return issuesResponse(issuesInParameterTerms(parsed.value, listed.issues))
-  const meta: PageMeta = listed.value.meta
+  let facets: Record<string, unknown> | undefined
+  if (options.value.facets !== undefined) {
+    const counted = await deps.engine.facets(request, options.value.facets, { ...callOptions(c), limit: options.value.facetLimit })
+    if (!counted.ok) return issuesResponse(facetIssuesAt(counted, '/facets'))
+    facets = counted.value.facets
+  }
+  const meta: PageMeta | { current_page: number; per_page: number } = listed.value.meta
   c.header(QUERY_COST_HEADER, queryCostHeader(listed.value.cost))
-  return c.json({ meta, ...(await route.render(listed.value.results, c)) })
+  c.header('Link', linkHeader(requestTarget(baseUrlOf(deps, c.req.raw), c.req.raw), {
+    page: meta.current_page, perPage: meta.per_page, returned: listed.value.results.length,
+    ...('total_pages' in meta ? { totalPages: (meta as PageMeta).total_pages } : {}),
+    ...(caller.plan === 'trial' ? { maxPage: 1 } : {}),
+  }))
+  return c.json({ meta, ...(await route.render(listed.value.results, c)), ...(facets ? { facets } : {}) })
 }
