@@ -12,6 +12,15 @@ import { previewValue } from '../errors/format.js'
 import { issue, type Issue, type Result } from '../errors/issue.js'
 import { KEY_PARAMETER, type QueryParams } from './params.js'
 
+/**
+ * Answer options not offered as the near miss of a name sent (`misspeltParameterIssues`): `count`
+ * is two edits from `amount`, a GET /fundings parameter that clients send to GET /companies too,
+ * which must stay ignored there. `count` itself is read all the same.
+ */
+export function withoutNearMissExemptions(parameters: readonly string[]): readonly string[] {
+  return parameters.filter((name) => name !== 'count')
+}
+
 export interface AnswerOptions {
   /** Facet fields as sent (checked by the engine), or undefined when none were asked for. */
   readonly facets?: readonly string[]

@@ -177,6 +177,8 @@ export interface RouteSpec {
   readonly carriesKeyCheck?: boolean
   /** The handler runs a filter and answers its cost in `X-Query-Cost` (query-cost.ts), documented in the OpenAPI document. */
   readonly queryCost?: boolean
+  /** The answer is a page with a `Link` header (RFC 8288: first, prev, next, last), which the OpenAPI document then describes. */
+  readonly paged?: boolean
 }
 
 export interface RouteModule {

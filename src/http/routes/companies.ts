@@ -29,6 +29,7 @@ export const companyListRoutes: RouteModule = {
       + 'See grammar-docs/list-parameters.md for each parameter\'s filter-language equivalent.',
     specSection: '4.1',
     queryCost: true,
+    paged: true,
     query: COMPANIES_QUERY,
     response: companyListPageSchema,
     authenticated: true,

@@ -26,6 +26,7 @@ export const fundingRoutes: RouteModule = {
       + 'See grammar-docs/list-parameters.md.',
     specSection: '4.10',
     queryCost: true,
+    paged: true,
     query: FUNDINGS_QUERY,
     response: fundingListPageSchema,
     authenticated: true,

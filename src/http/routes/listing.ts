@@ -12,7 +12,7 @@ import type { ResultRecord } from '../../execute/records.js'
 import { datasets } from '../../catalog/index.js'
 import { checkFacets } from '../../check/facets.js'
 import { issuesInParameterTerms, listRequest, parseListParams, type ListEndpoint } from '../../parse/list-params.js'
-import { answerOptionsOfParams, facetIssuesAt, linkHeader, requestTarget } from '../answer-options.js'
+import { answerOptionsOfParams, facetIssuesAt, linkHeader, requestTarget, withoutNearMissExemptions } from '../answer-options.js'
 import { checkedIdentity } from '../auth.js'
 import { baseUrlOf, callOptions, type AppDeps, type HttpEnv } from '../context.js'
 import { readPaging } from '../paging.js'
@@ -31,7 +31,7 @@ export interface ListingRoute {
 
 export async function runListing(c: Context<HttpEnv>, deps: AppDeps, route: ListingRoute): Promise<Response> {
   const params = QueryParams.of(c.req.raw)
-  const misspelt = misspeltParameterIssues(params, route.parameters, `GET /${route.endpoint}`)
+  const misspelt = misspeltParameterIssues(params, withoutNearMissExemptions(route.parameters), `GET /${route.endpoint}`)
   const parsed = parseListParams(route.endpoint, params, { now: deps.options.clock() })
   const page = params.one('page')
   const perPage = params.one('per_page')

@@ -32,7 +32,7 @@ import type { ResultRecord } from '../../execute/records.js'
 import { previewValue } from '../../errors/format.js'
 import { childPath, issue, type Issue } from '../../errors/issue.js'
 import { guardInput } from '../../parse/guard.js'
-import { answerOptionsOfBody, answerOptionsOfParams, facetIssuesAt, linkHeader, requestTarget, type AnswerOptions } from '../answer-options.js'
+import { answerOptionsOfBody, answerOptionsOfParams, facetIssuesAt, linkHeader, requestTarget, withoutNearMissExemptions, type AnswerOptions } from '../answer-options.js'
 import { checkedIdentity } from '../auth.js'
 import { baseUrlOf, callOptions, type AppDeps, type HttpEnv, type RouteModule } from '../context.js'
 import { readPaging } from '../paging.js'
@@ -309,7 +309,7 @@ async function getQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
   const perPage = params.one('per_page')
   const options = answerOptionsOfParams(params)
   const issues = [
-    ...misspeltParameterIssues(params, STORED_PAGE_PARAMETERS, 'GET /queries/{query_id}'),
+    ...misspeltParameterIssues(params, withoutNearMissExemptions(STORED_PAGE_PARAMETERS), 'GET /queries/{query_id}'),
     ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues), ...(options.ok ? [] : options.issues),
   ]
   if (issues.length > 0 || !page.ok || !perPage.ok || !options.ok) return issuesResponse(issues)
@@ -336,6 +336,7 @@ export const queryRoutes: RouteModule = {
         + 'A body over the size limit is a 413. `per_page` above the cap is lowered to it; trial keys get page 1 only.',
       specSection: '4.14',
       queryCost: true,
+      paged: true,
       body: queryRequestSchema,
       response: queryPageSchema,
       authenticated: true,
@@ -348,6 +349,7 @@ export const queryRoutes: RouteModule = {
         + 'longer checks is a 400 (`query_outdated`): post its filter again for a current id.',
       specSection: '4.15',
       queryCost: true,
+      paged: true,
       pathParams: z.object({ query_id: z.string().describe('The id returned by POST /queries.') }),
       query: STORED_PAGE_QUERY,
       response: queryPageSchema,
