@@ -27,7 +27,7 @@ import { checkFacets } from '../check/facets.js'
 import { cachedFacets, type Facet } from './facets.js'
 
 export type { Facet } from './facets.js'
-import { cachedTotal, datasetRows, knownTotal, rememberedTotal, versionAndKnownTotal, type VersionAndTotal } from './counts.js'
+import { cachedTotal, datasetRows, knownTotal, probedMatches, rememberedTotal, versionAndKnownTotal, type VersionAndTotal } from './counts.js'
 import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './cursor.js'
 import type { ResultRecord } from './records.js'
 import {
@@ -278,7 +278,9 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
   /** A page without counting (pageWithoutTotal, listWithoutTotal, queryWithoutTotal): a total cached earlier still steers the keys query's plan (run.ts). */
   async function pageOnly(plan: QueryPlan, canonical: CanonicalQuery, id: string, version: number, page: number, perPage: number): Promise<PageWithoutTotal> {
     const { ctx, lookedUp } = await contextAndTotal(plan, id)
-    const matches = plan.where === undefined ? await knownTotal(ctx, id) : lookedUp!.total ?? rememberedTotal(ctx, id)
+    const known = plan.where === undefined ? await knownTotal(ctx, id) : lookedUp!.total ?? rememberedTotal(ctx, id)
+    // Without a total, a bounded probe of the matches still lets the keys query walk the sort index.
+    const matches = known === undefined && plan.canWalkSortIndex ? await probedMatches(ctx, plan, page * perPage) : known
     const fetched = await pageByCursor(ctx, plan, { queryId: id, page, perPage, matches }, paging)
     return Object.freeze({
       query: Object.freeze({ query_id: id, dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort, query_version: version }),
