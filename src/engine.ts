@@ -29,7 +29,7 @@ import {
   type Backend, type CallOptions,
 } from './execute/backend.js'
 import { createOperations, LIGHT_OPERATIONS, SHORT_OPERATIONS, type Authorization, type GuardableOperation, type OperationArgs, type OperationName, type OperationResult, type Operations } from './execute/operations.js'
-import type { ExplainResult, ExportBatch, ExportBatchRequest, ListPage, PageWithoutTotal, QueryEnvelope, RunOptions, StoredPaging, StoreOptions, StoreResult } from './execute/pipeline.js'
+import type { ExplainResult, ExportBatch, ExportBatchRequest, FacetOptions, FacetsResult, ListPage, ListPageWithoutTotal, PageWithoutTotal, QueryEnvelope, QueryPageWithoutTotal, RunOptions, StoredPaging, StoreOptions, StoreResult } from './execute/pipeline.js'
 import { createWatchdog, makeInterruptible } from './execute/pool/interrupt.js'
 import { admits, claimKeyCheck, DeferredKeyCheck, KeyRefusedError, type Guarded, type KeyCheckRequest } from './execute/key-check.js'
 import { createWorkerPool, defaultPoolSize, type WorkerPool } from './execute/pool/pool.js'
@@ -43,7 +43,8 @@ import { guardInput, InvalidInputError } from './parse/guard.js'
 import { argumentIssues } from './execute/arguments.js'
 import type { DatabaseStatus } from './store/status.js'
 
-export type { ExplainResult, ExportBatch, ExportBatchRequest, ListPage, PageMeta, PageWithoutTotal, StoredPaging, QueryEnvelope, StoreOptions, StoreOptions as StoreCallOptions, StoreResult } from './execute/pipeline.js'
+export type { ExplainResult, ExportBatch, ExportBatchRequest, FacetOptions, FacetsResult, ListPage, ListPageWithoutTotal, PageMeta, PageWithoutTotal, QueryEnvelope, QueryPageWithoutTotal, StoredPaging, StoreOptions, StoreOptions as StoreCallOptions, StoreResult } from './execute/pipeline.js'
+export type { Facet, FacetValue } from './execute/facets.js'
 export type { CallOptions } from './execute/backend.js'
 export { EngineClosedError, QueryCancelledError, QueryTimeoutError } from './execute/backend.js'
 export { TenantBusyError, type FairnessOptions } from './execute/fair-queue.js'
@@ -148,6 +149,23 @@ export interface Engine<D extends VentureDb = VentureDb> {
   explain(request: unknown, options?: CallOptions): Promise<Result<ExplainResult>>
   /** The number of records a query selects. */
   count(request: unknown, options?: CallOptions): Promise<Result<number>>
+  /**
+   * As `list`, without counting: `meta` has `current_page` and `per_page` only. A page shorter
+   * than `per_page` is the last.
+   */
+  listWithoutTotal(request: unknown, options?: CallOptions): Promise<Result<ListPageWithoutTotal>>
+  /** As `query` (the query is stored under the same id), without counting; `meta` as `listWithoutTotal`'s. */
+  queryWithoutTotal(request: unknown, options?: CallOptions & StoreOptions): Promise<Result<QueryPageWithoutTotal>>
+  /**
+   * Counts per value of each of `fields` (facetable fields of the request's dataset: enums, tags,
+   * country, dates by year) over the records the request's filter selects, and their total. Each
+   * facet lists its `limit` most frequent values (default 10, at most 100; ties by value), the sum
+   * of the rest (`other`) and the records without a value (`missing`). The request's sort and
+   * paging are ignored. Cached with the total under the query's id and the data version.
+   */
+  facets(request: unknown, fields: unknown, options?: CallOptions & FacetOptions): Promise<Result<FacetsResult>>
+  /** `facets` of a stored query, by its id (GET /queries/:id?facets=). */
+  storedFacets(queryId: unknown, fields: unknown, options?: CallOptions & FacetOptions): Promise<Result<FacetsResult>>
   /**
    * Record lookups of the detail endpoints and search, on either backend: on SQLite on the same
    * worker threads as queries, on PostgreSQL through the same connection pool.
@@ -337,7 +355,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
   }
 
   /** The Result-returning methods answer a budget or a cancellation as their issue. */
-  async function result<K extends 'query' | 'list' | 'store' | 'page' | 'pageWithoutTotal' | 'exportBatch' | 'explain' | 'count'>(op: K, args: OperationArgs<K>, call: CallOptions | undefined): Promise<OperationResult<K>> {
+  async function result<K extends 'query' | 'list' | 'store' | 'page' | 'pageWithoutTotal' | 'exportBatch' | 'explain' | 'count' | 'listWithoutTotal' | 'queryWithoutTotal' | 'facets' | 'storedFacets'>(op: K, args: OperationArgs<K>, call: CallOptions | undefined): Promise<OperationResult<K>> {
     try {
       return tallied(await run(op, args, call))
     } catch (error) {
@@ -379,6 +397,7 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
     return copies as unknown as OperationArgs<K>
   }
 
+  const facetOptions = (o: FacetOptions | undefined): FacetOptions => (o?.limit === undefined ? {} : { limit: o.limit })
   const storeOptions = (o: StoreOptions | undefined): StoreOptions => (o?.owner === undefined ? {} : { owner: o.owner })
   /** The call's budget, for the pipeline's cost prediction: a filter predicted to take longer is refused before it runs. */
   const runOptions = (o: CallOptions | undefined): RunOptions => ({ budgetMs: o?.timeoutMs ?? timeoutMs })
@@ -423,6 +442,10 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
     exportBatch: (queryId, batch, o) => result('exportBatch', [queryId, batch], o),
     explain: (request, o) => result('explain', [request], o),
     count: (request, o) => result('count', [request, runOptions(o)], o),
+    listWithoutTotal: (request, o) => result('listWithoutTotal', [request, runOptions(o)], o),
+    queryWithoutTotal: (request, o) => result('queryWithoutTotal', [request, storeOptions(o), runOptions(o)], o),
+    facets: (request, fields, o) => result('facets', [request, fields, facetOptions(o), runOptions(o)], o),
+    storedFacets: (queryId, fields, o) => result('storedFacets', [queryId, fields, facetOptions(o)], o),
     records: Object.freeze<EngineRecords>({
       companyDetail: (id, o) => run('companyDetail', [id], o),
       companyByDomain: (domain, o) => run('companyByDomain', [domain], o),
@@ -499,11 +522,12 @@ function sqliteConnections(database: string | VentureDb, workers: number | undef
   return 1 + (size > 0 ? size + 1 : 0)
 }
 
-const REQUEST_METHODS: ReadonlySet<string> = new Set(['query', 'list', 'store', 'explain', 'count'])
+const REQUEST_METHODS: ReadonlySet<string> = new Set(['query', 'list', 'store', 'explain', 'count', 'listWithoutTotal', 'queryWithoutTotal', 'facets'])
 
 /** How messages name an engine call's argument. */
 function argumentName(op: string, index: number): string {
   if (index === 0 && REQUEST_METHODS.has(op)) return 'The request'
+  if (op === 'facets' || op === 'storedFacets') return index === 0 ? 'The query id' : index === 1 ? 'The facet fields' : 'The facet options'
   if (op === 'page' || op === 'pageWithoutTotal') return index === 0 ? 'The query id' : 'The paging argument'
   return `Argument ${index + 1} of ${op}()`
 }

@@ -12,7 +12,7 @@ export {
   STAGE, INVESTOR_TYPE, SERIES,
   type Catalog, type DatasetName, type DatasetDef, type FieldDef, type FieldType, type FieldTypeKind, type EnumType, type WireForm,
   type TagStorage, type SortClauseDef, type RelationDef, type RelatedDataset, type FieldOptions, type TypedFieldDef, type FieldDefOf,
-  type TypedDatasetDef, type OperatorName, type OperatorDef, type OperandShape, type OperatorTable, type LogicalKey, type ForeignMatch,
+  type FacetKind, type FacetOf, type TypedDatasetDef, type OperatorName, type OperatorDef, type OperandShape, type OperatorTable, type LogicalKey, type ForeignMatch,
 } from './catalog/index.js'
 // The AST that parseQuery and parseFilter produce.
 export type {
@@ -35,6 +35,7 @@ export {
   DeferredKeyCheck, KeyRefusedError, QueryTimeoutError, QueryCancelledError, EngineClosedError, InvalidInputError, TenantBusyError,
   type KeyCheckRequest, type CallOptions, type StoreOptions, type FairnessOptions,
   type Engine, type EngineOptions, type StoreCallOptions, type ListPage, type ExportBatch, type ExportBatchRequest, type StoredPaging, type QueryEnvelope, type PageMeta, type StoreResult, type ExplainResult, type EngineStats, type DatabaseStatus,
+  type FacetsResult, type Facet, type FacetValue, type FacetOptions, type ListPageWithoutTotal, type QueryPageWithoutTotal,
 } from './engine.js'
 export * from './typed/index.js'
 export { DEFAULT_MEMORY_BUDGET_BYTES, type MemoryPlan } from './store/memory-budget.js'

@@ -38,8 +38,17 @@ export interface FieldDef {
   readonly identifying?: boolean
   /** How the value is serialised in result records (spec section 2). */
   readonly wire: WireForm
+  /**
+   * How the field can be counted per value (`facets`): `value` counts each value (a tags field
+   * counts each record once per value it holds), `year` counts each calendar year of a date.
+   * Absent: the field cannot be faceted.
+   */
+  readonly facet?: FacetKind
   readonly description: string
 }
+
+/** How a field is bucketed for facet counts (`FieldDef.facet`). */
+export type FacetKind = 'value' | 'year'
 
 export interface DatasetDef {
   readonly name: DatasetName
@@ -94,6 +103,8 @@ export interface FieldOptions {
   readonly indexed?: boolean
   readonly identifying?: boolean
   readonly wire?: WireForm
+  /** Default: `value` for enums, `year` for dates and datetimes, none for other kinds. */
+  readonly facet?: FacetKind
 }
 
 /**
@@ -116,7 +127,31 @@ export type FieldDefOf<N extends string, T extends FieldType, O extends FieldOpt
   O extends { readonly nullable: infer B extends boolean } ? B : T extends { readonly kind: 'boolean' } ? false : true,
   O extends { readonly sortable: infer B extends boolean } ? B : T extends { readonly kind: 'tags' } ? false : true,
   O extends { readonly wire: infer W extends WireForm } ? W : 'native'
->
+> & { readonly facet: FacetOf<T, O> }
+
+/** A field's facet kind as a literal type (undefined: not facetable), by the same defaults as `field`. */
+export type FacetOf<T extends FieldType, O extends FieldOptions> =
+  O extends { readonly facet: infer K extends FacetKind } ? K
+    : T extends { readonly kind: 'enum' | 'tags' } ? 'value'
+      : T extends { readonly kind: 'date' | 'datetime' } ? 'year'
+        : undefined
+
+/** The facet kind `field` gives a type when its options name none. */
+function defaultFacet(type: FieldType): FacetKind | undefined {
+  switch (type.kind) {
+    case 'enum':
+    case 'tags':
+      return 'value'
+    case 'date':
+    case 'datetime':
+      return 'year'
+    case 'integer':
+    case 'number':
+    case 'string':
+    case 'boolean':
+      return undefined
+  }
+}
 
 /** Builds a field definition with the defaults (property, column = name, nullable, sortable unless tags). */
 export function field<const N extends string, const T extends FieldType, const O extends FieldOptions = Record<never, never>>(
@@ -126,6 +161,7 @@ export function field<const N extends string, const T extends FieldType, const O
   options: O = {} as O,
 ): FieldDefOf<N, T, O> {
   const isTags = type.kind === 'tags'
+  const facet = options.facet ?? defaultFacet(type)
   return Object.freeze({
     name,
     type,
@@ -136,12 +172,13 @@ export function field<const N extends string, const T extends FieldType, const O
     indexed: (options.indexed ?? false) || (options.identifying ?? false),
     ...(options.identifying ? { identifying: true } : {}),
     wire: options.wire ?? 'native',
+    ...(facet ? { facet } : {}),
     description,
   }) as FieldDefOf<N, T, O>
 }
 
 /** A multi-valued field stored in link table `table` with columns (`ownerColumn`, `value`). */
-export function tagsField<const N extends string>(name: N, table: string, ownerColumn: string, description: string): TypedFieldDef<N, { readonly kind: 'tags' }, false, false, 'native'> {
+export function tagsField<const N extends string>(name: N, table: string, ownerColumn: string, description: string): TypedFieldDef<N, { readonly kind: 'tags' }, false, false, 'native'> & { readonly facet: 'value' } {
   return Object.freeze({
     name,
     type: Object.freeze({ kind: 'tags' as const }),
@@ -151,6 +188,7 @@ export function tagsField<const N extends string>(name: N, table: string, ownerC
     sortable: false,
     indexed: true,
     wire: 'native' as const,
+    facet: 'value' as const,
     description,
   })
 }

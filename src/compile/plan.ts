@@ -62,6 +62,12 @@ export interface QueryPlan {
   /** `select count(*) as count from <table> t0 where <filter>`. */
   countQuery(db: Kysely<any>): SelectQueryBuilder<any, any, { count: number | string | bigint }>
   /**
+   * `select count(*) from (select 1 from <table> t0 where <filter> limit <limit>)`: the matches, up
+   * to `limit`, in at most `limit` reads of the filter's best index. A page answered without its
+   * total steers with it (execute/counts.ts, `probedMatches`).
+   */
+  probeQuery(db: Kysely<any>, limit: number): SelectQueryBuilder<any, any, { count: number | string | bigint }>
+  /**
    * For a filter that is a top-level `foreign` with `match: none`: the count of the records it does
    * NOT select (those with a related match, the `any` of the same inner filter, as a set), so that
    * the total is the table's row count minus it (`execute/counts.ts`). `none` and `any` of one inner
@@ -91,7 +97,7 @@ export interface QueryPlan {
  * computed once (MATERIALIZED, on SQLite 3.35+ and PostgreSQL 12+, so a set read twice, by its
  * emptiness guard and by its lookups, is still computed once).
  */
-function withSets(db: Kysely<any>, sets: readonly HoistedSet[]): Kysely<any> {
+export function withSets(db: Kysely<any>, sets: readonly HoistedSet[]): Kysely<any> {
   let out: any = db
   for (const set of sets) out = out.with((cte: any) => cte(set.name).materialized(), () => set.keys)
   return out as Kysely<any>
@@ -151,6 +157,10 @@ export function planQuery(checked: Pick<CheckedQuery, 'dataset' | 'filter' | 'so
     },
     countQuery(db: Kysely<any>) {
       return from(db).select(sql<number>`count(*)`.as('count'))
+    },
+    probeQuery(db: Kysely<any>, limit: number) {
+      const some = from(db, false, false).select(sql<number>`1`.as('one')).limit(limit)
+      return withSets(db, filterFor(false).sets).selectFrom(some.as('probe')).select(sql<number>`count(*)`.as('count'))
     },
     ...(ownerCount ? { ownerCount } : {}),
     ...(complement ? { complementCount: (db: Kysely<any>) => complementFrom(db, complement).select(sql<number>`count(*)`.as('count')) } : {}),

@@ -121,6 +121,7 @@ export function datasetPage(ds: DatasetDef): string {
     `- Primary key: ${code(ds.primaryKey)} (appended to every sort as the final tiebreaker)`,
     `- Default sort: ${ds.defaultSort.map((s) => `${code(s.field)} ${s.direction}`).join(', ') || 'primary key'}`,
     `- Identifying fields (\`eq\`/\`in\` on them inside a \`foreign\` compiles to a semi-join, see [language.md](../../language.md#foreign)): ${[ds.primaryKey, ...fields.filter((f) => f.identifying).map((f) => f.name)].map(code).join(', ')}`,
+    `- Facetable fields (\`facets\`, see [guides/facets.md](../../guides/facets.md)): ${fields.filter((f) => f.facet !== undefined).map((f) => `${code(f.name)}${f.facet === 'year' ? ' (by year)' : ''}`).join(', ') || 'none'}`,
   ]
   return page(
     `Dataset \`${ds.name}\``,

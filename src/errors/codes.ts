@@ -21,6 +21,7 @@ export const ISSUE_CODES = {
   invalid_range: 'A `between` whose lower bound exceeds its upper bound.',
   no_relation: 'A `foreign` to a dataset that the dataset in scope has no relation to.',
   not_sortable: 'A sort on a field that cannot be sorted on.',
+  not_facetable: 'A facet on a field that cannot be counted per value (only enum, tags, country and date fields can; see guides/facets.md).',
   invalid_sort: 'A sort clause that is not a one-key hash with `asc` or `desc`.',
   invalid_page: 'A `page` or `per_page` that is not a positive integer within the limits.',
   limit_exceeded: 'The request exceeds a configured limit (depth, node count, list length, body size, per_page).',

@@ -176,3 +176,17 @@ export async function cachedTotal(ctx: ExecContext, plan: QueryPlan, queryId: st
   if (written) await noteCacheWrites(ctx, 'query_totals', 1)
   return total
 }
+
+/**
+ * What a page read without its total steers by (`run.ts`, `prefersSortWalk`), when no total is
+ * cached: the matches, counted only up to the fewest that make walking the sort index the better
+ * plan (walk reads `limit * rows / matches` ≤ `walkFactor * matches`, so `sqrt(limit * rows /
+ * walkFactor)`). Below that bound the answer is the exact total; at it, a lower bound that is
+ * enough to choose the walk. At 100,000 companies and a 50-record page that is at most 1,119 index
+ * reads, against a plan that drives from the filter's index and sorts every hit.
+ */
+export async function probedMatches(ctx: ExecContext, plan: QueryPlan, limit: number): Promise<number> {
+  const rows = await datasetRows(ctx, plan.dataset)
+  const bound = Math.max(1, Math.ceil(Math.sqrt((limit * rows) / plan.walkFactor)))
+  return countOf(ctx, plan.probeQuery(ctx.db, bound).compile())
+}

@@ -69,7 +69,8 @@ export interface PageRequest {
   readonly perPage: number
   /**
    * The query's total when known: steers the keys queries' plans (see `run.ts`, `compile/steer.ts`)
-   * and sets the checkpoint spacing. The engine always knows it (the total is counted first).
+   * and sets the checkpoint spacing. A page answered without its total may give a lower bound
+   * instead (`counts.ts`, `probedMatches`): enough to steer, and a spacing no wider than the total's.
    */
   readonly matches?: number
   /** The fields to read and return (`check/fields.ts`); every field when absent. */

@@ -79,6 +79,10 @@ function plainOperations(database: VentureDb, limits: Limits, paging: Partial<Pa
     exportBatch: pipeline.exportBatch,
     explain: pipeline.explain,
     count: pipeline.count,
+    listWithoutTotal: pipeline.listWithoutTotal,
+    queryWithoutTotal: pipeline.queryWithoutTotal,
+    facets: pipeline.facets,
+    storedFacets: pipeline.storedFacets,
 
     companyDetail: (id: number) => companyDetail(database, id),
     companyByDomain: async (domain: string) => {

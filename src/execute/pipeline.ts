@@ -24,7 +24,11 @@ import { parseQuery, parseQueryParts } from '../parse/index.js'
 import { dataVersion, dataVersionSync, type VentureDb } from '../store/open.js'
 import { newCacheTally, type CacheTally, type ExecContext } from './context.js'
 import { memoKey, PreparedMemo } from './prepared-memo.js'
-import { cachedTotal, knownTotal, rememberedTotal, versionAndKnownTotal, type VersionAndTotal } from './counts.js'
+import { checkFacets } from '../check/facets.js'
+import { cachedFacets, type Facet } from './facets.js'
+
+export type { Facet } from './facets.js'
+import { cachedTotal, knownTotal, probedMatches, rememberedTotal, versionAndKnownTotal, type VersionAndTotal } from './counts.js'
 import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './cursor.js'
 import { fetchPage } from './run.js'
 import type { ResultRecord } from './records.js'
@@ -82,6 +86,37 @@ export interface ListPage {
   readonly cache?: CacheTally
 }
 
+/** A listing's page without its total (`Engine.listWithoutTotal`): as `ListPage`, its meta without `total_record_count` and `total_pages`. */
+export interface ListPageWithoutTotal {
+  readonly dataset: string
+  readonly results: readonly ResultRecord[]
+  readonly meta: PageWithoutTotal['meta']
+  /** As `QueryEnvelope.cost`. */
+  readonly cost: PredictedCost
+}
+
+/** A stored and run query's page without its total (`Engine.queryWithoutTotal`). */
+export interface QueryPageWithoutTotal extends PageWithoutTotal {
+  /** As `QueryEnvelope.cost`. */
+  readonly cost: PredictedCost
+}
+
+/** What `facets` and `storedFacets` take besides the request: values listed per facet (1-100, default 10). */
+export interface FacetOptions {
+  readonly limit?: unknown
+}
+
+/** Facet counts of a query (`Engine.facets`): per field, its top values by count, the rest and the records without a value. */
+export interface FacetsResult {
+  readonly dataset: string
+  /** The content-addressed id of the query's filter and sort: the key facets and totals are cached under. */
+  readonly query_id: string
+  /** The number of records the filter selects. */
+  readonly total: number
+  /** By field name, in the order the fields were named. */
+  readonly facets: Readonly<Record<string, Facet>>
+}
+
 export interface StoreResult {
   readonly query_id: string
   readonly query_version: number
@@ -122,6 +157,10 @@ export interface Pipeline {
   exportBatch(queryId: unknown, batch: ExportBatchRequest): Promise<Result<ExportBatch>>
   explain(request: unknown): Promise<Result<ExplainResult>>
   count(request: unknown, run?: RunOptions): Promise<Result<number>>
+  listWithoutTotal(request: unknown, run?: RunOptions): Promise<Result<ListPageWithoutTotal>>
+  queryWithoutTotal(request: unknown, options?: StoreOptions, run?: RunOptions): Promise<Result<QueryPageWithoutTotal>>
+  facets(request: unknown, fields: unknown, options?: FacetOptions, run?: RunOptions): Promise<Result<FacetsResult>>
+  storedFacets(queryId: unknown, fields: unknown, options?: FacetOptions): Promise<Result<FacetsResult>>
 }
 
 /**
@@ -278,6 +317,32 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     })
   }
 
+  /** A page without counting (pageWithoutTotal, listWithoutTotal, queryWithoutTotal): a total cached earlier still steers the keys query's plan (run.ts). */
+  async function pageOnly(plan: QueryPlan, canonical: CanonicalQuery, id: string, version: number, page: number, perPage: number, selection?: FieldSelection): Promise<PageWithoutTotal> {
+    const { ctx, lookedUp } = await contextAndTotal(plan, id)
+    const known = plan.where === undefined ? await knownTotal(ctx, id) : lookedUp!.total ?? rememberedTotal(ctx, id)
+    // Without a total, a bounded probe of the matches still lets the keys query walk the sort index.
+    const matches = known === undefined && plan.canWalkSortIndex ? await probedMatches(ctx, plan, page * perPage) : known
+    const fetched = await pageByCursor(ctx, plan, { queryId: id, page, perPage, matches, selection }, paging)
+    return Object.freeze({
+      query: Object.freeze({ query_id: id, dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort, query_version: version }),
+      results: Object.freeze([...fetched.records]),
+      meta: Object.freeze({ current_page: page, per_page: perPage }),
+      query_id: id,
+    })
+  }
+
+  /** The total and the facets of a checked query, both cached under its id and the data version. */
+  async function facetsOf(checked: CheckedQuery, canonical: CanonicalQuery, queryId: string, fields: unknown, options: FacetOptions, paths?: { fields: string; limit: string }): Promise<Result<FacetsResult>> {
+    const facets = checkFacets(checked.dataset, fields, options.limit, paths)
+    if (!facets.ok) return facets
+    const plan = planOf(checked)
+    const { ctx, lookedUp } = await contextAndTotal(plan, queryId)
+    const total = await cachedTotal(ctx, plan, queryId, lookedUp)
+    const counted = await cachedFacets(ctx, checked, queryId, facets.value.fields, facets.value.limit)
+    return ok(Object.freeze({ dataset: canonical.dataset, query_id: queryId, total, facets: counted }))
+  }
+
   /** A stored query's plan and the page asked for, validated (page() and pageWithoutTotal()). */
   async function storedPage(queryId: unknown, rawPaging: StoredPaging): Promise<Result<{
     plan: QueryPlan; checked: CheckedQuery; canonical: CanonicalQuery; id: string; version: number; page: number; perPage: number
@@ -370,16 +435,56 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       const stored = await storedPage(queryId, rawPaging)
       if (!stored.ok) return stored
       const { plan, canonical, id, version, page, perPage, selection } = stored.value
-      // Never counted here; a total cached earlier still steers the keys query's plan (run.ts).
-      const { ctx, lookedUp } = await contextAndTotal(plan, id)
-      const matches = plan.where === undefined ? await knownTotal(ctx, id) : lookedUp!.total ?? rememberedTotal(ctx, id)
-      const fetched = await pageByCursor(ctx, plan, { queryId: id, page, perPage, matches, selection }, paging)
-      return ok(Object.freeze({
-        query: Object.freeze({ query_id: id, dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort, query_version: version }),
-        results: Object.freeze([...fetched.records]),
-        meta: Object.freeze({ current_page: page, per_page: perPage }),
-        query_id: id,
-      }))
+      return ok(await pageOnly(plan, canonical, id, version, page, perPage, selection))
+    },
+
+    async listWithoutTotal(fullRequest, run) {
+      const { request, fields } = splitFields(fullRequest)
+      const prepared = prepare(request)
+      if (!prepared.ok) return withFieldIssues(prepared, request, fields)
+      const { checked, canonical, queryId } = prepared.value
+      const selection = selectFields(checked.dataset, fields)
+      if (!selection.ok) return selection
+      const cost = await costWithinBudget(checked, run)
+      if (!cost.ok) return cost
+      const { results, meta } = await pageOnly(planOf(checked), canonical, queryId, QUERY_VERSION, checked.page, checked.perPage, selection.value)
+      return ok(Object.freeze({ dataset: canonical.dataset, results, meta, cost: cost.value }))
+    },
+
+    async queryWithoutTotal(fullRequest, storeOptions = {}, run) {
+      const { request, fields } = splitFields(fullRequest)
+      const prepared = prepare(request)
+      if (!prepared.ok) return withFieldIssues(prepared, request, fields)
+      const { checked, canonical } = prepared.value
+      const selection = selectFields(checked.dataset, fields)
+      if (!selection.ok) return selection
+      const owner = storeOwner(storeOptions.owner)
+      if (!owner.ok) return owner
+      const tooLarge = storageIssues(canonical, limits)
+      if (tooLarge.length > 0) return fail(tooLarge)
+      const cost = await costWithinBudget(checked, run)
+      if (!cost.ok) return cost
+      const stored = vdb.readonly
+        ? { query_id: prepared.value.queryId, query_version: QUERY_VERSION }
+        : await storeQuery(vdb.db, canonical, { owner: owner.value, limits, writer })
+      const page = await pageOnly(planOf(checked), canonical, stored.query_id, stored.query_version, checked.page, checked.perPage, selection.value)
+      return ok(Object.freeze({ ...page, cost: cost.value }))
+    },
+
+    async facets(request, fields, options = {}, run) {
+      const prepared = prepare(request)
+      if (!prepared.ok) return prepared
+      const { checked, canonical, queryId } = prepared.value
+      const cost = await costWithinBudget(checked, run)
+      if (!cost.ok) return cost
+      return facetsOf(checked, canonical, queryId, fields, options)
+    },
+
+    async storedFacets(queryId, fields, options = {}) {
+      if (typeof queryId !== 'string' || !QUERY_ID_SHAPE.test(queryId)) return fail(pagingIssues(queryId, {}, limits))
+      const loaded = await loadStoredQuery(vdb.db, queryId, recheck, { writer })
+      if (!loaded.ok) return loaded
+      return facetsOf(loaded.value.checked, loaded.value.canonical, loaded.value.query_id, fields, options)
     },
 
     async exportBatch(queryId, batch) {

@@ -201,6 +201,8 @@ export interface RouteSpec {
   readonly heavy?: boolean
   /** A path kept for the original service's existing clients: marked deprecated in the OpenAPI document. */
   readonly deprecated?: boolean
+  /** The answer is a page with a `Link` header (RFC 8288: first, prev, next, last), which the OpenAPI document then describes. */
+  readonly paged?: boolean
 }
 
 export interface RouteModule {

@@ -160,6 +160,13 @@ const QUERY_COST_HEADER_DOC = Object.freeze({
   schema: { type: 'string', pattern: '^units=\\d+, rows=\\d+, ms=\\d+$' },
 })
 
+const LINK_HEADER_DOC = Object.freeze({
+  description: 'RFC 8288 links to this listing\'s pages as absolute URLs: `first`, `prev` (after page 1), `next` (while there is a later page; '
+    + 'without a total, while the page is full) and `last` (when the total is counted). They keep the request\'s parameters except the API key '
+    + '`key`, which is never copied into a link. See grammar-docs/guides/facets.md.',
+  schema: { type: 'string' },
+})
+
 /**
  * Where a reader of the document finds the endpoint described in full: the API reference that
  * ships in the repository and the npm package (generated from this document by `npm run docs`).
@@ -212,8 +219,14 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], options: Open
       responses: {
         200: {
           description: 'Success.',
-          ...(authenticated && access.quota !== 'none' || route.queryCost
-            ? { headers: { ...(authenticated && access.quota !== 'none' ? quotaHeaderRefs() : {}), ...(route.queryCost ? { [QUERY_COST_HEADER]: QUERY_COST_HEADER_DOC } : {}) } }
+          ...(authenticated && access.quota !== 'none' || route.queryCost || route.paged
+            ? {
+              headers: {
+                ...(authenticated && access.quota !== 'none' ? quotaHeaderRefs() : {}),
+                ...(route.queryCost ? { [QUERY_COST_HEADER]: QUERY_COST_HEADER_DOC } : {}),
+                ...(route.paged ? { Link: LINK_HEADER_DOC } : {}),
+              },
+            }
             : {}),
           content: route.responseMediaTypes
             ? Object.fromEntries(Object.entries(route.responseMediaTypes).map(([type, schema]) => [type, { schema: components.inline(schema, 'output') }]))

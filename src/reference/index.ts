@@ -4,3 +4,4 @@
  */
 export * from './snapshot.js'
 export { evaluate, sortRecords, referenceRows, compareValues, foldAscii, type SortSpec } from './evaluate.js'
+export { referenceFacets, type ReferenceFacet, type ReferenceFacets } from './facets.js'

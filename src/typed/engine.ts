@@ -14,10 +14,11 @@
  * if (r.ok) for (const c of r.value.results) console.log(c.name, c.stage)   // c: CompanyRecord
  */
 import type { DatasetName } from '../catalog/index.js'
-import type { CallOptions, Engine, ExplainResult, ListPage, QueryEnvelope, StoreOptions, StoreResult } from '../engine.js'
+import type { CallOptions, Engine, ExplainResult, FacetOptions, ListPage, QueryEnvelope, StoreOptions, StoreResult } from '../engine.js'
+import type { FacetField, TypedFacetsResult } from './facets.js'
 import type { Result } from '../errors/issue.js'
-import type { DatasetRef, FieldName, QueryRequest, ResolveDataset } from './filter.js'
-import type { PickedRecord } from './records.js'
+import type { DatasetRef, FieldName, FieldsOf, QueryRequest, ResolveDataset } from './filter.js'
+import type { PickedRecord, RecordOf } from './records.js'
 
 declare const queryDataset: unique symbol
 
@@ -74,6 +75,13 @@ export interface TypedEngine {
   explain<R extends DatasetRef>(request: QueryRequest<R>, options?: CallOptions): Promise<Result<ExplainResult>>
   /** The number of records a query selects. */
   count<R extends DatasetRef>(request: QueryRequest<R>, options?: CallOptions): Promise<Result<number>>
+  /**
+   * Facet counts of a query's records (`Engine.facets`): `fields` are the dataset's facetable
+   * fields, and the result's `facets` has exactly those keys.
+   */
+  facets<R extends DatasetRef, const F extends readonly FacetField<R>[]>(
+    request: QueryRequest<R>, fields: F, options?: CallOptions & FacetOptions,
+  ): Promise<Result<TypedFacetsResult<ResolveDataset<R>, F[number] & keyof FieldsOf<ResolveDataset<R>> & string>>>
   /** Closes the engine underneath (`Engine.close`): running calls get `graceMs` to finish. */
   close(options?: { readonly graceMs?: number }): Promise<void>
 }
@@ -93,6 +101,7 @@ export function typedEngine(engine: Engine): TypedEngine {
     page: (queryId: string, paging?: { page?: number; per_page?: number; fields?: readonly string[] }, options?: CallOptions) => engine.page(queryId, paging, options) as Promise<never>,
     explain: (request, options) => engine.explain(request, options),
     count: (request, options) => engine.count(request, options),
+    facets: (request, fields, options) => engine.facets(request, fields, options) as Promise<never>,
     close: (options) => engine.close(options),
   })
 }

@@ -8,3 +8,4 @@ export type {
 } from './filter.js'
 export type { RecordValue, RecordOf, PickedRecord, PrimaryKeyOf, CompanyRecord, InvestorRecord, FundingRecord } from './records.js'
 export { typedEngine, type TypedEngine, type QueryId, type TypedQueryEnvelope, type TypedListPage, type TypedStoreResult, type FieldsOption } from './engine.js'
+export type { FacetField, FacetValueOf, TypedFacet, TypedFacetsResult } from './facets.js'

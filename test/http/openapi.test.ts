@@ -118,7 +118,9 @@ describe('the document', () => {
       if (route.authenticated !== false) {
         // Routes that run a filter also answer its cost (src/http/query-cost.ts).
         const cost = route.queryCost ? ['X-Query-Cost'] : []
-        expect(Object.keys(op.responses['200'].headers)).toEqual(['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', ...cost])
+        // Paged answers also link their pages (src/http/answer-options.ts).
+        const link = route.paged ? ['Link'] : []
+        expect(Object.keys(op.responses['200'].headers)).toEqual(['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', ...cost, ...link])
       }
     }
     expect(doc.components.schemas.Problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'detail', 'error']))

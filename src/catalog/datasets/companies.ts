@@ -46,7 +46,7 @@ export const companies = dataset({
     field('city', string, 'City of headquarters.'),
     field('state', string, 'State of headquarters (U.S.).'),
     field('zip', string, 'Postal code.'),
-    field('country', string, 'Three-letter country code.', { indexed: true }),
+    field('country', string, 'Three-letter country code.', { indexed: true, facet: 'value' }),
     field('microblog_handle', string, 'Microblog handle.'),
     field('socialnet_handle', string, 'Social network handle.'),
     field('professionalnet_id', integer, 'Professional network identifier.'),

@@ -24,7 +24,7 @@ export const fundings = dataset({
     field('region', string, 'Metro region of the company.'),
     field('city', string, 'City of the company.'),
     field('state', string, 'State of the company (U.S.).'),
-    field('country', string, 'Three-letter country code of the company.', { indexed: true }),
+    field('country', string, 'Three-letter country code of the company.', { indexed: true, facet: 'value' }),
     field('created_on', datetime, 'When the event was recorded.'),
   ],
 })

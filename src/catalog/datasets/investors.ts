@@ -24,7 +24,7 @@ export const investors = dataset({
     field('type', INVESTOR_TYPE, 'Kind of investor.', { indexed: true }),
     field('city', string, 'City.'),
     field('state', string, 'State (U.S.).'),
-    field('country', string, 'Three-letter country code.', { indexed: true }),
+    field('country', string, 'Three-letter country code.', { indexed: true, facet: 'value' }),
     field('website', string, 'Website address.'),
     field('svc_slug', string, 'Investor slug, used to filter companies and fundings by investor.', { identifying: true }),
     field('est_most_recent_fund_size', integer, 'Estimated size of the most recent fund (U.S. dollars).', aggregate),

@@ -12,7 +12,7 @@ import { companyListItem } from '../views/company-list-item.js'
 import { queryResultView } from '../views/missing-values.js'
 import { datasets } from '../../catalog/index.js'
 import { pickMembers } from '../fields.js'
-import { companyListSchema, listQuerySchema } from '../schemas/listings.js'
+import { companyListPageSchema, listQuerySchema } from '../schemas/listings.js'
 import { parameterNames } from '../params.js'
 import { runListing } from './listing.js'
 
@@ -33,8 +33,9 @@ export const companyListRoutes: RouteModule = {
     specSection: '4.1',
     queryCost: true,
     heavy: true,
+    paged: true,
     query: COMPANIES_QUERY,
-    response: companyListSchema,
+    response: companyListPageSchema,
     authenticated: true,
   }],
   register(app, deps) {

@@ -5,7 +5,7 @@
  * Paging and the trial rule are `paging.ts`'s, with a default page of `defaultPerPage` (50).
  */
 import { callOptions, type RouteModule } from '../context.js'
-import { fundingListSchema, listQuerySchema } from '../schemas/listings.js'
+import { fundingListPageSchema, listQuerySchema } from '../schemas/listings.js'
 import { fundingIds, fundingViews } from '../views/funding.js'
 import { parameterNames } from '../params.js'
 import { pickMembers } from '../fields.js'
@@ -28,8 +28,9 @@ export const fundingRoutes: RouteModule = {
     specSection: '4.10',
     queryCost: true,
     heavy: true,
+    paged: true,
     query: FUNDINGS_QUERY,
-    response: fundingListSchema,
+    response: fundingListPageSchema,
     authenticated: true,
   }],
   register(app, deps) {

@@ -26,21 +26,24 @@ import type { Context, MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import type { DatasetName } from '../../catalog/define.js'
 import { datasets, resolveDataset } from '../../catalog/index.js'
-import type { CallOptions, QueryEnvelope } from '../../engine.js'
+import { checkFacets } from '../../check/facets.js'
+import type { CallOptions, PageWithoutTotal, QueryEnvelope } from '../../engine.js'
 import type { ResultRecord } from '../../execute/records.js'
 import { previewValue } from '../../errors/format.js'
 import { childPath, issue, type Issue } from '../../errors/issue.js'
 import { guardInput } from '../../parse/guard.js'
+import { answerOptionsOfBody, answerOptionsOfParams, facetIssuesAt, linkHeader, requestTarget, withoutNearMissExemptions, type AnswerOptions } from '../answer-options.js'
 import { checkedIdentity } from '../auth.js'
-import { callOptions, type AppDeps, type HttpEnv, type RouteModule } from '../context.js'
+import { baseUrlOf, callOptions, type AppDeps, type HttpEnv, type RouteModule } from '../context.js'
 import { readPaging } from '../paging.js'
 import { misspeltParameterIssues, parameterNames, QueryParams } from '../params.js'
 import { issuesResponse } from '../problem.js'
 import { QUERY_COST_HEADER, queryCostHeader } from '../query-cost.js'
+import { answerOptionParams } from '../schemas/answer-options.js'
 import { pagingParams } from '../schemas/common.js'
 import { storedFieldsParam } from '../schemas/fields.js'
 import { pickMembers, wireSelection, type WireSelection } from '../fields.js'
-import { queryEnvelopeSchema, queryRequestSchema } from '../schemas/queries.js'
+import { queryPageSchema, queryRequestSchema } from '../schemas/queries.js'
 import { fundingIds, fundingViews } from '../views/funding.js'
 import { queryResultView } from '../views/missing-values.js'
 import { z } from 'zod'
@@ -233,7 +236,10 @@ const RESULTS_VIEWS: Readonly<Record<DatasetName, ResultsView>> = {
     fundingViews(await deps.engine.records.fundingExtras(fundingIds(records), call), records).map((view) => ({ ...view })),
 }
 
-async function withViews(envelope: QueryEnvelope, deps: AppDeps, call: CallOptions, selection?: WireSelection): Promise<Omit<QueryEnvelope, 'cost'>> {
+/** A page of a stored query as the engine answers it, counted or not (`total=none`). */
+type AnyEnvelope = Omit<QueryEnvelope, 'meta' | 'cost'> & { readonly meta: QueryEnvelope['meta'] | PageWithoutTotal['meta']; readonly cost?: QueryEnvelope['cost'] }
+
+async function withViews(envelope: AnyEnvelope, deps: AppDeps, call: CallOptions, selection?: WireSelection): Promise<Omit<AnyEnvelope, 'cost'>> {
   const { cost: _inHeader, ...body } = envelope
   return { ...body, results: await resultsView(envelope.query.dataset as DatasetName, selection)(envelope.results, deps, call) }
 }
@@ -277,6 +283,36 @@ export function engineFieldsBeforeDataset(raw: string | undefined): string | und
 }
 const FUNDING_VIEW_ONLY: ReadonlySet<string> = new Set(['funding_id', 'investors', 'investor_slugs', 'industry'])
 
+ * The answer of a stored query's page: its views, `facets` when asked for (counted by
+ * `storedFacets` under the same id), and the Link header to its pages at GET /queries/:query_id.
+ */
+async function pageAnswer(c: Context<HttpEnv>, deps: AppDeps, envelope: AnyEnvelope, options: AnswerOptions, target: URL, facetsAt: '/facets' | 'body', selection?: WireSelection): Promise<Response> {
+  let facets: Record<string, unknown> | undefined
+  if (options.facets !== undefined) {
+    const counted = await deps.engine.storedFacets(envelope.query_id, options.facets, { ...callOptions(c), limit: options.facetLimit })
+    if (!counted.ok) return issuesResponse(facetIssuesAt(counted, facetsAt))
+    facets = counted.value.facets
+  }
+  if (envelope.cost !== undefined) c.header(QUERY_COST_HEADER, queryCostHeader(envelope.cost))
+  const meta = envelope.meta
+  c.header('Link', linkHeader(target, {
+    page: meta.current_page, perPage: meta.per_page, returned: envelope.results.length,
+    ...('total_pages' in meta ? { totalPages: (meta as QueryEnvelope['meta']).total_pages } : {}),
+    ...(checkedIdentity(c).plan === 'trial' ? { maxPage: 1 } : {}),
+  }))
+  return c.json({ ...(await withViews(envelope, deps, callOptions(c), selection)), ...(facets ? { facets } : {}) })
+}
+
+/** Where the pages of a query posted with `options` are: GET /queries/:id, keeping the facets and `total=none`. */
+function storedQueryTarget(deps: AppDeps, request: Request, queryId: string, options: AnswerOptions, selection?: WireSelection): URL {
+  const url = new URL(`${baseUrlOf(deps, request)}/queries/${encodeURIComponent(queryId)}`)
+  if (selection !== undefined) url.searchParams.set('fields', selection.members.join(','))
+  if (options.facets !== undefined) url.searchParams.set('facets', options.facets.join(','))
+  if (options.facetLimit !== undefined) url.searchParams.set('facet_limit', String(options.facetLimit))
+  if (options.withoutTotal) url.searchParams.set('total', 'none')
+  return url
+}
+
 //// routes ////
 
 /** Engine issue codes that mean "no such resource" rather than "bad request". */
@@ -295,8 +331,19 @@ async function postQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> 
   const guarded = guardInput(read.value, deps.engine.limits, 'The request body')
   if (!guarded.ok) return issuesResponse([...guarded.issues])
   let request = guarded.value
+  let options: AnswerOptions = { withoutTotal: false }
   if (request !== null && typeof request === 'object' && !Array.isArray(request)) {
-    const { key: _authParameter, ...rest } = request as Record<string, unknown>
+    const { key: _authParameter, ...body } = request as Record<string, unknown>
+    // The answer options shape the answer, not the query: they are no part of what is stored or of its id.
+    const { read, rest } = answerOptionsOfBody(body)
+    if (!read.ok) return issuesResponse([...read.issues])
+    options = read.value
+    // Facet names are checked before the query runs and is stored, when the dataset is known.
+    const dataset = typeof rest['dataset'] === 'string' ? resolveDataset(rest['dataset']) : undefined
+    if (options.facets !== undefined && dataset !== undefined) {
+      const facetIssues = facetIssuesAt(checkFacets(dataset, options.facets, options.facetLimit), 'body')
+      if (facetIssues.length > 0) return issuesResponse(facetIssues)
+    }
     const paging = readPaging(deps, checkedIdentity(c), { page: rest['page'], per_page: rest['per_page'] }, deps.engine.limits.defaultPerPage)
     if (!paging.ok) return paging.response
     request = { ...rest, page: paging.page, per_page: paging.perPage }
@@ -308,14 +355,14 @@ async function postQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> 
     request = picked.request
     selection = picked.selection
   }
-  const result = await deps.engine.query(request, { ...callOptions(c), owner: checkedIdentity(c).owner })
+  const call = { ...callOptions(c), owner: checkedIdentity(c).owner }
+  const result = options.withoutTotal ? await deps.engine.queryWithoutTotal(request, call) : await deps.engine.query(request, call)
   if (!result.ok) return issuesResponse(result.issues)
-  c.header(QUERY_COST_HEADER, queryCostHeader(result.value.cost))
-  return c.json(await withViews(result.value, deps, callOptions(c), selection))
+  return pageAnswer(c, deps, result.value, options, storedQueryTarget(deps, c.req.raw, result.value.query_id, options, selection), 'body', selection)
 }
 
 /** The query parameters of GET /queries/:query_id: a near miss of one is refused, other names are ignored. */
-const STORED_PAGE_QUERY = z.object({ ...pagingParams, ...storedFieldsParam })
+const STORED_PAGE_QUERY = z.object({ ...pagingParams, ...storedFieldsParam, ...answerOptionParams })
 const STORED_PAGE_PARAMETERS = parameterNames(STORED_PAGE_QUERY)
 
 async function getQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
@@ -323,25 +370,26 @@ async function getQuery(c: Context<HttpEnv>, deps: AppDeps): Promise<Response> {
   const page = params.one('page')
   const perPage = params.one('per_page')
   const fields = params.one('fields')
+  const options = answerOptionsOfParams(params)
   const issues = [
-    ...misspeltParameterIssues(params, STORED_PAGE_PARAMETERS, 'GET /queries/{query_id}'),
-    ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues), ...(fields.ok ? [] : fields.issues),
+    ...misspeltParameterIssues(params, withoutNearMissExemptions(STORED_PAGE_PARAMETERS), 'GET /queries/{query_id}'),
+    ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues), ...(fields.ok ? [] : fields.issues), ...(options.ok ? [] : options.issues),
   ]
-  if (issues.length > 0 || !page.ok || !perPage.ok || !fields.ok) return issuesResponse(issues)
+  if (issues.length > 0 || !page.ok || !perPage.ok || !fields.ok || !options.ok) return issuesResponse(issues)
   const caller = checkedIdentity(c)
   const paging = readPaging(deps, caller, { page: page.value, per_page: perPage.value }, deps.engine.limits.defaultPerPage)
   if (!paging.ok) return paging.response
   // Without per_page, the query's own (what it was posted with) unless a trial cap applies.
   const ownPerPage = perPage.value === undefined && caller.plan !== 'trial'
   const engineFields = engineFieldsBeforeDataset(fields.value)
-  const result = await deps.engine.page(c.req.param('query_id'), {
-    page: paging.page, ...(ownPerPage ? {} : { per_page: paging.perPage }), ...(engineFields ? { fields: engineFields } : {}),
-  }, callOptions(c))
+  const pageArgs = { page: paging.page, ...(ownPerPage ? {} : { per_page: paging.perPage }), ...(engineFields ? { fields: engineFields } : {}) }
+  const result = options.value.withoutTotal
+    ? await deps.engine.pageWithoutTotal(c.req.param('query_id'), pageArgs, callOptions(c))
+    : await deps.engine.page(c.req.param('query_id'), pageArgs, callOptions(c))
   if (!result.ok) return pageFailure(result.issues)
   const selection = wireSelection(result.value.query.dataset as DatasetName, fields.value)
   if (!selection.ok) return issuesResponse(selection.issues)
-  c.header(QUERY_COST_HEADER, queryCostHeader(result.value.cost))
-  return c.json(await withViews(result.value, deps, callOptions(c), selection.value))
+  return pageAnswer(c, deps, result.value, options.value, requestTarget(baseUrlOf(deps, c.req.raw), c.req.raw), '/facets', selection.value)
 }
 
 export const queryRoutes: RouteModule = {
@@ -358,8 +406,9 @@ export const queryRoutes: RouteModule = {
       specSection: '4.14',
       queryCost: true,
       heavy: true,
+      paged: true,
       body: queryRequestSchema,
-      response: queryEnvelopeSchema,
+      response: queryPageSchema,
       authenticated: true,
     },
     {
@@ -371,9 +420,10 @@ export const queryRoutes: RouteModule = {
       specSection: '4.15',
       queryCost: true,
       heavy: true,
+      paged: true,
       pathParams: z.object({ query_id: z.string().describe('The id returned by POST /queries.') }),
       query: STORED_PAGE_QUERY,
-      response: queryEnvelopeSchema,
+      response: queryPageSchema,
       authenticated: true,
     },
   ],

@@ -10,6 +10,7 @@
 import { z } from 'zod'
 import { fieldsParam } from './fields.js'
 import { FORMATS, LIST_PARAMETER_ALIASES, LIST_PARAMETERS, sortableNames, type ListEndpoint } from '../../parse/list-params.js'
+import { answerOptionParams, facetsSchema, withoutTotal } from './answer-options.js'
 import { isoDate, metaSchema, numericString, pagingParams, sqlDatetime } from './common.js'
 
 /** Company list item (spec 2.2). */
@@ -23,7 +24,11 @@ export const companyListItemSchema = z.object({
 export const companyListSchema = z.object({
   meta: metaSchema,
   companies: z.array(companyListItemSchema),
+  facets: facetsSchema.optional(),
 }).strict().describe('GET /companies.')
+
+/** GET /companies as counted, or under `total=none`. */
+export const companyListPageSchema = withoutTotal(companyListSchema)
 
 /** Funding event (spec 2.10). */
 export const fundingSchema = z.object({
@@ -49,7 +54,11 @@ export const fundingSchema = z.object({
 export const fundingListSchema = z.object({
   meta: metaSchema,
   fundings: z.array(fundingSchema),
+  facets: facetsSchema.optional(),
 }).strict().describe('GET /fundings.')
+
+/** GET /fundings as counted, or under `total=none`. */
+export const fundingListPageSchema = withoutTotal(fundingListSchema)
 
 /** The query parameters of a listing endpoint, one optional string each, described from the table. */
 export function listQuerySchema(endpoint: ListEndpoint): z.ZodObject {
@@ -68,5 +77,5 @@ export function listQuerySchema(endpoint: ListEndpoint): z.ZodObject {
   shape.sort = z.string().optional().describe(
     `Order: comma-separated field names, each optionally prefixed by - for descending; from ${[...sortableNames(endpoint).keys()].join(', ')}. Default: the dataset's default order.`,
   )
-  return z.object({ ...shape, ...pagingParams, ...fieldsParam(endpoint === 'companies' ? 'company-list-items' : 'fundings') })
+  return z.object({ ...shape, ...pagingParams, ...fieldsParam(endpoint === 'companies' ? 'company-list-items' : 'fundings'), ...answerOptionParams })
 }

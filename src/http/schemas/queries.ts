@@ -7,6 +7,7 @@
 import { z } from 'zod'
 import { fieldsBodyMember } from './fields.js'
 import { datasets, DATASET_NAMES, type DatasetDef, type DatasetName, type FieldDef } from '../../catalog/index.js'
+import { answerOptionMembers, facetsSchema, metaWithoutTotalSchema } from './answer-options.js'
 import { isoDate, metaSchema, numericString, sqlDatetime } from './common.js'
 import { fundingSchema } from './listings.js'
 import { missingFormOf } from '../views/missing-values.js'
@@ -94,6 +95,7 @@ export const queryRequestSchema = z.object({
   page: integerOrDigits.optional().describe('Page number, from 1 (default 1). Trial keys get page 1 only.'),
   per_page: integerOrDigits.optional().describe('Results per page; values above the cap (50 by default) are lowered to it.'),
   ...fieldsBodyMember,
+  ...answerOptionMembers,
 }).describe('A structured query.')
 
 //// envelope ////
@@ -114,9 +116,22 @@ export function queryEnvelopeSchemaFor(dataset: DatasetName): z.ZodObject {
     results: z.array(resultRecordSchemas[dataset]),
     meta: metaSchema,
     query_id: z.string().min(1),
+    facets: facetsSchema.optional(),
   })
+}
+
+/** The envelope of one dataset under `total=none`: `meta` without the total. */
+export function queryEnvelopeWithoutTotalSchemaFor(dataset: DatasetName): z.ZodObject {
+  return queryEnvelopeSchemaFor(dataset).extend({ meta: metaWithoutTotalSchema })
 }
 
 /** The query result envelope (spec 2.14) of POST /queries and GET /queries/:query_id. */
 export const queryEnvelopeSchema = z.union(DATASET_NAMES.map(queryEnvelopeSchemaFor) as [z.ZodObject, z.ZodObject, ...z.ZodObject[]])
   .describe('The query result envelope: the stored query, one page of results, paging meta and the query id.')
+
+/** What POST /queries and GET /queries/:query_id answer: the envelope, counted or under `total=none`. */
+export const queryPageSchema = z.union([
+  ...DATASET_NAMES.map(queryEnvelopeSchemaFor),
+  ...DATASET_NAMES.map(queryEnvelopeWithoutTotalSchemaFor),
+] as [z.ZodObject, z.ZodObject, ...z.ZodObject[]])
+  .describe('The query result envelope: the stored query, one page of results, paging meta (without the total under `total=none`), the query id, and `facets` when asked for.')

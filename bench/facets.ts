@@ -1,0 +1,135 @@
+/**
+ * Facets and pages without totals against hand-written SQL, in one process on the bench database
+ * (100,000 companies unless BENCH_COMPANIES says otherwise), each pair interleaved run by run:
+ *
+ * - facets on 3 fields (stage, industries, country), first time (facet and total caches emptied
+ *   before every run), against the first count of the same filter (`engine.count`, cache emptied)
+ *   and against a hand-written `GROUP BY` per field (prepared better-sqlite3 statements);
+ * - `engine.listWithoutTotal` page 1 (50 records) of broad filters against a hand-written keyset
+ *   page (the sort index walked, the page's records and tag lists read in one statement).
+ *
+ *   npx tsx bench/facets.ts          # BENCH_RUNS (default 21) timed runs per pair; BENCH_ONLY=facets|pages
+ *
+ * Targets (issue 32, at 1,000,000 companies): facets at most 3x the first count and 1.5x the hand
+ * GROUP BYs; a page without total at most 1.2x the hand keyset page. The machine's load makes
+ * absolute times noisy; the ratios of one run are the figures, and several runs give the spread.
+ */
+import { performance } from 'node:perf_hooks'
+import { createEngine } from '../src/engine.js'
+import { forgetRememberedFacets } from '../src/execute/facets.js'
+import { forgetTotals, openBenchDatabase } from './support/dataset.js'
+import { defaultRuns, stats, type Stats } from './support/measure.js'
+
+const vdb = openBenchDatabase()
+const engine = createEngine({ database: vdb, workers: 0, timeoutMs: 0 })
+const db = vdb.sqlite
+const runs = defaultRuns()
+
+interface Pair {
+  readonly name: string
+  readonly subject: () => unknown
+  readonly baselineName: string
+  readonly baseline: () => unknown
+  /** Untimed, before every timed run of either. */
+  readonly setup?: () => void
+  readonly maxRatio: number
+}
+
+async function timed(fn: () => unknown, setup?: () => void): Promise<number> {
+  setup?.()
+  const started = performance.now()
+  await fn()
+  return performance.now() - started
+}
+
+async function runPair(p: Pair): Promise<{ name: string; subject: Stats; baseline: Stats; ratio: number; baselineName: string; maxRatio: number }> {
+  await p.subject()
+  await p.baseline()
+  const a: number[] = []
+  const b: number[] = []
+  for (let i = 0; i < runs; i++) {
+    if (i % 2 === 0) {
+      b.push(await timed(p.baseline, p.setup))
+      a.push(await timed(p.subject, p.setup))
+    } else {
+      a.push(await timed(p.subject, p.setup))
+      b.push(await timed(p.baseline, p.setup))
+    }
+  }
+  const subject = stats(a)
+  const baseline = stats(b)
+  return { name: p.name, subject, baseline, ratio: subject.median / baseline.median, baselineName: p.baselineName, maxRatio: p.maxRatio }
+}
+
+const cold = () => {
+  forgetTotals(vdb)
+  forgetRememberedFacets(vdb.db)
+}
+const must = async <T>(r: Promise<{ ok: true; value: T } | { ok: false; issues: unknown }>): Promise<T> => {
+  const x = await r
+  if (!x.ok) throw new Error(JSON.stringify(x.issues))
+  return x.value
+}
+
+/** Broad filters: the issue's example (US companies with 5+ employees), one country, every company. */
+const FILTERS: { name: string; filter: Record<string, unknown>; where: string; walk: string }[] = [
+  { name: 'usa-5plus', filter: { country: 'USA', employees: { gte: 5 } }, where: "country = 'USA' and employees >= 5", walk: "+country = 'USA' and +employees >= 5" },
+  { name: 'usa', filter: { country: 'USA' }, where: "country = 'USA'", walk: "+country = 'USA'" },
+  { name: 'all', filter: {}, where: '1', walk: '1' },
+]
+const FIELDS = ['stage', 'industries', 'country']
+const TAGS = ['industries', 'business_models', 'keywords', 'play_categories', 'ios_store_categories']
+const tagLists = TAGS.map((t) => `(select json_group_array(value) from company_${t} where company_id = c.id) as ${t}`).join(', ')
+
+const pairs: Pair[] = []
+for (const f of FILTERS) {
+  const request = { dataset: 'companies', filter: f.filter, per_page: 50 }
+  const groupBys = [
+    db.prepare(`select stage as value, count(*) as n from companies where ${f.where} group by stage`),
+    db.prepare(`select ci.value as value, count(*) as n from companies c left join company_industries ci on ci.company_id = c.id where ${f.where.replace(/\b(country|employees)\b/g, 'c.$1')} group by ci.value`),
+    db.prepare(`select country as value, count(*) as n from companies where ${f.where} group by country`),
+  ]
+  // Same answer first: the hand GROUP BYs' counts are the engine's.
+  const facets = await must(engine.facets(request, FIELDS, { limit: 100 }))
+  const handStage = groupBys[0]!.all() as { value: string | null; n: number }[]
+  const engineStage = facets.facets.stage!
+  if (handStage.filter((g) => g.value !== null).reduce((s, g) => s + g.n, 0) !== engineStage.values.reduce((s, v) => s + v.count, 0) + engineStage.other) {
+    throw new Error(`${f.name}: hand and engine stage facets differ`)
+  }
+  // A match-all count is the table's row count, remembered per data version: no first count to compare with.
+  if (f.where !== '1') {
+    pairs.push({
+      name: `facets-3 ${f.name} (first)`, subject: () => must(engine.facets(request, FIELDS)),
+      baselineName: 'first count', baseline: () => must(engine.count(request)), setup: cold, maxRatio: 3,
+    })
+  }
+  pairs.push({
+    name: `facets-3 ${f.name} (first)`, subject: () => must(engine.facets(request, FIELDS)),
+    baselineName: 'hand GROUP BY x3', baseline: () => groupBys.map((s) => s.all()), setup: cold, maxRatio: 1.5,
+  })
+  const keyset = db.prepare(`with page as materialized (select id, svc_score as k from companies indexed by companies_svc_score where ${f.walk} order by svc_score desc, id limit 50) select c.*, ${tagLists} from page join companies c on c.id = page.id order by page.k desc, page.id`)
+  const page = await must(engine.listWithoutTotal(request))
+  const hand = keyset.all() as { id: number }[]
+  if (JSON.stringify(page.results.map((r) => Number(r.id))) !== JSON.stringify(hand.map((r) => r.id))) throw new Error(`${f.name}: hand and engine pages differ`)
+  pairs.push({
+    name: `total=none page 1 ${f.name}`, subject: () => must(engine.listWithoutTotal(request)),
+    baselineName: 'hand keyset page', baseline: () => keyset.all(), maxRatio: 1.2,
+  })
+}
+
+const rows = []
+// BENCH_ONLY=facets or pages runs one kind of pair.
+const only = process.env.BENCH_ONLY
+for (const p of pairs.filter((x) => !only || (only === 'pages') === x.name.startsWith('total=none'))) {
+  process.stderr.write(`  facets: ${p.name} vs ${p.baselineName} ...\n`)
+  rows.push(await runPair(p))
+}
+const ms = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2))
+console.log(`\n## facets and pages without totals, ${runs} runs per pair (times in ms)`)
+console.log('| case | median | p95 | baseline | b.median | b.p95 | ratio | target |')
+console.log('|---|---|---|---|---|---|---|---|')
+for (const r of rows) {
+  console.log(`| ${r.name} | ${ms(r.subject.median)} | ${ms(r.subject.p95)} | ${r.baselineName} | ${ms(r.baseline.median)} | ${ms(r.baseline.p95)} | ${r.ratio.toFixed(2)} | <= ${r.maxRatio}${r.ratio <= r.maxRatio ? '' : ' MISSED'} |`)
+}
+await engine.close()
+vdb.sqlite.close()
