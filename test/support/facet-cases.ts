@@ -12,7 +12,7 @@ import { datasets } from '../../src/catalog/index.js'
 import { facetableFields } from '../../src/check/facets.js'
 import type { Engine } from '../../src/engine.js'
 import { referenceFacets, type Snapshot } from '../../src/reference/index.js'
-import type { FilterArbitraries, RequestJson } from './arbitraries.js'
+import type { FilterArbitraries, RequestJson } from '../../src/testing/arbitraries.js'
 import { checked } from './property-context.js'
 
 export interface FacetCase {

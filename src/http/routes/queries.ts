@@ -283,6 +283,7 @@ export function engineFieldsBeforeDataset(raw: string | undefined): string | und
 }
 const FUNDING_VIEW_ONLY: ReadonlySet<string> = new Set(['funding_id', 'investors', 'investor_slugs', 'industry'])
 
+/**
  * The answer of a stored query's page: its views, `facets` when asked for (counted by
  * `storedFacets` under the same id), and the Link header to its pages at GET /queries/:query_id.
  */
