@@ -9,6 +9,10 @@
  * the sugar and spellings a client may send (numeric strings, enum and tag case, enum aliases, dataset
  * aliases, `in` on tags, `eq: null`, several keys in one hash) so the parser and checker are
  * exercised too, not just the compiler.
+ *
+ * `filterArbitraries` is the builder the repository's property tests use; `filterArbitrary`,
+ * `queryArbitrary` and `sortArbitrary` below are its typed, per-dataset form that
+ * `ventureql/testing` exports.
  */
 import fc from 'fast-check'
 import type { Scalar } from '../ast/nodes.js'

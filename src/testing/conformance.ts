@@ -133,10 +133,11 @@ class HarnessError extends Error {}
 async function runLaw(law: Law, note: Note, parameters: fc.Parameters<[object]>): Promise<Omit<ConformanceFailure, 'law'> | undefined> {
   const property = fc.asyncProperty(law.arbitrary, (value) => law.predicate(value as never, note))
   const details = await fc.check(property, { ...parameters, includeErrorInReport: true })
-  if (!details.failed || details.counterexample === null) return details.failed ? { message: fc.defaultReportMessage(details) ?? 'failed', counterexample: undefined, shrunk: undefined, seed: details.seed, path: details.counterexamplePath ?? '' } : undefined
+  if (!details.failed) return undefined
+  const message = fc.defaultReportMessage(details) ?? 'the property failed'
+  if (details.counterexample === null) return { message, counterexample: undefined, shrunk: undefined, seed: details.seed, path: details.counterexamplePath ?? '' }
   const shrunk = details.counterexample[0]
   const simplest = await simplify(shrunk, async (candidate) => law.predicate(candidate as never, () => undefined))
-  const message = fc.defaultReportMessage(details) ?? 'the property failed'
   return {
     message: simplest.value === shrunk ? message : `${message}\n\nSimplified counterexample (parts of the filter and sort taken away while the law still fails):\n${JSON.stringify(simplest.value)}\nGot error: ${simplest.error}`,
     counterexample: simplest.value,
