@@ -20,11 +20,12 @@ import type { ExecContext } from './context.js'
 import { datasetRows } from './counts.js'
 
 /**
- * Records sampled per dataset. A condition that holds for none of them is taken to hold for at
- * most half a record in `SAMPLE_SIZE` (`check/cost.ts` clamps), which is what a sample of this
- * size can tell apart; reading it costs a few milliseconds once per data version.
+ * Records sampled per dataset. A condition that holds for none of them is taken to hold for half a
+ * record in `SAMPLE_SIZE` (`check/cost.ts` clamps), which is what a sample of this size can tell
+ * apart; reading it costs a few milliseconds once per data version, and measuring a condition on
+ * it 0.1-1 ms (`MAX_SAMPLED_CONDITIONS` per request).
  */
-export const SAMPLE_SIZE = 1000
+export const SAMPLE_SIZE = 500
 
 /** Reads the statistics of the data at `ctx.dataVersion`. */
 export async function readStatistics(ctx: ExecContext): Promise<DataStatistics> {

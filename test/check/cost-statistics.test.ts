@@ -8,7 +8,7 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ConditionNode, FilterNode } from '../../src/ast/nodes.js'
-import { expectedWork, workOnData, type DataStatistics } from '../../src/check/cost.js'
+import { expectedWork, MAX_SAMPLED_CONDITIONS, workOnData, type DataStatistics } from '../../src/check/cost.js'
 import { resolveLimits } from '../../src/check/limits.js'
 import { DIALECTS } from '../../src/compile/index.js'
 import { readStatistics, SAMPLE_SIZE, statisticsOf } from '../../src/execute/statistics.js'
@@ -42,6 +42,21 @@ describe('statisticsOf: selectivity from a sample', () => {
   it('knows nothing of a dataset it has no sample of', () => {
     const onInvestors = filterOf({ dataset: 'investors', filter: { type: 'vc' } }) as ConditionNode
     expect(stats.selectivity(onInvestors, 'investors')).toBeUndefined()
+  })
+})
+
+describe('expectedWork measures at most MAX_SAMPLED_CONDITIONS conditions of one filter', () => {
+  it('the first ones the walk meets; the same request is predicted the same every time', () => {
+    const asked = new Set<ConditionNode>()
+    const stats: DataStatistics = { rows: () => 1000, sampled: () => 100, selectivity: (node) => { asked.add(node); return 0.01 } }
+    const wide = filterOf({ dataset: 'companies', filter: { or: Array.from({ length: 100 }, (_, i) => ({ name: `n${i}` })) } })
+    const first = expectedWork(wide, 'companies', stats)
+    expect(asked.size).toBe(MAX_SAMPLED_CONDITIONS)
+    expect(expectedWork(wide, 'companies', stats)).toEqual(first)
+    const narrow = filterOf({ dataset: 'companies', filter: { or: Array.from({ length: 10 }, (_, i) => ({ name: `n${i}` })) } })
+    asked.clear()
+    expectedWork(narrow, 'companies', stats)
+    expect(asked.size).toBe(10)
   })
 })
 
