@@ -106,6 +106,10 @@ describe('GET /search: thresholds and typo modes', () => {
 })
 
 describe('GET /search: bad typo values', () => {
+  it('type=, one edit from typo, stays an ignored foreign name', async () => {
+    expect(await ids('term=istucape&type=company')).toEqual(await ids('term=istucape'))
+  })
+
   for (const value of ['3', '-1', 'yes', '', '1.5', 'auto2', '%00']) {
     it(`typo=${value} is 400 naming typo and the allowed values`, async () => {
       const res = await h.get(`/search?term=acme&typo=${value}`)

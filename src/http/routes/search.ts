@@ -155,7 +155,7 @@ function readPerPage(params: QueryParams, cap: number, issues: Issue[]): number 
 
 async function readParams(c: Context<HttpEnv>, deps: AppDeps): Promise<{ ok: true; value: SearchParams } | { ok: false; response: Response }> {
   const params = QueryParams.of(c.req.raw)
-  const issues: Issue[] = misspeltParameterIssues(params, SEARCH_PARAMETERS, 'GET /search')
+  const issues: Issue[] = misspeltParameterIssues(params, NEAR_MISS_TARGETS, 'GET /search')
   const term = readTerm(params, issues)
   const objectTypes = readObjectTypes(params, issues)
   // The plan matters only when the trial cap is below the search's own: only then is the key
@@ -168,8 +168,12 @@ async function readParams(c: Context<HttpEnv>, deps: AppDeps): Promise<{ ok: tru
   return { ok: true, value: { term, objectTypes, perPage, typo } }
 }
 
-/** The names GET /search takes: a near miss of one is refused, other names are ignored. */
-const SEARCH_PARAMETERS = parameterNames(searchQueryParams)
+/**
+ * The names GET /search takes whose near misses are refused (other names are ignored). Not `typo`:
+ * one edit from it is `type`, a name clients send for other services and that /search has always
+ * ignored.
+ */
+const NEAR_MISS_TARGETS = parameterNames(searchQueryParams).filter((name) => name !== 'typo')
 
 export const searchRoutes: RouteModule = {
   specs: [{
