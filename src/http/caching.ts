@@ -22,6 +22,8 @@ export const NOT_CACHEABLE = 'no-store'
 /** Paths whose GET answers change without the data version changing. */
 function volatile(path: string, deps: AppDeps): boolean {
   if (UNCOUNTED_PATHS.has(path)) return true
+  // An export reserves its quota before its first byte: a revalidation would be charged for a 304.
+  if (/^\/queries\/[^/]+\/export$/.test(path)) return true
   return deps.options.contactResolver !== undefined && /^\/companies\/[^/]+\/contact$/.test(path)
 }
 

@@ -110,3 +110,30 @@ export function pickMembers<T extends object>(item: T, selection: WireSelection 
   for (const name of selection.members) if (Object.hasOwn(item, name)) out[name] = (item as Record<string, unknown>)[name]
   return out
 }
+
+/**
+ * `fields` of a detail answer (GET /companies/:id, GET /domains/:domain/companies,
+ * GET /investors/:id): the names are the answer's top-level members (its schema's), `id` always
+ * present. The lookup itself reads the whole record (one id); the answer carries the picked members.
+ */
+export function detailSelection(members: readonly string[], raw: string | undefined, what: string): Result<WireSelection | undefined> {
+  if (raw === undefined) return ok(undefined)
+  const names = raw.split(',').map((n) => n.trim()).filter((n) => n !== '')
+  if (names.length === 0) {
+    return fail([issue({ code: 'invalid_value', path: '/fields', message: '`fields` names no field; leave it out for every field, or name at least one.', expected: 'at least one field name', got: JSON.stringify(raw) })])
+  }
+  const picked = ['id']
+  const issues: Issue[] = []
+  for (const name of names) {
+    if (!members.includes(name)) {
+      const suggestions = suggestionList(name, members)
+      issues.push(issue({
+        code: 'unknown_field', path: '/fields',
+        message: `${what} has no field \`${name}\` to select.${didYouMean(suggestions)}`,
+        expected: `one of the fields of ${what}`, got: JSON.stringify(name), suggestions, allowed: members,
+      }))
+    } else if (!picked.includes(name)) picked.push(name)
+  }
+  if (issues.length > 0) return fail(issues)
+  return ok(Object.freeze({ members: Object.freeze(picked), engineFields: Object.freeze([]), extras: false }))
+}

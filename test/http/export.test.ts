@@ -65,6 +65,9 @@ describe('export', () => {
     expect(paged.length).toBeGreaterThan(100)
     expect(lines.map((l) => JSON.parse(l))).toEqual(paged)
     expect(res.headers.get('x-export-rows')).toBe(String(paged.length))
+    // Never revalidated into a 304: the quota is reserved before the first byte.
+    expect(res.headers.get('cache-control')).toBe('no-store')
+    expect(res.headers.get('etag')).toBeNull()
   })
 
   it('CSV (Accept: text/csv) has a header row and the same records, tags joined by |', async () => {

@@ -92,3 +92,20 @@ describe('fields on stored queries', () => {
     expect(typo.issues[0].suggestions).toContain('employees')
   })
 })
+
+describe('fields on the detail answers', () => {
+  it('GET /companies/:id, GET /domains/:domain/companies and GET /investors/:id pick top-level members', async () => {
+    const { id, website } = h.vdb.sqlite.prepare("select id, website from companies where website is not null and website <> '' order by id limit 1").get() as { id: number; website: string }
+    const full = await h.json(`/companies/${id}`)
+    const picked = await h.json(`/companies/${id}?fields=name,employees,name`)
+    expect(picked).toEqual(pick(full, ['id', 'name', 'employees']))
+    expect(Object.keys(picked)).toEqual(['id', 'name', 'employees'])
+    expect(await h.json(`/domains/${encodeURIComponent(website)}/companies?fields=website`)).toEqual(pick(full, ['id', 'website']))
+    const investorId = h.vdb.sqlite.prepare('select id from investors order by id limit 1').pluck().get() as number
+    const investor = await h.json(`/investors/${investorId}`)
+    expect(await h.json(`/investors/${investorId}?fields=portfolio_size,name`)).toEqual(pick(investor, ['id', 'portfolio_size', 'name']))
+    const typo = await problem(await h.get(`/companies/${id}?fields=employes`))
+    expect(typo.issues[0].suggestions).toContain('employees')
+    expect((await problem(await h.get(`/investors/${investorId}?fields=nmae`))).issues[0].suggestions).toContain('name')
+  })
+})

@@ -9,6 +9,8 @@
  * got. A malformed `:domain` is a 404 for the same reason.
  */
 import type { Context } from 'hono'
+import { z } from 'zod'
+import { detailSelection, pickMembers, type WireSelection } from '../fields.js'
 import { previewValue } from '../../errors/format.js'
 import { fail, issue, ok, type Issue, type Result } from '../../errors/issue.js'
 import { callOptions, type AppDeps, type HttpEnv, type RouteModule, type RouteSpec } from '../context.js'
@@ -28,18 +30,29 @@ export const CONTACT_RETRY_AFTER_SECONDS = 1
 /** The names GET /companies/:company_id/contact takes: a near miss of one is refused, other names are ignored. */
 const CONTACT_PARAMETERS = parameterNames(contactQuery)
 
+/** `fields` of the company detail: its top-level members (http/fields.ts, `detailSelection`). */
+const DETAIL_MEMBERS = Object.keys(companyDetailSchema.shape)
+const DETAIL_QUERY = z.object({
+  fields: z.string().optional().describe(`Comma-separated members of the answer to return (default: all; \`id\` always). An unknown name is a 400 with did-you-mean. Names: ${DETAIL_MEMBERS.join(', ')}.`),
+})
+
+function detailFields(c: Context<HttpEnv>): Result<WireSelection | undefined> {
+  const raw = QueryParams.of(c.req.raw).one('fields')
+  return raw.ok ? detailSelection(DETAIL_MEMBERS, raw.value, 'The company detail') : raw
+}
+
 const specs: readonly RouteSpec[] = Object.freeze([
   {
     method: 'get', path: '/companies/{id}', specSection: '4.2', authenticated: true, carriesKeyCheck: true,
     summary: 'Company detail by id',
     description: 'Every field of the company record, with the store apps, funding items, acquisitions, the 50 latest stories and the time series. 404 for an unknown or malformed id.',
-    pathParams: companyIdParams, response: companyDetailSchema,
+    pathParams: companyIdParams, query: DETAIL_QUERY, response: companyDetailSchema,
   },
   {
     method: 'get', path: '/domains/{domain}/companies', specSection: '4.3', authenticated: true, carriesKeyCheck: true,
     summary: 'Company detail by canonical domain',
     description: 'The same shape as GET /companies/{id}. The domain matches in any case, with or without a leading `www.` and a trailing dot; when several companies share it, the lowest id. 404 when none has it.',
-    pathParams: domainParams, response: companyDetailSchema,
+    pathParams: domainParams, query: DETAIL_QUERY, response: companyDetailSchema,
   },
   {
     method: 'get', path: '/companies/{id}/stories', specSection: '4.4', authenticated: true, carriesKeyCheck: true,
@@ -77,15 +90,19 @@ export const companyDetailRoutes: RouteModule = {
     const contacts = contactLookup(deps)
 
     app.get('/companies/:id', (c) => withCompany(c, 'id', async (id) => {
+      const fields = detailFields(c)
+      if (!fields.ok) return issuesResponse(fields.issues)
       const record = await records.companyDetail(id, callOptions(c))
-      return record ? c.json(toCompanyDetail(record)) : unknownCompany(id)
+      return record ? c.json(pickMembers(toCompanyDetail(record), fields.value)) : unknownCompany(id)
     }))
 
     app.get('/domains/:domain/companies', async (c) => {
       const domain = c.req.param('domain')
+      const fields = detailFields(c)
+      if (!fields.ok) return issuesResponse(fields.issues)
       const record = await records.companyByDomain(domain, callOptions(c))
       if (!record) return problemResponse(404, { detail: `No company has the domain ${previewValue(domain)}.` })
-      return c.json(toCompanyDetail(record))
+      return c.json(pickMembers(toCompanyDetail(record), fields.value))
     })
 
     // Each lookup answers undefined when the company does not exist: one call per request.

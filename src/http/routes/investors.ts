@@ -4,6 +4,8 @@
  * name an investor, so it is a 404 like an unknown one (the resource does not exist), not a 400.
  */
 import type { Context } from 'hono'
+import { z } from 'zod'
+import { detailSelection, pickMembers } from '../fields.js'
 import { previewValue } from '../../errors/format.js'
 import type { Issue } from '../../errors/issue.js'
 import { checkedIdentity } from '../auth.js'
@@ -25,12 +27,21 @@ function investorIdOf(c: Context<HttpEnv>): number | undefined {
 const noInvestor = (c: Context<HttpEnv>): Response =>
   notFound(`No investor has id ${previewValue(c.req.param('id') ?? '', 40)}; ids are the object_id of GET /search results or the investor_id of investor query results.`)
 
+/** `fields` of the investor detail: its top-level members (http/fields.ts, `detailSelection`). */
+const DETAIL_MEMBERS = Object.keys(investorDetailSchema.shape)
+const DETAIL_QUERY = z.object({
+  fields: z.string().optional().describe(`Comma-separated members of the answer to return (default: all; \`id\` always). An unknown name is a 400 with did-you-mean. Names: ${DETAIL_MEMBERS.join(', ')}.`),
+})
+
 function detail(deps: AppDeps) {
   return async (c: Context<HttpEnv>): Promise<Response> => {
     const id = investorIdOf(c)
+    const raw = QueryParams.of(c.req.raw).one('fields')
+    const fields = raw.ok ? detailSelection(DETAIL_MEMBERS, raw.value, 'The investor detail') : raw
+    if (!fields.ok) return issuesResponse(fields.issues)
     const record = id === undefined ? undefined : await deps.engine.records.investorDetail(id, callOptions(c))
     if (!record) return noInvestor(c)
-    return c.json(investorDetailView(record))
+    return c.json(pickMembers(investorDetailView(record), fields.value))
   }
 }
 
@@ -73,6 +84,7 @@ export const investorRoutes: RouteModule = {
       specSection: '4.12',
       heavy: true,
       pathParams: investorPathParams,
+      query: DETAIL_QUERY,
       response: investorDetailSchema,
       authenticated: true,
     },
