@@ -14,7 +14,7 @@
  * const trial = await h.get('/companies?page=2', { key: h.trialKey })
  * await h.close()
  */
-import { createEngine, type Engine } from '../../src/engine.js'
+import { createEngine, type Engine, type FairnessOptions } from '../../src/engine.js'
 import { createApp, type VentureApp } from '../../src/http/app.js'
 import type { AppOptions } from '../../src/http/context.js'
 import { createApiKey, type ApiKeyRecord } from '../../src/store/api-keys.js'
@@ -76,6 +76,8 @@ export interface HarnessOptions {
   readonly app?: AppOptions
   /** Quota of the two keys (default 1,000,000 per day, so tests never hit it by accident). */
   readonly quota?: number
+  /** The engine's per-key limits (default: no allowance, a backlog no test reaches). */
+  readonly fairness?: FairnessOptions
 }
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -86,7 +88,10 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     served = await schema.open()
     await copyToPostgres(vdb, served)
   }
-  const engine = createEngine({ database: served })
+  // One key sends every request of a test file, and a loaded machine makes its calls slow: the
+  // per-key worker-time allowance and backlog (fairness.md) would answer some of them 429. They are
+  // tested on their own (test/execute/pool-fairness.test.ts, test/http/fairness.test.ts).
+  const engine = createEngine({ database: served, fairness: options.fairness ?? { tenantAllowanceMs: 0, tenantBacklog: 100_000 } })
   const quota = options.quota ?? 1_000_000
   const full = await createApiKey(served, { plan: 'full', quota, period: 'day' }, HARNESS_NOW)
   const trial = await createApiKey(served, { plan: 'trial', quota, period: 'day' }, HARNESS_NOW)
