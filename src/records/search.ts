@@ -16,6 +16,12 @@
  * number of records of the type, so that a top-1% investor sits with the top-1% companies;
  * companies before investors on equal footing, then id.
  *
+ * Typos and dropped words (`request.typo`, grammar-docs/guides/search.md): while fewer than `limit`
+ * hits are known, stages follow (`typoStages`): the term with each word also standing for the
+ * prefixes within its edits (from the typo dictionary, `store/search-typo.ts`), then the term
+ * without its last words. Their hits rank after the tiers' by words matched, then typos (counted
+ * on the hit's own words), then importance; they need their records read before the order is known.
+ *
  * Cost: each tier is a query that FTS5 answers in rank order and stops at the limit (see
  * schema/search-tables.ts), so a one-letter term costs the same as a rare one. The name tiers and
  * the type's record count are one statement per type; tier 2, when needed, one more; the answered
