@@ -109,7 +109,8 @@ describe('GET /docs in Chromium', () => {
     // zero-width spaces into long paths for line breaking).
     const shown = await page.$$eval('.opblock', (blocks) => blocks.map((block) => {
       const method = block.querySelector('.opblock-summary-method')?.textContent ?? ''
-      const path = (block.querySelector('.opblock-summary-path')?.textContent ?? '').replace(/\u200b/g, '')
+      // A deprecated operation's path has a class of its own (struck through).
+      const path = (block.querySelector('.opblock-summary-path, .opblock-summary-path__deprecated')?.textContent ?? '').replace(/\u200b/g, '')
       return `${method.toLowerCase()} ${path}`
     }))
     expect(shown.sort()).toEqual(operations)

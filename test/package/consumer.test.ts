@@ -52,14 +52,19 @@ beforeAll(async () => {
   fixture = join(work, 'fixture.db')
   const vdb = await createFixtureDatabase({ file: fixture })
   await vdb.close()
-}, 120_000)
+}, 300_000)
 
 afterAll(() => {
   if (work && !process.env['VQL_KEEP_CONSUMER']) rmSync(work, { recursive: true, force: true })
 })
 
-/** The unpacked package's budget, in bytes as npm counts them (`npm pack --dry-run` "unpacked size"). */
-const PACKAGE_BUDGET_BYTES = 2_650_000
+/**
+ * The unpacked package's budget, in bytes as npm counts them (`npm pack --dry-run` "unpacked size"):
+ * 2.93 MB with facets, field selection, export, typo search and `ventureql/testing`, about two
+ * thirds of it the unminified ESM and CJS builds and their declarations. A jump past it is a
+ * bundling mistake (a dependency inlined, a build duplicated) until shown otherwise.
+ */
+const PACKAGE_BUDGET_BYTES = 3_000_000
 
 /** Every file under `dir`, recursively. */
 function listFiles(dir: string): string[] {
@@ -182,7 +187,7 @@ describe('the packed package in a strict consumer project', () => {
     }
   })
 
-  it('fits the size budget: at most 2.65 MB unpacked, and no source map carries sources', async () => {
+  it('fits the size budget: at most 3 MB unpacked, and no source map carries sources', async () => {
     const dir = join(work, 'unpacked')
     mkdirSync(dir)
     await run('tar', ['-xzf', tarball, '-C', dir, '--strip-components=1'])
