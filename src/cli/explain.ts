@@ -20,7 +20,7 @@ export function formatExplain(e: ExplainResult): string {
     'count sql:',
     e.count_sql,
     `count parameters: ${JSON.stringify(e.count_parameters)}`,
-    `cost: ${e.cost.units} units per record, ${e.cost.rows} records, predicted up to ${e.cost.ms} ms (X-Query-Cost; grammar-docs/language.md, "Limits")`,
+    `cost: ${e.cost.units} units per record, ${e.cost.rows} records, predicted ${e.cost.ms} ms (X-Query-Cost; grammar-docs/language.md, "Limits")`,
   ].join('\n')
 }
 

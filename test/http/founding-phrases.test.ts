@@ -70,7 +70,7 @@ describe('est_founding_date takes several phrases, OR-ed', () => {
     const empty = await h.get('/companies?est_founding_date=')
     expect(empty.status).toBe(200)
     const all = await h.get('/companies')
-    expect((await empty.json()).meta).toEqual((await all.json()).meta)
+    expect(((await empty.json()) as { meta: unknown }).meta).toEqual(((await all.json()) as { meta: unknown }).meta)
     const res = await h.get('/companies?est_founding_date=|')
     expect(res.status).toBe(400)
     expect(problemSchema.parse(await res.json()).issues?.[0]).toMatchObject({ code: 'empty_list', path: '/est_founding_date' })

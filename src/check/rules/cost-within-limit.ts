@@ -52,7 +52,7 @@ export function timeCostIssue(estimate: CostEstimate, predicted: PredictedCost, 
     code: 'cost_exceeded',
     path: estimate.path,
     message:
-      `The filter is predicted to take up to ${formatted(predicted.ms)} ms here (${formatted(predicted.units)} units per ${dataset} record, ` +
+      `The filter is predicted to take about ${formatted(predicted.ms)} ms here (${formatted(predicted.units)} units per ${dataset} record, ` +
       `${formatted(predicted.rows)} records), over this call's time budget of ${formatted(budgetMs)} ms. ${hotspot(estimate)} ${NARROW}`,
     expected: `a predicted time of at most ${budgetMs} ms`,
     got: `${predicted.ms} ms`,
