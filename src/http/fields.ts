@@ -112,17 +112,18 @@ export function pickMembers<T extends object>(item: T, selection: WireSelection 
 }
 
 /**
- * `fields` of a detail answer (GET /companies/:id, GET /domains/:domain/companies,
- * GET /investors/:id): the names are the answer's top-level members (its schema's), `id` always
- * present. The lookup itself reads the whole record (one id); the answer carries the picked members.
+ * `fields` of a record answer that is not a catalog dataset's: a detail (GET /companies/:id,
+ * GET /domains/:domain/companies, GET /investors/:id) or the items of a company sub-resource or an
+ * investor's portfolio. The names are the record's members (its schema's); `always` (its id, if it
+ * has one) is always present. The lookup itself reads whole records; the answer carries the picked members.
  */
-export function detailSelection(members: readonly string[], raw: string | undefined, what: string): Result<WireSelection | undefined> {
+export function detailSelection(members: readonly string[], raw: string | undefined, what: string, always: readonly string[] = ['id']): Result<WireSelection | undefined> {
   if (raw === undefined) return ok(undefined)
   const names = raw.split(',').map((n) => n.trim()).filter((n) => n !== '')
   if (names.length === 0) {
     return fail([issue({ code: 'invalid_value', path: '/fields', message: '`fields` names no field; leave it out for every field, or name at least one.', expected: 'at least one field name', got: JSON.stringify(raw) })])
   }
-  const picked = ['id']
+  const picked = [...always]
   const issues: Issue[] = []
   for (const name of names) {
     if (!members.includes(name)) {

@@ -1,7 +1,8 @@
 /**
- * `fields` over HTTP: GET /companies, GET /fundings, POST /queries and GET /queries/:query_id
- * return the id and the picked members only, with the values the full answer has; the query id
- * does not depend on them; unknown names are a 400 with did-you-mean, on both backends.
+ * `fields` over HTTP: the listings, POST /queries, GET /queries/:query_id, the detail answers,
+ * the company sub-resources and an investor's portfolio return the id and the picked members only,
+ * with the values the full answer has; the query id does not depend on them; unknown names are a
+ * 400 with did-you-mean, on both backends.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { problemSchema } from '../../src/http/schemas/common.js'
@@ -107,5 +108,48 @@ describe('fields on the detail answers', () => {
     const typo = await problem(await h.get(`/companies/${id}?fields=employes`))
     expect(typo.issues[0].suggestions).toContain('employees')
     expect((await problem(await h.get(`/investors/${investorId}?fields=nmae`))).issues[0].suggestions).toContain('name')
+  })
+})
+
+describe('fields on the record sub-resources', () => {
+  const idWith = (table: string) => h.vdb.sqlite.prepare(`select company_id from ${table} group by company_id order by count(*) desc, company_id limit 1`).pluck().get() as number
+
+  it('stories, similar, people and tech_stack pick members of each item, the id always', async () => {
+    const cases: Array<[string, string, readonly string[]]> = [
+      [`/companies/${idWith('company_stories')}/stories`, 'title,published_at', ['id', 'title', 'published_at']],
+      [`/companies/${idWith('company_stories')}/similar`, 'probability,company_name', ['id', 'probability', 'company_name']],
+      [`/companies/${idWith('company_people')}/people`, 'title,name', ['title', 'name']],
+      [`/companies/${idWith('company_tech_stack')}/tech_stack`, 'title', ['company_id', 'title']],
+    ]
+    for (const [path, fields, members] of cases) {
+      const full = await h.json(path) as Record<string, unknown>[]
+      expect(full.length, path).toBeGreaterThan(1)
+      const picked = await h.json(`${path}?fields=${fields}`) as Record<string, unknown>[]
+      expect(picked, path).toEqual(full.map((item) => pick(item, members)))
+      picked.forEach((item) => expect(Object.keys(item), path).toEqual(members))
+    }
+  })
+
+  it('GET /investors/:id/portfolio picks members of each company, the meta unchanged', async () => {
+    const investorId = h.vdb.sqlite.prepare('select id from investors order by portfolio_size desc, id limit 1').pluck().get() as number
+    const full = await h.json(`/investors/${investorId}/portfolio?per_page=5&page=2`)
+    expect(full.companies.length).toBeGreaterThan(1)
+    const picked = await h.json(`/investors/${investorId}/portfolio?per_page=5&page=2&fields=stage,company_name,stage`)
+    expect(picked).toEqual({ companies: full.companies.map((c: Record<string, unknown>) => pick(c, ['id', 'stage', 'company_name'])), meta: full.meta })
+    expect(Object.keys(picked.companies[0])).toEqual(['id', 'stage', 'company_name'])
+  })
+
+  it('refuses an unknown name with did-you-mean, before looking the company or investor up', async () => {
+    const id = idWith('company_stories')
+    const stories = await problem(await h.get(`/companies/${id}/stories?fields=titel`))
+    expect(stories.issues.map((i: any) => [i.code, i.path])).toEqual([['unknown_field', '/fields']])
+    expect(stories.issues[0].suggestions).toContain('title')
+    expect(stories.issues[0].allowed).toEqual(['id', 'title', 'url', 'published_at', 'source_title'])
+    expect((await problem(await h.get(`/companies/${id}/people?fields=nam`))).issues[0].suggestions).toContain('name')
+    expect((await problem(await h.get(`/companies/${id}/similar?fields=probabilty`))).issues[0].suggestions).toContain('probability')
+    expect((await problem(await h.get(`/companies/${id}/tech_stack?fields=tittle`))).issues[0].suggestions).toContain('title')
+    const portfolio = await problem(await h.get('/investors/1/portfolio?fields=company_nme,stage'))
+    expect(portfolio.issues[0].suggestions).toContain('company_name')
+    expect((await problem(await h.get(`/companies/${id}/stories?fields=,`))).issues[0].code).toBe('invalid_value')
   })
 })

@@ -18,8 +18,9 @@ import { misspeltParameterIssues, parameterNames, QueryParams } from '../params.
 import { issuesResponse, problemResponse } from '../problem.js'
 import {
   companyDetailSchema, companyIdAsCompanyIdParams, companyIdParams, contactQuery, contactSchema, domainParams,
-  peopleSchema, similarCompaniesSchema, storiesSchema, techStackSchema,
+  peopleSchema, personSchema, similarCompaniesSchema, similarCompanySchema, storiesSchema, storySchema, techItemSchema, techStackSchema,
 } from '../schemas/company.js'
+import { memberFieldsParam } from '../schemas/fields.js'
 import { toCompanyDetail } from '../views/company-detail.js'
 import { toContact, toPerson, toSimilarCompany, toStory, toTechItem } from '../views/company-resources.js'
 
@@ -30,15 +31,30 @@ export const CONTACT_RETRY_AFTER_SECONDS = 1
 /** The names GET /companies/:company_id/contact takes: a near miss of one is refused, other names are ignored. */
 const CONTACT_PARAMETERS = parameterNames(contactQuery)
 
-/** `fields` of the company detail: its top-level members (http/fields.ts, `detailSelection`). */
-const DETAIL_MEMBERS = Object.keys(companyDetailSchema.shape)
-const DETAIL_QUERY = z.object({
-  fields: z.string().optional().describe(`Comma-separated members of the answer to return (default: all; \`id\` always). An unknown name is a 400 with did-you-mean. Names: ${DETAIL_MEMBERS.join(', ')}.`),
-})
+/**
+ * `fields` of the company detail (its top-level members) and of the sub-resources' items
+ * (http/fields.ts, `detailSelection`). An item's id is always present; a person has none, and a
+ * technology item is named by its company's.
+ */
+interface Members { readonly members: readonly string[]; readonly what: string; readonly always: readonly string[] }
+const membersOf = (schema: z.ZodObject, what: string, always: readonly string[]): Members => ({ members: Object.keys(schema.shape), what, always })
+const DETAIL = membersOf(companyDetailSchema, 'The company detail', ['id'])
+const STORY = membersOf(storySchema, 'A story', ['id'])
+const SIMILAR = membersOf(similarCompanySchema, 'A similar company', ['id'])
+const PERSON = membersOf(personSchema, 'A person', [])
+const TECH_ITEM = membersOf(techItemSchema, 'A technology item', ['company_id'])
+const DETAIL_QUERY = z.object(memberFieldsParam(DETAIL.members))
+const itemsQuery = (m: Members) => z.object(memberFieldsParam(m.members, { each: true, always: m.always }))
 
-function detailFields(c: Context<HttpEnv>): Result<WireSelection | undefined> {
+function fieldsOf(c: Context<HttpEnv>, m: Members): Result<WireSelection | undefined> {
   const raw = QueryParams.of(c.req.raw).one('fields')
-  return raw.ok ? detailSelection(DETAIL_MEMBERS, raw.value, 'The company detail') : raw
+  return raw.ok ? detailSelection(m.members, raw.value, m.what, m.always) : raw
+}
+
+/** A sub-resource's items with the picked members, or the 400 of an unknown name. */
+function withFields<T>(c: Context<HttpEnv>, m: Members, respond: (pick: (item: T) => Record<string, unknown>) => Response | Promise<Response>): Response | Promise<Response> {
+  const fields = fieldsOf(c, m)
+  return fields.ok ? respond((item) => pickMembers(item as object, fields.value)) : issuesResponse(fields.issues)
 }
 
 const specs: readonly RouteSpec[] = Object.freeze([
@@ -57,18 +73,18 @@ const specs: readonly RouteSpec[] = Object.freeze([
   {
     method: 'get', path: '/companies/{id}/stories', specSection: '4.4', authenticated: true, carriesKeyCheck: true,
     summary: 'The 50 latest news stories of a company, newest first',
-    pathParams: companyIdParams, response: storiesSchema,
+    pathParams: companyIdParams, query: itemsQuery(STORY), response: storiesSchema,
   },
   {
     method: 'get', path: '/companies/{id}/similar', specSection: '4.5', authenticated: true, heavy: true,
     summary: 'At most 20 similar companies, most similar first',
     description: 'Weighted Jaccard similarity of industries, business models and keywords (rare tags weigh more), blended with the word overlap of the descriptions; `probability` is the score relative to the best match (1.0). Empty when the company has no tags. On large data the search is budgeted: candidates share a tag with the company and are ranked by the Jaccard of their tags before the best 200 are scored in full (at 1,000,000 companies about 80% of an exhaustive search\'s 20). The first calls after a start or new data, until every company\'s tag total is summed (a slice of about 250 ms per call, 2-3 s in all at 1,000,000 companies), rank by shared tag weight instead and find fewer.',
-    pathParams: companyIdParams, response: similarCompaniesSchema,
+    pathParams: companyIdParams, query: itemsQuery(SIMILAR), response: similarCompaniesSchema,
   },
   {
     method: 'get', path: '/companies/{id}/people', specSection: '4.6', authenticated: true, carriesKeyCheck: true,
     summary: 'Key personnel of a company',
-    pathParams: companyIdParams, response: peopleSchema,
+    pathParams: companyIdParams, query: itemsQuery(PERSON), response: peopleSchema,
   },
   {
     method: 'get', path: '/companies/{company_id}/contact', specSection: '4.7', authenticated: true,
@@ -79,7 +95,7 @@ const specs: readonly RouteSpec[] = Object.freeze([
   {
     method: 'get', path: '/companies/{company_id}/tech_stack', specSection: '4.8', authenticated: true, carriesKeyCheck: true,
     summary: 'The technology stack of a company',
-    pathParams: companyIdAsCompanyIdParams, response: techStackSchema,
+    pathParams: companyIdAsCompanyIdParams, query: itemsQuery(TECH_ITEM), response: techStackSchema,
   },
 ])
 
@@ -90,7 +106,7 @@ export const companyDetailRoutes: RouteModule = {
     const contacts = contactLookup(deps)
 
     app.get('/companies/:id', (c) => withCompany(c, 'id', async (id) => {
-      const fields = detailFields(c)
+      const fields = fieldsOf(c, DETAIL)
       if (!fields.ok) return issuesResponse(fields.issues)
       const record = await records.companyDetail(id, callOptions(c))
       return record ? c.json(pickMembers(toCompanyDetail(record), fields.value)) : unknownCompany(id)
@@ -98,7 +114,7 @@ export const companyDetailRoutes: RouteModule = {
 
     app.get('/domains/:domain/companies', async (c) => {
       const domain = c.req.param('domain')
-      const fields = detailFields(c)
+      const fields = fieldsOf(c, DETAIL)
       if (!fields.ok) return issuesResponse(fields.issues)
       const record = await records.companyByDomain(domain, callOptions(c))
       if (!record) return problemResponse(404, { detail: `No company has the domain ${previewValue(domain)}.` })
@@ -106,10 +122,14 @@ export const companyDetailRoutes: RouteModule = {
     })
 
     // Each lookup answers undefined when the company does not exist: one call per request.
-    app.get('/companies/:id/stories', (c) => withCompany(c, 'id', async (id) => orUnknown(id, await records.companyStories(id, callOptions(c)), (s) => c.json(s.map(toStory)))))
-    app.get('/companies/:id/similar', (c) => withCompany(c, 'id', async (id) => orUnknown(id, await records.similarCompanies(id, callOptions(c)), (s) => c.json(s.map(toSimilarCompany)))))
-    app.get('/companies/:id/people', (c) => withCompany(c, 'id', async (id) => orUnknown(id, await records.companyPeople(id, callOptions(c)), (p) => c.json(p.map(toPerson)))))
-    app.get('/companies/:company_id/tech_stack', (c) => withCompany(c, 'company_id', async (id) => orUnknown(id, await records.companyTechStack(id, callOptions(c)), (t) => c.json(t.map((title) => toTechItem(id, title))))))
+    app.get('/companies/:id/stories', (c) => withCompany(c, 'id', (id) => withFields(c, STORY, async (pick) =>
+      orUnknown(id, await records.companyStories(id, callOptions(c)), (s) => c.json(s.map((story) => pick(toStory(story))))))))
+    app.get('/companies/:id/similar', (c) => withCompany(c, 'id', (id) => withFields(c, SIMILAR, async (pick) =>
+      orUnknown(id, await records.similarCompanies(id, callOptions(c)), (s) => c.json(s.map((similar) => pick(toSimilarCompany(similar))))))))
+    app.get('/companies/:id/people', (c) => withCompany(c, 'id', (id) => withFields(c, PERSON, async (pick) =>
+      orUnknown(id, await records.companyPeople(id, callOptions(c)), (p) => c.json(p.map((person) => pick(toPerson(person))))))))
+    app.get('/companies/:company_id/tech_stack', (c) => withCompany(c, 'company_id', (id) => withFields(c, TECH_ITEM, async (pick) =>
+      orUnknown(id, await records.companyTechStack(id, callOptions(c)), (t) => c.json(t.map((title) => pick(toTechItem(id, title))))))))
 
     app.get('/companies/:company_id/contact', (c) => withCompany(c, 'company_id', async (id) => {
       const params = QueryParams.of(c.req.raw)

@@ -13,7 +13,8 @@ import { callOptions, type AppDeps, type HttpEnv, type RouteModule } from '../co
 import { readPaging } from '../paging.js'
 import { misspeltParameterIssues, parameterNames, QueryParams } from '../params.js'
 import { issuesResponse, notFound } from '../problem.js'
-import { investorDetailSchema, investorPathParams, portfolioQueryParams, portfolioSchema } from '../schemas/investor.js'
+import { memberFieldsParam } from '../schemas/fields.js'
+import { investorDetailSchema, investorPathParams, portfolioCompanySchema, portfolioQueryParams, portfolioSchema } from '../schemas/investor.js'
 import { investorDetailView, portfolioView } from '../views/investor.js'
 
 /** Investor ids are positive integers; 15 digits keeps every accepted id an exact JS number. */
@@ -27,11 +28,11 @@ function investorIdOf(c: Context<HttpEnv>): number | undefined {
 const noInvestor = (c: Context<HttpEnv>): Response =>
   notFound(`No investor has id ${previewValue(c.req.param('id') ?? '', 40)}; ids are the object_id of GET /search results or the investor_id of investor query results.`)
 
-/** `fields` of the investor detail: its top-level members (http/fields.ts, `detailSelection`). */
+/** `fields` of the investor detail (its top-level members) and of a portfolio's companies (http/fields.ts, `detailSelection`). */
 const DETAIL_MEMBERS = Object.keys(investorDetailSchema.shape)
-const DETAIL_QUERY = z.object({
-  fields: z.string().optional().describe(`Comma-separated members of the answer to return (default: all; \`id\` always). An unknown name is a 400 with did-you-mean. Names: ${DETAIL_MEMBERS.join(', ')}.`),
-})
+const DETAIL_QUERY = z.object(memberFieldsParam(DETAIL_MEMBERS))
+const PORTFOLIO_MEMBERS = Object.keys(portfolioCompanySchema.shape)
+const PORTFOLIO_QUERY = portfolioQueryParams.extend(memberFieldsParam(PORTFOLIO_MEMBERS, { each: true }))
 
 function detail(deps: AppDeps) {
   return async (c: Context<HttpEnv>): Promise<Response> => {
@@ -46,7 +47,7 @@ function detail(deps: AppDeps) {
 }
 
 /** The names GET /investors/:id/portfolio takes: a near miss of one is refused, other names are ignored. */
-const PORTFOLIO_PARAMETERS = parameterNames(portfolioQueryParams)
+const PORTFOLIO_PARAMETERS = parameterNames(PORTFOLIO_QUERY)
 
 function portfolio(deps: AppDeps) {
   return async (c: Context<HttpEnv>): Promise<Response> => {
@@ -56,11 +57,13 @@ function portfolio(deps: AppDeps) {
     const params = QueryParams.of(c.req.raw)
     const page = params.one('page')
     const perPage = params.one('per_page')
+    const raw = params.one('fields')
+    const fields = raw.ok ? detailSelection(PORTFOLIO_MEMBERS, raw.value, 'A portfolio company') : raw
     const issues: Issue[] = [
       ...misspeltParameterIssues(params, PORTFOLIO_PARAMETERS, 'GET /investors/{id}/portfolio'),
-      ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues),
+      ...(page.ok ? [] : page.issues), ...(perPage.ok ? [] : perPage.issues), ...(fields.ok ? [] : fields.issues),
     ]
-    if (issues.length > 0) return issuesResponse(issues)
+    if (issues.length > 0 || !fields.ok) return issuesResponse(issues)
     const paging = readPaging(deps, checkedIdentity(c), {
       page: page.ok ? page.value : undefined,
       per_page: perPage.ok ? perPage.value : undefined,
@@ -69,7 +72,8 @@ function portfolio(deps: AppDeps) {
 
     const found = await deps.engine.records.investorPortfolio(id, { page: paging.page, perPage: paging.perPage }, callOptions(c))
     if (!found) return noInvestor(c)
-    return c.json(portfolioView(found, paging))
+    const view = portfolioView(found, paging)
+    return c.json({ ...view, companies: view.companies.map((company) => pickMembers(company, fields.value)) })
   }
 }
 
@@ -96,7 +100,7 @@ export const investorRoutes: RouteModule = {
       specSection: '4.13',
       heavy: true,
       pathParams: investorPathParams,
-      query: portfolioQueryParams,
+      query: PORTFOLIO_QUERY,
       response: portfolioSchema,
       authenticated: true,
     },

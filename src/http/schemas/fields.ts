@@ -1,7 +1,8 @@
 /**
  * @module The `fields` parameter (http/fields.ts) as the OpenAPI document shows it: a query
- * parameter of every listing and stored-query page, and a member of the POST /queries body. The
- * accepted names are listed from the catalog, so they follow it without an edit.
+ * parameter of every listing, stored-query page, detail and record sub-resource, and a member of
+ * the POST /queries body. The accepted names are listed from the catalog or from the answer's
+ * schema, so they follow it without an edit.
  */
 import { z } from 'zod'
 import { wireFieldNames, type WireRecords } from '../fields.js'
@@ -36,4 +37,20 @@ export const fieldsBodyMember = {
     + 'The record\'s id is always present; an unknown name is a 400 with did-you-mean. An answer option like `page`: '
     + 'not part of the query id, since it changes what each record shows, not which records or in what order.',
   ),
+}
+
+/**
+ * The `fields` query parameter of a detail answer (`each`: false) or of the items of a record list
+ * that is not a dataset's (`each`: true), whose names are the schema's `members` (http/fields.ts,
+ * `detailSelection`); `always` are present whatever is picked.
+ */
+export function memberFieldsParam(members: readonly string[], options: { readonly each?: boolean; readonly always?: readonly string[] } = {}): { fields: z.ZodOptional<z.ZodString> } {
+  const always = options.always ?? ['id']
+  const present = always.length > 0 ? always.map((m) => `\`${m}\``).join(' and ') + ' always' : 'no member is always present'
+  return {
+    fields: z.string().optional().describe(
+      `Comma-separated members of ${options.each ? 'each item' : 'the answer'} to return (default: all; ${present}). `
+      + `An unknown name is a 400 with did-you-mean. Names: ${members.join(', ')}.`,
+    ),
+  }
 }
