@@ -10,7 +10,7 @@
  *
  *   npx tsx bench/facets.ts          # BENCH_RUNS (default 21) timed runs per pair; BENCH_ONLY=facets|pages
  *
- * Targets (issue 32, at 1,000,000 companies): facets at most 3x the first count and 1.5x the hand
+ * Targets (at 1,000,000 companies): facets at most 3x the first count and 1.5x the hand
  * GROUP BYs; a page without total at most 1.2x the hand keyset page. The machine's load makes
  * absolute times noisy; the ratios of one run are the figures, and several runs give the spread.
  */

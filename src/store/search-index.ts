@@ -80,8 +80,8 @@ export function typoDictionaryStatements(db: Kysely<any>, dialect: DialectName):
 }
 
 /**
- * The statements that rebuild the whole index, in order. Importance (spec 2.9 tie-breaks as the
- * brief of issue 3 settled them): companies by svc_score, then total_funding, then id; investors
+ * The statements that rebuild the whole index, in order. Importance (spec 2.9's tie-breaks, made
+ * total by the id): companies by svc_score, then total_funding, then id; investors
  * by portfolio_size, then number_of_deals, then id. `name_key` is `lower(name)`: SQLite's lower()
  * folds ASCII only, and the lookup folds the term the same way (records/search.ts).
  */
