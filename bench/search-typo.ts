@@ -23,24 +23,13 @@ import { searchRecordsPostgres } from '../src/records/search-postgres.js'
 import { copyToPostgres } from '../src/store/copy.js'
 import { openDatabase } from '../src/store/open.js'
 import { openPostgres } from '../src/store/open-postgres.js'
+import { prng } from '../src/testing/arbitraries.js'
 import { benchCompanies, benchDatabaseFile } from './support/dataset.js'
 import { BENCH_PG_URL } from './support/postgres-copy.js'
 
 const companies = benchCompanies()
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
 const termCount = Number(process.env.BENCH_TERMS ?? 120)
-
-/** mulberry32: a small seeded generator, so the corpus is the same on every run. */
-function rng(seed: number) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz'
 
@@ -75,7 +64,7 @@ async function main() {
     await copyToPostgres(lite, pg)
   }
 
-  const random = rng(33)
+  const random = prng(33)
   const maxId = lite.sqlite.prepare('select max(id) from companies').pluck().get() as number
   const byId = lite.sqlite.prepare('select id, name from companies where id >= ? and name is not null order by id limit 1')
   const corpus: { id: number; name: string; term: string; exact: string }[] = []
