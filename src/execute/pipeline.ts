@@ -368,51 +368,60 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     })
   }
 
+  /** A request less its `fields` answer option, prepared, with the selection resolved: every issue of both at once. */
+  function prepareWithFields(fullRequest: unknown): Result<Prepared & { readonly selection: FieldSelection | undefined }> {
+    const { request, fields } = splitFields(fullRequest)
+    const prepared = prepare(request)
+    if (!prepared.ok) return withFieldIssues(prepared, request, fields)
+    const selection = selectFields(prepared.value.checked.dataset, fields)
+    if (!selection.ok) return selection
+    return ok({ ...prepared.value, selection: selection.value })
+  }
+
+  /**
+   * The storing half of `query` and `queryWithoutTotal`: its owner and size checked, then its cost
+   * (refused before it is stored: a query that would not finish within the budget is not kept
+   * either), then stored. A read-only database cannot remember the query: it runs under its id all
+   * the same, and page() finds it only if it was stored before the file became read-only.
+   */
+  async function storeToRun(prepared: Prepared, storeOptions: StoreOptions, run: RunOptions | undefined): Promise<Result<{ stored: { query_id: string; query_version: number }; cost: PredictedCost }>> {
+    const owner = storeOwner(storeOptions.owner)
+    if (!owner.ok) return owner
+    const tooLarge = storageIssues(prepared.canonical, limits)
+    if (tooLarge.length > 0) return fail(tooLarge)
+    const cost = await costWithinBudget(prepared.checked, run)
+    if (!cost.ok) return cost
+    const stored = vdb.readonly
+      ? { query_id: prepared.queryId, query_version: QUERY_VERSION }
+      : await storeQuery(vdb.db, prepared.canonical, { owner: owner.value, limits, writer })
+    return ok({ stored, cost: cost.value })
+  }
+
   const pipeline: Pipeline = {
     async list(fullRequest, run) {
-      const { request, fields } = splitFields(fullRequest)
-      const prepared = prepare(request)
-      if (!prepared.ok) return withFieldIssues(prepared, request, fields)
-      const { checked, canonical, queryId } = prepared.value
-      const selection = selectFields(checked.dataset, fields)
-      if (!selection.ok) return selection
+      const prepared = prepareWithFields(fullRequest)
+      if (!prepared.ok) return prepared
+      const { checked, canonical, queryId, selection } = prepared.value
       const cost = await costWithinBudget(checked, run)
       if (!cost.ok) return cost
       const plan = planOf(checked)
-      const { results, meta, cache } = await envelope(plan, canonical, queryId, QUERY_VERSION, checked.page, checked.perPage, cost.value, selection.value)
+      const { results, meta, cache } = await envelope(plan, canonical, queryId, QUERY_VERSION, checked.page, checked.perPage, cost.value, selection)
       return ok(Object.freeze({ dataset: canonical.dataset, results, meta, cost: cost.value, cache }))
     },
 
     async query(fullRequest, storeOptions = {}, run) {
-      const { request, fields } = splitFields(fullRequest)
-      const prepared = prepare(request)
-      if (!prepared.ok) return withFieldIssues(prepared, request, fields)
-      const { checked, canonical } = prepared.value
-      const selection = selectFields(checked.dataset, fields)
-      if (!selection.ok) return selection
-      const owner = storeOwner(storeOptions.owner)
-      if (!owner.ok) return owner
-      const tooLarge = storageIssues(canonical, limits)
-      if (tooLarge.length > 0) return fail(tooLarge)
-      // Refused before it is stored: a query that would not finish within the budget is not kept either.
-      const cost = await costWithinBudget(checked, run)
-      if (!cost.ok) return cost
-      // A read-only database cannot remember the query: it runs under its id all the same, and
-      // page() finds it only if it was stored before the file became read-only.
-      const stored = vdb.readonly
-        ? { query_id: prepared.value.queryId, query_version: QUERY_VERSION }
-        : await storeQuery(vdb.db, canonical, { owner: owner.value, limits, writer })
-      const plan = planOf(checked)
-      return ok(await envelope(plan, canonical, stored.query_id, stored.query_version, checked.page, checked.perPage, cost.value, selection.value))
+      const prepared = prepareWithFields(fullRequest)
+      if (!prepared.ok) return prepared
+      const kept = await storeToRun(prepared.value, storeOptions, run)
+      if (!kept.ok) return kept
+      const { checked, canonical, selection } = prepared.value
+      const { stored, cost } = kept.value
+      return ok(await envelope(planOf(checked), canonical, stored.query_id, stored.query_version, checked.page, checked.perPage, cost, selection))
     },
 
     async store(fullRequest, storeOptions = {}) {
       // `fields` is an answer option: accepted (and checked) here too, so any query request can be stored as it is.
-      const { request, fields } = splitFields(fullRequest)
-      const prepared = prepare(request)
-      if (!prepared.ok) return withFieldIssues(prepared, request, fields)
-      const selection = selectFields(prepared.value.checked.dataset, fields)
-      if (!selection.ok) return selection
+      const prepared = prepareWithFields(fullRequest)
       if (!prepared.ok) return prepared
       const owner = storeOwner(storeOptions.owner)
       if (!owner.ok) return owner
@@ -439,36 +448,24 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     },
 
     async listWithoutTotal(fullRequest, run) {
-      const { request, fields } = splitFields(fullRequest)
-      const prepared = prepare(request)
-      if (!prepared.ok) return withFieldIssues(prepared, request, fields)
-      const { checked, canonical, queryId } = prepared.value
-      const selection = selectFields(checked.dataset, fields)
-      if (!selection.ok) return selection
+      const prepared = prepareWithFields(fullRequest)
+      if (!prepared.ok) return prepared
+      const { checked, canonical, queryId, selection } = prepared.value
       const cost = await costWithinBudget(checked, run)
       if (!cost.ok) return cost
-      const { results, meta } = await pageOnly(planOf(checked), canonical, queryId, QUERY_VERSION, checked.page, checked.perPage, selection.value)
+      const { results, meta } = await pageOnly(planOf(checked), canonical, queryId, QUERY_VERSION, checked.page, checked.perPage, selection)
       return ok(Object.freeze({ dataset: canonical.dataset, results, meta, cost: cost.value }))
     },
 
     async queryWithoutTotal(fullRequest, storeOptions = {}, run) {
-      const { request, fields } = splitFields(fullRequest)
-      const prepared = prepare(request)
-      if (!prepared.ok) return withFieldIssues(prepared, request, fields)
-      const { checked, canonical } = prepared.value
-      const selection = selectFields(checked.dataset, fields)
-      if (!selection.ok) return selection
-      const owner = storeOwner(storeOptions.owner)
-      if (!owner.ok) return owner
-      const tooLarge = storageIssues(canonical, limits)
-      if (tooLarge.length > 0) return fail(tooLarge)
-      const cost = await costWithinBudget(checked, run)
-      if (!cost.ok) return cost
-      const stored = vdb.readonly
-        ? { query_id: prepared.value.queryId, query_version: QUERY_VERSION }
-        : await storeQuery(vdb.db, canonical, { owner: owner.value, limits, writer })
-      const page = await pageOnly(planOf(checked), canonical, stored.query_id, stored.query_version, checked.page, checked.perPage, selection.value)
-      return ok(Object.freeze({ ...page, cost: cost.value }))
+      const prepared = prepareWithFields(fullRequest)
+      if (!prepared.ok) return prepared
+      const kept = await storeToRun(prepared.value, storeOptions, run)
+      if (!kept.ok) return kept
+      const { checked, canonical, selection } = prepared.value
+      const { stored, cost } = kept.value
+      const page = await pageOnly(planOf(checked), canonical, stored.query_id, stored.query_version, checked.page, checked.perPage, selection)
+      return ok(Object.freeze({ ...page, cost }))
     },
 
     async facets(request, fields, options = {}, run) {
