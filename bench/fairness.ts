@@ -111,6 +111,10 @@ for (let i = 0; i < 2; i++) {
   console.log(`probe: ${i % 2 === 0 ? '5-level match:all chain' : '11-level broad chain'}: ${status} in ${Math.round(ms)} ms`)
 }
 
+// Warm again: a probe over the budget ends its worker (interrupted JavaScript, or a slow unwind),
+// and the idle phase must not measure its replacement's first statements.
+for (let i = 0; i < 10; i++) for (const path of victimPaths()) await send(victimKey, path)
+
 const idle = newSamples()
 let idleCount = 0
 await victim(idle, () => idleCount++ >= IDLE_SAMPLES)
