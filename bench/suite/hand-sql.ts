@@ -133,11 +133,13 @@ export function sqlForms(db: BetterSqlite3.Database, p: MixParams, deepAfter: { 
       companyPage(`select c.id, c.total_funding as k from companies c left join fundings f on f.company_id = c.id and f.series = 'seed' where f.id is null order by c.total_funding desc, c.id limit ${L}`, 'page.k desc, page.id', false),
       `select count(*) from companies c left join fundings f on f.company_id = c.id and f.series = 'seed' where f.id is null`),
   }
-  const notOr = `(country is null or country <> 'USA') and (employees is null or employees >= 10)`
+  // Counted as the three ranges of the composite index outside USA (NULL, below, above), each
+  // testing employees from the index entry: a quarter of the entries instead of all of them.
+  const notUsa = (range: string) => `(select count(*) from companies indexed by companies_by_country_stage_employees_svc_score where ${range} and (employees is null or employees >= 10))`
   forms['companies-not-or'] = {
     hand: form(db,
       companyPage(`select id, svc_score as k from companies indexed by companies_svc_score where (+country is null or +country <> 'USA') and (+employees is null or +employees >= 10) order by svc_score desc, id limit ${L}`, 'page.k desc, page.id', true),
-      `select count(*) from companies indexed by companies_by_country_stage_employees_svc_score where ${notOr}`),
+      `select ${notUsa('country is null')} + ${notUsa(`country < 'USA'`)} + ${notUsa(`country > 'USA'`)}`),
     plain: form(db,
       companyPage(`select id, svc_score as k from companies where not (coalesce(country = 'USA', 0) or coalesce(employees < 10, 0)) order by svc_score desc, id limit ${L}`, 'page.k desc, page.id', false),
       `select count(*) from companies where not (coalesce(country = 'USA', 0) or coalesce(employees < 10, 0))`),

@@ -82,6 +82,13 @@ export interface SqlDialect {
    */
   readonly localStatements: boolean
   /**
+   * Whether a filter made only of negations is counted as a sum of index ranges
+   * (`split-count.ts`): SQLite reads each range of its indexes and tests the rest of the filter
+   * on the way. Absent on PostgreSQL, whose planner may answer a large range with a scan of the
+   * whole table, once per range.
+   */
+  readonly countsNegationByRanges?: boolean
+  /**
    * The non-NULL values of `value` joined by `separator` (bound as a parameter) in the order of
    * `orderBy`, as an aggregate; NULL over no rows or only NULLs. `value` is text.
    */

@@ -11,8 +11,9 @@ import type { FilterNode } from '../ast/nodes.js'
 import type { CheckedQuery } from '../check/checked.js'
 import type { SqlDialect } from './dialect.js'
 import { seekAfter, seekRanges, type Boundary } from './page.js'
+import { splitCountOf } from './split-count.js'
 import { ownerCountOf, type OwnerCount } from './owner-count.js'
-import { compileWhere } from './predicates.js'
+import { compileFilter, compileWhere } from './predicates.js'
 import { ROOT_ALIAS, type HoistedSet } from './scope.js'
 import { applyOrder, orderTerms, sortKeys, type SortKey } from './sort.js'
 import { walkFactorFor } from './steer.js'
@@ -84,6 +85,12 @@ export interface QueryPlan {
    */
   readonly ownerCount?: OwnerCount
   /**
+   * For a filter made only of negations, on a backend that counts it so
+   * (`SqlDialect.countsNegationByRanges`): the total as a sum of counts over disjoint index ranges
+   * of one negated condition's column (`compile/split-count.ts`).
+   */
+  readonly splitCount?: (db: Kysely<any>) => SelectQueryBuilder<any, any, { count: number | string | bigint }>
+  /**
    * The sort keys of every `every`-th row of the result (rows `every`, `2 * every`, ...), with the
    * row's 1-based position as `position`, in one statement: the database numbers the rows in sort
    * order (`row_number()`) and returns only those, so one pass over the result sends
@@ -129,6 +136,7 @@ export function planQuery(checked: Pick<CheckedQuery, 'dataset' | 'filter' | 'so
 
   const complement = complementOf(checked.filter)
   const ownerCount = ownerCountOf(checked.filter, dataset, dialect)
+  const splitCount = where && dialect.countsNegationByRanges ? splitCountOf(checked.filter, dataset, (f) => compileFilter(f, dataset, dialect)) : undefined
   // Its `foreign` compiled as a set (`preferSets`), inline: counted by driving from the set's keys.
   const complementFrom = (db: Kysely<any>, filter: FilterNode) => {
     const f = compileWhere(filter, dataset, dialect, undefined, false, true)
@@ -163,6 +171,7 @@ export function planQuery(checked: Pick<CheckedQuery, 'dataset' | 'filter' | 'so
       return withSets(db, filterFor(false).sets).selectFrom(some.as('probe')).select(sql<number>`count(*)`.as('count'))
     },
     ...(ownerCount ? { ownerCount } : {}),
+    ...(splitCount ? { splitCount } : {}),
     ...(complement ? { complementCount: (db: Kysely<any>) => complementFrom(db, complement).select(sql<number>`count(*)`.as('count')) } : {}),
     checkpointQuery(db: Kysely<any>, every: number) {
       // Planned without walk marks: the pass reads every hit, so driving from the filter's indexes

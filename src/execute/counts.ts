@@ -54,6 +54,8 @@ export async function countRows(ctx: ExecContext, plan: QueryPlan): Promise<numb
     const [rows, selected] = await Promise.all([datasetRows(ctx, plan.dataset), countOf(ctx, compiledOnce(ctx.db, complementCount, () => complementCount(ctx.db)))])
     return rows - selected
   }
+  const { splitCount } = plan
+  if (splitCount) return countOf(ctx, compiledOnce(ctx.db, splitCount, () => splitCount(ctx.db)))
   return countOf(ctx, compiledOnce(ctx.db, plan.countQuery, () => plan.countQuery(ctx.db)))
 }
 

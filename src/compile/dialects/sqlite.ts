@@ -17,6 +17,9 @@ export const sqliteDialect: SqlDialect = Object.freeze({
   // SQLite's NULLs are the smallest values: first ascending, last descending.
   nullsLastByDefault: Object.freeze({ asc: false, desc: true }),
   localStatements: true,
+  // not(or(country = USA, employees < 10)) on 100,000 companies: the three ranges outside USA,
+  // ~1 ms, against ~23 ms testing every entry of the composite index (split-count.ts).
+  countsNegationByRanges: true,
   // A unary plus makes the column an expression, which SQLite never uses to drive an index lookup.
   correlatedKey: (key: Expression<unknown>) => sql`+${key}`,
   // The same mark on filter columns leaves the ORDER BY's index as the only one SQLite can use:
