@@ -7,6 +7,7 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely'
 import { primaryKeyColumn } from '../catalog/index.js'
 import type { Boundary } from '../compile/page.js'
+import { bindable } from '../compile/values.js'
 import { recordsByIdsQuery, type QueryPlan } from '../compile/plan.js'
 import { prefersSortWalk } from '../compile/steer.js'
 import type { ExecContext } from './context.js'
@@ -62,9 +63,9 @@ export async function fetchKeys(ctx: ExecContext, plan: QueryPlan, options: Keys
     if (!options.after) return [await readRows(ctx, keysFromStart(ctx.db, plan, walk, want))]
     const parts: RowArrays[] = []
     let rows = 0
-    for (const range of plan.seekRanges(options.after)) {
-      // A boundary's values are in the SQL's parameters, and its NULLs in the SQL's shape: compiled per call.
-      const part = await readRows(ctx, plan.keysQuery(ctx.db, { range, limit: want - rows, walkSortIndex: walk }).compile())
+    const statements = seekStatements(ctx.db, plan, walk, options.after)
+    for (const statement of statements) {
+      const part = await readRows(ctx, statement(want - rows))
       parts.push(part)
       rows += part.rows.length
       if (rows >= want) break
@@ -137,6 +138,91 @@ export function keysFromStart(db: Kysely<any>, plan: QueryPlan, walkSortIndex: b
   const parameters = [...template.parameters]
   parameters[parameters.length - 1] = limit
   return withParameters(template, parameters)
+}
+
+/**
+ * The keys statements after a boundary (one per seek range), per Kysely instance, plan, walk choice
+ * and boundary shape (which of its values are NULL, the only thing the SQL's text depends on):
+ * `null` when the boundary's values and the limit could not be shown to be parameters of their
+ * own (then compiled per call). Building and compiling the two ranges of a seek after a descending
+ * first key through Kysely took ~0.3 ms per deep page on a loaded machine, a quarter of a page
+ * (the suite's deep pages, `npm run bench`).
+ */
+const seekTemplates = new WeakMap<object, WeakMap<QueryPlan, Map<string, readonly SeekTemplate[] | null>>>()
+
+interface SeekTemplate {
+  readonly compiled: CompiledQuery
+  /** Per parameter: the boundary value's index, 'limit', or undefined for a value of the filter. */
+  readonly slots: readonly (number | 'limit' | undefined)[]
+}
+
+/** Two limits no request uses (pages are at most `maxPerPage` plus a bounded skip), told apart from the filter's values. */
+const PROBE_LIMITS = [2_000_000_011, 2_000_000_013] as const
+
+/**
+ * Placeholder boundaries of a shape, two sets: each non-NULL value is a text no filter value is
+ * (it starts with a NUL character, which the checker refuses in values and PostgreSQL in text).
+ */
+function probeBoundary(after: Boundary, set: 0 | 1): Boundary {
+  return after.map((v, i) => (v === null ? null : `\u0000vql-seek-${set}-${i}`))
+}
+
+function seekTemplatesOf(db: Kysely<any>, plan: QueryPlan, walk: boolean, after: Boundary): readonly SeekTemplate[] | null {
+  const compileAll = (set: 0 | 1) => plan.seekRanges(probeBoundary(after, set)).map((range) => plan.keysQuery(db, { range, limit: PROBE_LIMITS[set], walkSortIndex: walk }).compile())
+  const a = compileAll(0)
+  const b = compileAll(1)
+  if (a.length !== b.length) return null
+  const templates: SeekTemplate[] = []
+  for (let r = 0; r < a.length; r++) {
+    const x = a[r]!
+    const y = b[r]!
+    if (x.sql !== y.sql || x.parameters.length !== y.parameters.length) return null
+    const slots: (number | 'limit' | undefined)[] = []
+    for (let i = 0; i < x.parameters.length; i++) {
+      const u = x.parameters[i]
+      const v = y.parameters[i]
+      if (u === v) {
+        // A filter value equal to a placeholder would be taken for the filter's: refuse the template.
+        if (typeof u === 'string' && u.startsWith('\u0000vql-seek-')) return null
+        slots.push(undefined)
+      } else if (u === PROBE_LIMITS[0] && v === PROBE_LIMITS[1]) {
+        slots.push('limit')
+      } else {
+        const m = typeof u === 'string' && typeof v === 'string' ? /^\u0000vql-seek-0-(\d+)$/.exec(u) : null
+        if (!m || v !== `\u0000vql-seek-1-${m[1]}`) return null
+        slots.push(Number(m[1]))
+      }
+    }
+    templates.push({ compiled: x, slots })
+  }
+  return templates
+}
+
+/**
+ * The keys statements of the ranges after `after`, each a function of the limit: the plan's
+ * `keysQuery` per `seekRanges` range, compiled once per boundary shape and reused with the
+ * boundary's values and the limit put in (`seekTemplates`), or compiled per call where that could
+ * not be shown sound.
+ */
+export function seekStatements(db: Kysely<any>, plan: QueryPlan, walk: boolean, after: Boundary): ((limit: number) => CompiledQuery)[] {
+  let perPlan = seekTemplates.get(db)
+  if (!perPlan) seekTemplates.set(db, (perPlan = new WeakMap()))
+  let byShape = perPlan.get(plan)
+  if (!byShape) perPlan.set(plan, (byShape = new Map()))
+  const shape = `${walk ? 'w' : 'p'}${after.map((v) => (v === null ? 'n' : 'v')).join('')}`
+  let templates = byShape.get(shape)
+  if (templates === undefined) {
+    templates = seekTemplatesOf(db, plan, walk, after)
+    byShape.set(shape, templates)
+  }
+  if (templates === null) {
+    return plan.seekRanges(after).map((range) => (limit: number) => plan.keysQuery(db, { range, limit, walkSortIndex: walk }).compile())
+  }
+  return templates.map(({ compiled, slots }) => (limit: number) =>
+    withParameters(compiled, compiled.parameters.map((value, i) => {
+      const slot = slots[i]
+      return slot === undefined ? value : slot === 'limit' ? limit : bindable(after[slot] ?? null)
+    })))
 }
 
 /**

@@ -18,7 +18,7 @@ import { createEngine } from '../../src/engine.js'
 import { countRows, knownTotal, versionAndKnownTotal } from '../../src/execute/counts.js'
 import { fetchKeys, type ExecContext } from '../../src/execute/index.js'
 import { compiledMapper, loopMapper, recordMapper, recordSlots } from '../../src/execute/records.js'
-import { keysFromStart } from '../../src/execute/run.js'
+import { keysFromStart, seekStatements } from '../../src/execute/run.js'
 import { RAW_STATEMENTS_PER_HANDLE, readRows } from '../../src/execute/statements.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { bumpDataVersionSync, dataVersionSync } from '../../src/store/open.js'
@@ -99,6 +99,73 @@ describe('the keys statement of a read from the start', () => {
       }
     }
     expect(new Set(direct.map((ids) => JSON.stringify(ids))).size).toBe(direct.length)
+  })
+})
+
+describe('the keys statements after a boundary', () => {
+  // Boundaries of every shape the sorts give: NULL and non-NULL first values, text, numbers and
+  // booleans, taken from real rows so that each seek also reads rows.
+  const sorts: readonly { name: string; dataset: DatasetName; filter?: FilterNode; sort: [string, 'asc' | 'desc'][] }[] = [
+    { name: 'last_funding_date desc (nullable, ties)', dataset: 'companies', filter: c('country', 'eq', 'USA', p), sort: [['last_funding_date', 'desc']] },
+    { name: 'added_date desc', dataset: 'companies', filter: and([c('country', 'eq', 'USA', p), c('employees', 'gte', 5, p)], p), sort: [['added_date', 'desc']] },
+    { name: 'stage asc, svc_score desc', dataset: 'companies', sort: [['stage', 'asc'], ['svc_score', 'desc']] },
+    { name: 'has_mobile desc (boolean), name asc', dataset: 'companies', filter: c('employees', 'gte', 1, p), sort: [['has_mobile', 'desc'], ['name', 'asc']] },
+    { name: 'fundings by rounds_funding_date desc', dataset: 'fundings', sort: [['rounds_funding_date', 'desc']] },
+  ]
+
+  it.each(sorts)('$name: the same SQL and parameters as compiling afresh, for every boundary and limit', async ({ dataset, filter, sort }) => {
+    const plan = planQuery(checked(dataset, filter, sort), sqliteDialect)
+    const all = await fetchKeys(ctx, plan, { limit: 100_000 })
+    expect(all.length).toBeGreaterThan(50)
+    const boundaries = [0, 1, 7, Math.floor(all.length / 2), all.length - 2].map((i) => all[i]!.boundary)
+    // A NULL first value, when the sort has NULLs: the tail's own shape.
+    const nullFirst = all.find((k) => k.boundary[0] === null)
+    if (nullFirst) boundaries.push(nullFirst.boundary)
+    for (const walk of [false, true]) {
+      for (const after of boundaries) {
+        const fresh = plan.seekRanges(after).map((range) => plan.keysQuery(vdb.db, { range, limit: 0, walkSortIndex: walk }))
+        for (const limit of [1, 3, 51]) {
+          const reused = seekStatements(vdb.db, plan, walk, after).map((statement) => statement(limit))
+          const compiled = fresh.map((q) => q.limit(limit).compile())
+          expect(reused.map((q) => q.sql)).toEqual(compiled.map((q) => q.sql))
+          expect(reused.map((q) => [...q.parameters])).toEqual(compiled.map((q) => [...q.parameters]))
+        }
+      }
+    }
+  })
+
+  it('pages after a boundary read the rows of a fresh compile, and are built once per boundary shape', async () => {
+    const base = planQuery(checked('companies', c('country', 'eq', 'USA', p), [['last_funding_date', 'desc']]), sqliteDialect)
+    const { plan, builds } = countedPlan(base)
+    const all = await fetchKeys(ctx, base, { limit: 100_000 })
+    const firstNull = all.findIndex((k) => k.boundary[0] === null)
+    expect(firstNull).toBeGreaterThan(10)
+    // Boundaries with a value (two shapes: walked and not) and in the NULL tail.
+    const starts = [3, 10, firstNull - 2, firstNull + 1, firstNull + 5]
+    for (let round = 0; round < 2; round++) {
+      for (const start of starts) {
+        for (const matches of [1, all.length]) {
+          const got = await fetchKeys(ctx, plan, { after: all[start]!.boundary, limit: 7, matches })
+          expect(got.map((k) => k.id)).toEqual(all.slice(start + 1, start + 8).map((k) => k.id))
+        }
+      }
+    }
+    // Per shape (a value or NULL first, walked or not) two compilations of every range, on the first
+    // page of that shape only: at most 2 shapes x 2 walk choices x 2 sets x 3 ranges.
+    expect(builds()).toBeGreaterThan(0)
+    expect(builds()).toBeLessThanOrEqual(24)
+  })
+
+  it('is never shared between filters that differ in values', async () => {
+    const usa = planQuery(checked('companies', c('country', 'eq', 'USA', p), [['added_date', 'desc']]), sqliteDialect)
+    const deu = planQuery(checked('companies', c('country', 'eq', 'DEU', p), [['added_date', 'desc']]), sqliteDialect)
+    const after = [(vdb.sqlite.prepare('select max(added_date) from companies').pluck().get() as string), 0]
+    const direct = (country: string) => vdb.sqlite.prepare('select id from companies where country = ? and added_date <= ? order by added_date desc, id limit 5').pluck().all(country, after[0]) as number[]
+    for (let round = 0; round < 2; round++) {
+      expect((await fetchKeys(ctx, usa, { after, limit: 5 })).map((k) => k.id)).toEqual(direct('USA'))
+      expect((await fetchKeys(ctx, deu, { after, limit: 5 })).map((k) => k.id)).toEqual(direct('DEU'))
+    }
+    expect(direct('USA')).not.toEqual(direct('DEU'))
   })
 })
 
@@ -257,6 +324,7 @@ describe('a plan\'s count statement', () => {
       ...base,
       countQuery: counted(base.countQuery),
       ...(base.complementCount ? { complementCount: counted(base.complementCount) } : {}),
+      ...(base.splitCount ? { splitCount: counted(base.splitCount) } : {}),
       ...(base.ownerCount ? { ownerCount: { owner: base.ownerCount.owner, query: counted(base.ownerCount.query.bind(base.ownerCount)) } } : {}),
     }
     const fresh = Number((await base.countQuery(vdb.db).executeTakeFirstOrThrow()).count)
