@@ -10,7 +10,9 @@
  * - **repeated page**: page 2 again with its total cached, against the same page without any
  *   counting, `engine.pageWithoutTotal` (the target: what the cached total costs); the hand
  *   keyset seek of page 2 (its ids and records, no count) beside them, whose ratio holds the
- *   engine's whole fixed cost per page. Also the same page with the total forgotten.
+ *   engine's whole fixed cost per page. Also the same page with the total forgotten;
+ * - **sorted**: walked and cold page N of the same filter sorted by `added_date` and by
+ *   `last_funding_date` (descending; ties, and NULLs in the second), against page 1 of that sort.
  */
 import type BetterSqlite3 from 'better-sqlite3'
 import type { Engine } from '../../src/engine.js'
@@ -18,7 +20,7 @@ import { checkpointSpacing } from '../../src/execute/cursor.js'
 import type { SqliteVentureDb } from '../../src/store/open.js'
 import { forgetTotals } from '../support/dataset.js'
 import type { SqlForms } from './hand-sql.js'
-import { PER_PAGE, type MixParams } from './mix.js'
+import { DEEP_FILTER, PER_PAGE, type MixParams } from './mix.js'
 import { timeVariants, type Timed } from './timing.js'
 
 export interface PagesResult {
@@ -27,7 +29,15 @@ export interface PagesResult {
   readonly deep: Record<string, Timed>
   readonly firstJump: Record<string, Timed>
   readonly repeated: Record<string, Timed>
+  /**
+   * The same filter sorted by fields with ties (and NULLs): walked and cold page N against page 1
+   * of the same sort, by sort (`-added_date`, `-last_funding_date`). Absent in older runs.
+   */
+  readonly sorted?: Record<string, Record<string, Timed>>
 }
+
+/** Sorts of the deep query besides its default, each with ties: walked and cold pages are timed on them too. */
+export const DEEP_SORTS = Object.freeze(['added_date', 'last_funding_date'] as const)
 
 export async function measurePages(engine: Engine<SqliteVentureDb>, db: BetterSqlite3.Database, p: MixParams, forms: Record<string, SqlForms>): Promise<PagesResult> {
   const id = p.deepQueryId
@@ -72,5 +82,25 @@ export async function measurePages(engine: Engine<SqliteVentureDb>, db: BetterSq
     { name: 'no count (hand seek)', run: forms['repeated-page']!.hand.page },
     { name: 'total forgotten', setup: () => forgetTotals(engine.database), run: () => page(2) },
   ])
-  return { page: n, hits: p.deepHits, deep, firstJump, repeated }
+  const sorted: Record<string, Record<string, Timed>> = {}
+  for (const field of DEEP_SORTS) {
+    const stored = await engine.store({ dataset: 'companies', filter: DEEP_FILTER, sort: [{ [field]: 'desc' }] })
+    if (!stored.ok) throw new Error(JSON.stringify(stored.issues))
+    const sid = stored.value.query_id
+    const sortedPage = async (k: number) => {
+      const r = await engine.page(sid, { page: k, per_page: PER_PAGE })
+      if (!r.ok) throw new Error(JSON.stringify(r.issues))
+      return r.value.results.length
+    }
+    const forgetNearSorted = () => db.prepare('delete from query_checkpoints where query_id = ? and position > ? and position <= ? and position % ? <> 0').run(sid, offset - 2 * spacing, offset + PER_PAGE, spacing)
+    await sortedPage(n)
+    await sortedPage(1)
+    process.stderr.write(`  suite: deep page ${n} by -${field}: walked, cold, page 1 ...\n`)
+    sorted[`-${field}`] = await timeVariants([
+      { name: 'walked', setup: () => sortedPage(n - 1), run: () => sortedPage(n) },
+      { name: 'cold', setup: forgetNearSorted, run: () => sortedPage(n) },
+      { name: 'page1', run: () => sortedPage(1) },
+    ])
+  }
+  return { page: n, hits: p.deepHits, deep, firstJump, repeated, sorted }
 }

@@ -116,6 +116,12 @@ export function targets(r: SuiteResult): Target[] {
       const v = ratio(r.pages.deep, k, 'page1')
       out.push({ name: `page ${r.pages.page.toLocaleString('en-US')}, ${k} / page 1`, measured: v, bound: '<= 1.5', ok: v <= 1.5 })
     }
+    for (const [sort, t] of Object.entries(r.pages.sorted ?? {})) {
+      for (const k of ['walked', 'cold']) {
+        const v = ratio(t, k, 'page1')
+        out.push({ name: `page ${r.pages.page.toLocaleString('en-US')} by ${sort}, ${k} / page 1`, measured: v, bound: '<= 1.5', ok: v <= 1.5 })
+      }
+    }
   }
   const detail = r.rows.find((row) => row.id === 'company-detail')
   if (detail) {
@@ -210,6 +216,9 @@ function markdown(r: SuiteResult, ts: readonly Target[]): string {
     const p = r.pages
     L.push('', `## Deep and repeated pages (page ${p.page.toLocaleString('en-US')} of ${p.hits.toLocaleString('en-US')} hits, 50 per page)`, '', '| case | median | p99 | / page 1 |', '|---|---|---|---|')
     for (const [name, t] of [...Object.entries(p.deep), ...Object.entries(p.firstJump).filter(([n]) => n === 'first jump')]) L.push(`| ${name} | ${ms(t.median)} | ${ms(t.p99)} | ${x(t.median / p.deep.page1!.median)} |`)
+    for (const [sort, t] of Object.entries(p.sorted ?? {})) {
+      for (const [name, v] of Object.entries(t)) L.push(`| ${name}, by ${sort} | ${ms(v.median)} | ${ms(v.p99)} | ${x(v.median / t.page1!.median)} |`)
+    }
     L.push('', '| repeated page 2 | median | p99 | / hand seek (no count) |', '|---|---|---|---|')
     for (const [name, t] of Object.entries(p.repeated)) L.push(`| ${name} | ${ms(t.median)} | ${ms(t.p99)} | ${x(t.median / p.repeated['no count (hand seek)']!.median)} |`)
   }

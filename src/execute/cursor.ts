@@ -55,13 +55,16 @@ export interface PagingPolicy {
 }
 
 /**
- * 256 rows between checkpoints: on 1,000,000 companies a skip of 250 rows from a checkpoint added
- * 0.3-0.6 ms of SQL to a 50-row page (a skip of 1,000, 1.6-2 ms). 4,096 checkpoints cover
- * results up to ~1M rows at that spacing (one pass writes at most 4,096 rows). A page up to 4,096
- * rows past anything remembered is a skip (several ms at worst there) rather than the pass (0.9 s
- * for 638,009 hits): paging near the start or near a page served before never runs it.
+ * 64 rows between checkpoints: a page jumped to after the pass reads at most 63 sort keys besides
+ * its own. Each key of a skip costs a row lookup when the filter's columns are not in the sort
+ * index (on 1,000,000 companies a skip of 250 rows added 0.3-0.6 ms of SQL to a 50-row page, a
+ * skip of 1,000 1.6-2 ms: the suite's cold deep pages, `npm run bench -- --size 1000000`, sorted by
+ * added_date among them). 16,384 checkpoints cover results up to ~1M rows at that spacing (one pass
+ * writes at most 16,384 rows, once per query and data version). A page up to 4,096 rows past
+ * anything remembered is a skip (several ms at worst there) rather than the pass (0.9 s for 638,009
+ * hits): paging near the start or near a page served before never runs it.
  */
-export const DEFAULT_PAGING: PagingPolicy = Object.freeze({ checkpointEvery: 256, maxCheckpoints: 4096, maxSkip: 4096, persistTotalsFromMs: 1 })
+export const DEFAULT_PAGING: PagingPolicy = Object.freeze({ checkpointEvery: 64, maxCheckpoints: 16_384, maxSkip: 4096, persistTotalsFromMs: 1 })
 
 export interface PageRequest {
   readonly queryId: string
