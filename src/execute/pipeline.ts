@@ -236,8 +236,8 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
    */
   const costs = new WeakMap<CheckedQuery, { version: number; value: { estimate: CostEstimate; predicted: PredictedCost } }>()
   let statistics: { version: number; value: Promise<DataStatistics> } | undefined
-  async function costOf(checked: CheckedQuery): Promise<{ estimate: CostEstimate; predicted: PredictedCost }> {
-    const version = vdb.dialect === 'sqlite' ? dataVersionSync(vdb.sqlite) : seenVersion ?? (seenVersion = await dataVersion(vdb))
+  async function costOf(checked: CheckedQuery, knownVersion?: number): Promise<{ estimate: CostEstimate; predicted: PredictedCost }> {
+    const version = knownVersion ?? (vdb.dialect === 'sqlite' ? dataVersionSync(vdb.sqlite) : seenVersion ?? (seenVersion = await dataVersion(vdb)))
     const known = costs.get(checked)
     if (known && known.version === version) return known.value
     const estimate = estimateCost(checked.filter)
@@ -255,8 +255,8 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
   }
 
   /** The cost, or `cost_exceeded` when the prediction is over the call's budget. */
-  async function costWithinBudget(checked: CheckedQuery, run: RunOptions | undefined): Promise<Result<PredictedCost>> {
-    const { estimate, predicted } = await costOf(checked)
+  async function costWithinBudget(checked: CheckedQuery, run: RunOptions | undefined, knownVersion?: number): Promise<Result<PredictedCost>> {
+    const { estimate, predicted } = await costOf(checked, knownVersion)
     const budget = run?.budgetMs
     // Opt-in (`refuseOverBudget`): the prediction is a worst case that knows no selectivity, so it
     // would refuse selective queries that finish in milliseconds (the spec's investors example is
@@ -534,11 +534,12 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       const prepared = prepare(request)
       if (!prepared.ok) return prepared
       const { checked, queryId } = prepared.value
-      const cost = await costWithinBudget(checked, run)
-      if (!cost.ok) return cost
-      // Cached by id like a stored query's total; the query itself is not stored.
+      // Cached by id like a stored query's total; the query itself is not stored. The version read
+      // with the cached total is the one the cost is predicted on: one statement less per count.
       const plan = planOf(checked)
       const { ctx, lookedUp } = await contextAndTotal(plan, queryId)
+      const cost = await costWithinBudget(checked, run, ctx.dataVersion)
+      if (!cost.ok) return cost
       return ok(await cachedTotal(ctx, plan, queryId, lookedUp))
     },
   }
