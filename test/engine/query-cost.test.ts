@@ -17,6 +17,7 @@ let engine: Engine
 beforeAll(async () => {
   vdb = await createFixtureDatabase({ companies: 150 })
   engine = createEngine({ database: vdb, limits: { refuseOverBudget: true } })
+  await engine.ready()
 })
 afterAll(async () => {
   await engine.close()
