@@ -18,9 +18,11 @@ import { readStatistics } from '../../src/execute/statistics.js'
 import { parseQuery } from '../../src/parse/index.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { bumpDataVersionSync, dataVersionSync, type SqliteVentureDb } from '../../src/store/open.js'
+import { chainFilter } from '../../bench/support/foreign-chains.js'
 
-// Selective on the sample (no investor has this name), so the statistics predict far less than the worst case.
-const REQUEST = { dataset: 'companies', filter: { and: [{ country: 'USA' }, { foreign: { dataset: 'investors', filter: { name: 'no-such-investor' }, match: 'any' } }] } }
+// A chain whose innermost condition no record meets: the probes stop at the first related row, so
+// the statistics predict far less than the worst case, which visits every related row.
+const REQUEST = { dataset: 'companies', filter: chainFilter(5, { name: { eq: 'no-such-name' } }, 'all') }
 
 let vdb: SqliteVentureDb
 beforeAll(async () => {
@@ -29,7 +31,7 @@ beforeAll(async () => {
 afterAll(() => vdb.sqlite.close())
 
 function filterOf(request: { dataset: string; filter: unknown }): FilterNode {
-  const parsed = parseQuery(request, resolveLimits())
+  const parsed = parseQuery(request, resolveLimits({ maxCost: Number.POSITIVE_INFINITY }))
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues))
   return (parsed.value as { filter: FilterNode }).filter
 }
@@ -71,7 +73,7 @@ describe('the statistics of the cost prediction are read off the request path', 
   })
 
   it('a request before the read is predicted by the worst case; once read, by the statistics', async () => {
-    const pipeline = createPipeline(vdb, resolveLimits())
+    const pipeline = createPipeline(vdb, resolveLimits({ maxCost: 10_000 }))
     const worst = worstCase()
     const expected = await onStatistics()
     // The first call, made as the pipeline is created, does not wait for the sample.
@@ -84,7 +86,7 @@ describe('the statistics of the cost prediction are read off the request path', 
   })
 
   it('a new data version is read in the background too: the worst case until it is read', async () => {
-    const pipeline = createPipeline(vdb, resolveLimits())
+    const pipeline = createPipeline(vdb, resolveLimits({ maxCost: 10_000 }))
     const expected = await onStatistics()
     await callsUntil(pipeline, expected)
     bumpDataVersionSync(vdb.sqlite)
@@ -98,7 +100,7 @@ describe('the statistics of the cost prediction are read off the request path', 
     const budgetMs = Math.floor((expected.ms + worst.ms) / 2)
     expect(budgetMs).toBeGreaterThanOrEqual(expected.ms)
     expect(budgetMs).toBeLessThan(worst.ms)
-    const pipeline = createPipeline(vdb, resolveLimits({ refuseOverBudget: true }))
+    const pipeline = createPipeline(vdb, resolveLimits({ refuseOverBudget: true, maxCost: 10_000 }))
     const early = await pipeline.count(REQUEST, { budgetMs })
     expect(early.ok).toBe(false)
     if (!early.ok) expect(early.issues[0]!.code).toBe('cost_exceeded')
