@@ -241,7 +241,11 @@ export const TIME_MODEL: Readonly<Record<CostBackend, TimeModel>> = Object.freez
 
 /**
  * The time model of the prediction on the data (`expectedWork`): the same terms as `TIME_MODEL`,
- * for the expected work rather than the worst case, calibrated by the same corpus.
+ * for the expected work rather than the worst case. SQLite's is fitted on the corpus at 100,000
+ * and 1,000,000 companies together (`npx tsx bench/cost-calibration.ts` at each `BENCH_COMPANIES`,
+ * then `BENCH_REFIT_COMPANIES=100000,1000000 npx tsx bench/cost-refit.ts`), with a fixed page cost
+ * per dataset and the growth of the per-record cost with size, so that 99% of the requests it
+ * accepts finish within the budget at each size on that corpus; PostgreSQL's on 100,000 only.
  */
 export const EXPECTED_TIME_MODEL: Readonly<Record<CostBackend, TimeModel>> = Object.freeze({
   sqlite: Object.freeze({
