@@ -179,9 +179,11 @@ export interface Engine<D extends VentureDb = VentureDb> {
    */
   close(options?: { readonly graceMs?: number }): Promise<void>
   /**
-   * Resolves once the worker threads have started (at once without workers). A call's time limit
-   * counts from the call, starting threads included (about a second): a server awaits this
-   * before it takes requests.
+   * Resolves once the worker threads have started and each connection has read the statistics the
+   * cost prediction uses (a sample of the data, read again in the background when the data
+   * changes; until then a call is predicted by the worst case). A call's time limit counts from the
+   * call, starting threads included (about a second): a server awaits this before it takes
+   * requests.
    */
   ready(): Promise<void>
   /** Counters since the engine was created, and the state of its connections: for metrics (`GET /metrics`). */
@@ -477,7 +479,11 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
       cache: Object.freeze({ totalHits: counters.totalHits, totalMisses: counters.totalMisses, boundaryHits: counters.boundaryHits, boundaryMisses: counters.boundaryMisses }),
       pool: poolState(backend, vdb),
     }),
-    ready: () => ('whenReady' in backend ? (backend as WorkerPool).whenReady() : Promise.resolve()),
+    // Inline, the connection's cost statistics (`Pipeline.statisticsRead`); each worker reads its own before it is ready.
+    ready: async () => {
+      if ('whenReady' in backend) return (backend as WorkerPool).whenReady()
+      await backend.call('costStatistics', [], { timeoutMs: 0, light: true })
+    },
     async close(closeOptions) {
       await backend.close(closeOptions?.graceMs)
       if (owned) await vdb.close()

@@ -241,10 +241,18 @@ export const TIME_MODEL: Readonly<Record<CostBackend, TimeModel>> = Object.freez
 
 /**
  * The time model of the prediction on the data (`expectedWork`): the same terms as `TIME_MODEL`,
- * for the expected work rather than the worst case, calibrated by the same corpus.
+ * for the expected work rather than the worst case. SQLite's is fitted on the corpus at 100,000
+ * and 1,000,000 companies together (`npx tsx bench/cost-calibration.ts` at each `BENCH_COMPANIES`,
+ * then `BENCH_REFIT_COMPANIES=100000,1000000 npx tsx bench/cost-refit.ts`), with a fixed page cost
+ * per dataset and the growth of the per-record cost with size, so that 99% of the requests it
+ * accepts finish within the budget at each size on that corpus; PostgreSQL's on 100,000 only.
  */
 export const EXPECTED_TIME_MODEL: Readonly<Record<CostBackend, TimeModel>> = Object.freeze({
-  sqlite: Object.freeze({ baseMs: 5, scanNs: Object.freeze({ companies: 3459, investors: 75551, fundings: 1008 }), testNs: 9.4, visitNs: 1209 }),
+  sqlite: Object.freeze({
+    baseMs: 5, scanNs: Object.freeze({ companies: 5620, investors: 3824, fundings: 5627 }), testNs: 0.8, visitNs: 1268,
+    pageMs: Object.freeze({ companies: 1, investors: 219, fundings: 131 }),
+    growth: Object.freeze({ exponent: 0.105, fittedRows: Object.freeze({ companies: 100_000, investors: 5000, fundings: 151_026 }) }),
+  }),
   postgres: Object.freeze({ baseMs: 5, scanNs: Object.freeze({ companies: 27162, investors: 552554, fundings: 15120 }), testNs: 62.7, visitNs: 4038 }),
 })
 
@@ -255,6 +263,19 @@ export interface TimeModel {
   readonly testNs: number
   /** Per row reached (one visit is `VISIT` units of the estimate). */
   readonly visitNs: number
+  /**
+   * How the per-record cost grows with the records of the queried dataset beyond those it was
+   * fitted at (`fittedRows`, by dataset): times (rows / fittedRows) ^ `exponent`, never less than
+   * 1. Deeper b-trees and a working set that leaves the CPU's caches make a visit dearer on a larger
+   * database; fitted on the corpus at two sizes (`bench/cost-refit.ts`).
+   */
+  readonly growth?: { readonly exponent: number; readonly fittedRows: Readonly<Record<string, number>> }
+  /**
+   * Milliseconds a filtered request of a dataset pays whatever its size, by dataset name: page 1's
+   * records assembled (an investor's carries aggregates over its portfolio) and the statements'
+   * fixed costs. Fitted apart from `scanNs` on the corpus at two sizes; absent, 0.
+   */
+  readonly pageMs?: Readonly<Record<string, number>>
 }
 
 /** The cost of a request on the data it runs on. */
@@ -277,8 +298,14 @@ export interface WorkOnData {
 
 /** `WorkOnData` of a filter over `dataset`, whose tables hold `rows(table)` rows (`COST_TABLES`). */
 export function workOnData(filter: FilterNode, dataset: string, rows: (table: string) => number): WorkOnData {
-  const tests = estimateCost(filter, shapeOf(rows, dataset, 0), dataset).total
-  const all = estimateCost(filter, shapeOf(rows, dataset, 1), dataset).total
+  let tests = estimateCost(filter, shapeOf(rows, dataset, 0), dataset).total
+  let all = estimateCost(filter, shapeOf(rows, dataset, 1), dataset).total
+  if (filter.kind === 'Foreign' && filter.match === 'none') {
+    // Counted as the rows less its `any` as a set (`expectedWork`): that set too.
+    const set = (visit: number) => totalOf(costOf({ ...filter, match: 'any' }, true, 1, dataset, shapeOf(rows, dataset, visit)))
+    tests += set(0)
+    all += set(1)
+  }
   return { tests, visits: Math.max(0, all - tests) }
 }
 
@@ -290,8 +317,11 @@ export function workOnData(filter: FilterNode, dataset: string, rows: (table: st
 export function predictCost(units: number, work: WorkOnData, rows: number, backend: CostBackend, dataset: string, model: TimeModel = TIME_MODEL[backend]): PredictedCost {
   const none = work.tests === 0 && work.visits === 0
   const scan = (model.scanNs[dataset] ?? Math.max(...Object.values(model.scanNs))) * (work.scan ?? 1)
-  const perRecordNs = none ? 0 : scan + work.tests * model.testNs + work.visits * model.visitNs
-  return Object.freeze({ units, rows, ms: Math.ceil(model.baseMs + (rows * perRecordNs) / 1e6) })
+  const fitted = model.growth?.fittedRows[dataset]
+  const growth = model.growth && fitted ? Math.max(1, (rows / fitted) ** model.growth.exponent) : 1
+  const perRecordNs = none ? 0 : growth * (scan + work.tests * model.testNs + work.visits * model.visitNs)
+  const pageMs = none ? 0 : model.pageMs?.[dataset] ?? 0
+  return Object.freeze({ units, rows, ms: Math.ceil(model.baseMs + pageMs + (rows * perRecordNs) / 1e6) })
 }
 
 
@@ -438,7 +468,26 @@ export function expectedWork(filter: FilterNode, dataset: string, stats: DataSta
   if (filter.kind === 'MatchAll') return { tests: 0, visits: 0, scan: 0 }
   const name = resolveDataset(dataset)?.name ?? dataset
   const shape = shapeOf((t) => stats.rows(t), name, 1)
-  const e = expectedOf(filter, false, rootForeignCount(filter), name, shape, sampledAtMost(stats, MAX_SAMPLED_CONDITIONS))
+  const sampled = sampledAtMost(stats, MAX_SAMPLED_CONDITIONS)
+  const e = expectedOf(filter, false, rootForeignCount(filter), name, shape, sampled)
+  const whole = workOf(e)
+  if (filter.kind !== 'Foreign' || filter.match !== 'none') return whole
+  // A top-level `none` is counted as the table's rows less its `any` as a set (`complementCount`,
+  // compile/plan.ts), and page 1 probes records in sort order until it has a page of matches.
+  const any = workOf(expectedOf({ ...filter, match: 'any' }, true, 1, name, shape, sampled))
+  const records = Math.max(1, stats.rows(resolveDataset(name)?.table ?? name))
+  const paged = Math.min(1, PAGE_RECORDS / Math.max(0.5, e.s * records))
+  return {
+    tests: any.tests + paged * whole.tests,
+    visits: any.visits + paged * whole.visits,
+    scan: Math.min(1, (any.scan ?? 1) + paged),
+  }
+}
+
+/** Records on page 1 (`maxPerPage`), which a probe in sort order stops after. */
+const PAGE_RECORDS = 50
+
+function workOf(e: Expected): WorkOnData {
   const saved = 1 - e.drive
   return {
     tests: Math.max(0, e.tests - saved * e.driverTests) + e.onceTests,

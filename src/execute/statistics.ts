@@ -4,7 +4,8 @@
  * records, from which a condition's selectivity is the fraction of the sample it holds for.
  *
  * Read once per data version on each connection (every change of rows gets a new version, so the
- * figures never go stale within one) and kept by the pipeline; a condition's selectivity is
+ * figures never go stale within one), in the background: when the pipeline is created and when a
+ * request first sees a new version (`execute/pipeline.ts`); a condition's selectivity is
  * computed once per condition node and kept with it. The sample is the same for the same data:
  * `SAMPLE_SIZE` primary keys spread evenly over each table's key range, so a prediction is
  * deterministic. Conditions are evaluated on the sample by the reference evaluator
@@ -27,12 +28,19 @@ import { datasetRows } from './counts.js'
  */
 export const SAMPLE_SIZE = 500
 
-/** Reads the statistics of the data at `ctx.dataVersion`. */
-export async function readStatistics(ctx: ExecContext): Promise<DataStatistics> {
+/**
+ * Reads the statistics of the data at `ctx.dataVersion`. `pause` runs between statements: the
+ * pipeline reads in the background and passes a turn of the event loop, so that a request on the
+ * same connection waits for one statement at most, not for the whole read.
+ */
+export async function readStatistics(ctx: ExecContext, pause: () => Promise<void> = async () => {}): Promise<DataStatistics> {
   const rows = new Map<string, number>()
-  for (const table of COST_TABLES) rows.set(table, await datasetRows(ctx, { table }))
+  for (const table of COST_TABLES) {
+    rows.set(table, await datasetRows(ctx, { table }))
+    await pause()
+  }
   const input: Record<string, RecordInput[]> = {}
-  for (const name of DATASET_NAMES) input[name] = await sampleRecords(ctx, datasets[name])
+  for (const name of DATASET_NAMES) input[name] = await sampleRecords(ctx, datasets[name], pause)
   return statisticsOf((table) => rows.get(table) ?? 0, createSnapshot(input))
 }
 
@@ -66,17 +74,19 @@ export function statisticsOf(rows: (table: string) => number, sample: Snapshot):
 }
 
 /** `SAMPLE_SIZE` records of a dataset, primary keys spread evenly over its key range, with their tags. */
-async function sampleRecords(ctx: ExecContext, def: DatasetDef): Promise<RecordInput[]> {
+async function sampleRecords(ctx: ExecContext, def: DatasetDef, pause: () => Promise<void>): Promise<RecordInput[]> {
   const pk = primaryKeyColumn(def)
   const range = await ctx.db.selectFrom(def.table)
     .select((eb) => [eb.fn.min(pk).as('lo'), eb.fn.max(pk).as('hi')])
     .executeTakeFirst() as { lo: unknown; hi: unknown } | undefined
   if (range === undefined || range.lo === null || range.hi === null) return []
+  await pause()
   const lo = Number(range.lo)
   const hi = Number(range.hi)
   const step = Math.max(1, (hi - lo + 1) / SAMPLE_SIZE)
   const keys = [...new Set(Array.from({ length: SAMPLE_SIZE }, (_, i) => Math.floor(lo + i * step)).filter((k) => k <= hi))]
   let stored = (await ctx.db.selectFrom(def.table).selectAll().where(pk, 'in', keys).execute()) as Record<string, unknown>[]
+  await pause()
   // Keys far apart (a sparse range) hit few records: take the first ones in key order instead.
   if (stored.length < keys.length / 4) {
     stored = (await ctx.db.selectFrom(def.table).selectAll().orderBy(pk).limit(SAMPLE_SIZE).execute()) as Record<string, unknown>[]
@@ -94,6 +104,7 @@ async function sampleRecords(ctx: ExecContext, def: DatasetDef): Promise<RecordI
     if (!f.tags || owners.length === 0) continue
     const tagRows = (await ctx.db.selectFrom(f.tags.table).select([f.tags.ownerColumn, f.tags.valueColumn])
       .where(f.tags.ownerColumn, 'in', owners).execute()) as Record<string, unknown>[]
+    await pause()
     for (const t of tagRows) {
       const record = byPk.get(Number(t[f.tags.ownerColumn]))
       if (!record) continue

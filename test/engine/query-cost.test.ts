@@ -17,6 +17,7 @@ let engine: Engine
 beforeAll(async () => {
   vdb = await createFixtureDatabase({ companies: 150 })
   engine = createEngine({ database: vdb, limits: { refuseOverBudget: true } })
+  await engine.ready()
 })
 afterAll(async () => {
   await engine.close()
@@ -66,6 +67,7 @@ describe('the cost and the call\'s budget', () => {
   it('without refuseOverBudget (the default) the prediction is reported, never refused', async () => {
     const reporting = createEngine({ database: vdb })
     try {
+      await reporting.ready()
       const { ms } = await costOf(CHAIN)
       const ran = await reporting.list(CHAIN, { timeoutMs: ms - 1 })
       expect(ran.ok).toBe(true)
@@ -80,6 +82,7 @@ describe('the cost and the call\'s budget', () => {
     expect((await engine.list(CHAIN, { timeoutMs: 0 })).ok).toBe(true)
     const unlimited = createEngine({ database: vdb, limits: { maxCost: Number.POSITIVE_INFINITY, refuseOverBudget: true } })
     try {
+      await unlimited.ready()
       expect((await unlimited.list(CHAIN, { timeoutMs: 1 })).ok).toBe(true)
     } finally {
       await unlimited.close()

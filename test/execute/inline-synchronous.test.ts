@@ -56,6 +56,8 @@ describe('the inline SQLite engine', () => {
       const request = { dataset: 'companies', filter: { country: 'USA' } }
       const expected = Number(vdb.sqlite.prepare("select count(*) from companies where country = 'USA'").pluck().get())
       expect(expected).toBeGreaterThan(0)
+      // The cost statistics are read in the background (turns of the event loop) until then.
+      await engine.ready()
       const { value, delays, immediates } = await timersDuring(() => engine.count(request))
       expect(value).toEqual({ ok: true, value: expected })
       // Nothing waits on the event loop: no timer (the budget's would be a 30,000 ms one), no immediate.

@@ -92,6 +92,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   // per-key worker-time allowance and backlog (fairness.md) would answer some of them 429. They are
   // tested on their own (test/execute/pool-fairness.test.ts, test/http/fairness.test.ts).
   const engine = createEngine({ database: served, fairness: options.fairness ?? { tenantAllowanceMs: 0, tenantBacklog: 100_000 } })
+  // As `serve` does: the cost prediction's statistics are read before the first request.
+  await engine.ready()
   const quota = options.quota ?? 1_000_000
   const full = await createApiKey(served, { plan: 'full', quota, period: 'day' }, HARNESS_NOW)
   const trial = await createApiKey(served, { plan: 'trial', quota, period: 'day' }, HARNESS_NOW)
