@@ -93,6 +93,13 @@ export interface SqlDialect {
    */
   jsonArrayAgg(value: Expression<unknown>, orderBy: Expression<unknown>): RawBuilder<unknown>
   /**
+   * The rows of `query` as one JSON array of objects (column name to value, in the query's order),
+   * `[]` for none: several reads become one statement (`records/query-shape.ts`, `queryBatch`).
+   * Present where a statement is a round trip to a server; absent where statements run in this
+   * process (`localStatements`), which runs the reads one by one and keeps each value's own type.
+   */
+  readonly jsonRows?: (query: Expression<unknown>) => RawBuilder<unknown[]>
+  /**
    * The text column compared byte by byte, for ORDER BY over text whose column has the database's
    * default collation (the detail tables): SQLite's default is binary already; PostgreSQL's follows
    * the database's locale (en_US sorts `b` before `C`), where the catalog's columns are "C"

@@ -56,6 +56,10 @@ export const postgresDialect: SqlDialect = Object.freeze({
   // json_agg over no rows is NULL, not an empty array.
   jsonArrayAgg: (value: Expression<unknown>, orderBy: Expression<unknown>) =>
     sql<unknown>`coalesce(json_agg(${value} order by ${orderBy}), '[]'::json)`,
+  // An aggregate over a subquery takes its rows in the subquery's ORDER BY (the form PostgreSQL's
+  // manual gives for ordered aggregate input). int8 and float8 values become JSON numbers, which
+  // pg parses to the same numbers as the columns' own parsers (open-postgres.ts: safe integers).
+  jsonRows: (query: Expression<unknown>) => sql<unknown[]>`(select coalesce(json_agg(r), '[]'::json) from ${query} as r)`,
   // "C" compares the bytes of UTF-8, which is SQLite's BINARY order.
   binaryText: (column: Expression<unknown>) => sql`${column} collate "C"`,
   // READ COMMITTED (the default) takes a new snapshot per statement; REPEATABLE READ keeps the
