@@ -28,7 +28,7 @@ import { checkFacets } from '../check/facets.js'
 import { cachedFacets, type Facet } from './facets.js'
 
 export type { Facet } from './facets.js'
-import { cachedTotal, knownTotal, probedMatches, rememberedTotal, versionAndKnownTotal, type VersionAndTotal } from './counts.js'
+import { cachedTotal, knownTotal, probedMatches, rememberedTotal, versionAndKnownTotal, versionTotalAndUse, type VersionAndTotal } from './counts.js'
 import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './cursor.js'
 import { fetchPage } from './run.js'
 import type { ResultRecord } from './records.js'
@@ -207,7 +207,9 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
    * read in one statement (`versionAndKnownTotal`; one round trip instead of two on PostgreSQL).
    * A match-all total is never cached (counts.ts), so only the version is read for one.
    */
-  const contextAndTotal = async (plan: QueryPlan, queryId: string): Promise<{ ctx: ExecContext; lookedUp?: VersionAndTotal }> => {
+  const contextAndTotal = async (plan: QueryPlan, queryId: string, read?: VersionAndTotal): Promise<{ ctx: ExecContext; lookedUp?: VersionAndTotal }> => {
+    // Already read with the stored query (`storeToRun`).
+    if (read) return { ctx: { ...writer, dialect, dataVersion: read.dataVersion }, ...(plan.where === undefined ? {} : { lookedUp: read }) }
     if (plan.where === undefined) return { ctx: await context() }
     const lookedUp = await versionAndKnownTotal({ ...writer, dialect }, queryId)
     seenVersion = lookedUp.dataVersion
@@ -300,9 +302,9 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     return checked
   }
 
-  async function envelope(plan: QueryPlan, canonical: CanonicalQuery, queryId: string, version: number, page: number, perPage: number, cost: PredictedCost, selection?: FieldSelection): Promise<QueryEnvelope> {
+  async function envelope(plan: QueryPlan, canonical: CanonicalQuery, queryId: string, version: number, page: number, perPage: number, cost: PredictedCost, selection?: FieldSelection, preRead?: VersionAndTotal): Promise<QueryEnvelope> {
     const tally = newCacheTally()
-    const read = await contextAndTotal(plan, queryId)
+    const read = await contextAndTotal(plan, queryId, preRead)
     const ctx: ExecContext = { ...read.ctx, tally }
     const total = await cachedTotal(ctx, plan, queryId, read.lookedUp)
     // Past the last page there is nothing to seek to: answer without walking.
@@ -318,8 +320,8 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
   }
 
   /** A page without counting (pageWithoutTotal, listWithoutTotal, queryWithoutTotal): a total cached earlier still steers the keys query's plan (run.ts). */
-  async function pageOnly(plan: QueryPlan, canonical: CanonicalQuery, id: string, version: number, page: number, perPage: number, selection?: FieldSelection): Promise<PageWithoutTotal> {
-    const { ctx, lookedUp } = await contextAndTotal(plan, id)
+  async function pageOnly(plan: QueryPlan, canonical: CanonicalQuery, id: string, version: number, page: number, perPage: number, selection?: FieldSelection, preRead?: VersionAndTotal): Promise<PageWithoutTotal> {
+    const { ctx, lookedUp } = await contextAndTotal(plan, id, preRead)
     const known = plan.where === undefined ? await knownTotal(ctx, id) : lookedUp!.total ?? rememberedTotal(ctx, id)
     // Without a total, a bounded probe of the matches still lets the keys query walk the sort index.
     const matches = known === undefined && plan.canWalkSortIndex ? await probedMatches(ctx, plan, page * perPage) : known
@@ -384,17 +386,23 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
    * either), then stored. A read-only database cannot remember the query: it runs under its id all
    * the same, and page() finds it only if it was stored before the file became read-only.
    */
-  async function storeToRun(prepared: Prepared, storeOptions: StoreOptions, run: RunOptions | undefined): Promise<Result<{ stored: { query_id: string; query_version: number }; cost: PredictedCost }>> {
+  async function storeToRun(prepared: Prepared, storeOptions: StoreOptions, run: RunOptions | undefined): Promise<Result<{ stored: { query_id: string; query_version: number }; cost: PredictedCost; read?: VersionAndTotal }>> {
     const owner = storeOwner(storeOptions.owner)
     if (!owner.ok) return owner
     const tooLarge = storageIssues(prepared.canonical, limits)
     if (tooLarge.length > 0) return fail(tooLarge)
+    if (vdb.readonly) {
+      const cost = await costWithinBudget(prepared.checked, run)
+      return cost.ok ? ok({ stored: { query_id: prepared.queryId, query_version: QUERY_VERSION }, cost: cost.value }) : cost
+    }
+    // The stored query's row, the data version and the cached total in one statement, for the
+    // store and the page after it (one round trip on PostgreSQL instead of two).
+    const read = await versionTotalAndUse({ ...writer, dialect }, prepared.queryId)
+    seenVersion = read.dataVersion
     const cost = await costWithinBudget(prepared.checked, run)
     if (!cost.ok) return cost
-    const stored = vdb.readonly
-      ? { query_id: prepared.queryId, query_version: QUERY_VERSION }
-      : await storeQuery(vdb.db, prepared.canonical, { owner: owner.value, limits, writer })
-    return ok({ stored, cost: cost.value })
+    const stored = await storeQuery(vdb.db, prepared.canonical, { owner: owner.value, limits, writer, existing: read.stored })
+    return ok({ stored, cost: cost.value, read })
   }
 
   const pipeline: Pipeline = {
@@ -415,8 +423,8 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       const kept = await storeToRun(prepared.value, storeOptions, run)
       if (!kept.ok) return kept
       const { checked, canonical, selection } = prepared.value
-      const { stored, cost } = kept.value
-      return ok(await envelope(planOf(checked), canonical, stored.query_id, stored.query_version, checked.page, checked.perPage, cost, selection))
+      const { stored, cost, read } = kept.value
+      return ok(await envelope(planOf(checked), canonical, stored.query_id, stored.query_version, checked.page, checked.perPage, cost, selection, read))
     },
 
     async store(fullRequest, storeOptions = {}) {
@@ -463,8 +471,8 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       const kept = await storeToRun(prepared.value, storeOptions, run)
       if (!kept.ok) return kept
       const { checked, canonical, selection } = prepared.value
-      const { stored, cost } = kept.value
-      const page = await pageOnly(planOf(checked), canonical, stored.query_id, stored.query_version, checked.page, checked.perPage, selection)
+      const { stored, cost, read } = kept.value
+      const page = await pageOnly(planOf(checked), canonical, stored.query_id, stored.query_version, checked.page, checked.perPage, selection, read)
       return ok(Object.freeze({ ...page, cost }))
     },
 
