@@ -117,7 +117,9 @@ type PartRows<S> = { readonly [K in keyof S]: S[K] extends BatchPart<any, infer 
  * Several shapes read together, each part's rows under its key (`RecordSession.batch`). Where the
  * dialect turns a subquery's rows into JSON (`SqlDialect.jsonRows`: statements are round trips),
  * the parts are one statement, `combined`: one column per part, its rows as a JSON array of objects.
- * Elsewhere each part runs as its own statement.
+ * Elsewhere each part runs as its own statement. The combined statement is prepared once per
+ * connection (`store/named-statements.ts`), so a batch is for lookups by key, whose plan does not
+ * depend on the values.
  */
 export class QueryBatch<P extends object, S extends Record<string, BatchPart<P, unknown>>> {
   /** The rows type, for inference only. */

@@ -18,6 +18,7 @@ import type { SqlDialect } from '../compile/dialect.js'
 import { DIALECTS } from '../compile/index.js'
 import type { PostgresVentureDb, SqliteVentureDb, VentureDb } from '../store/open.js'
 import { prepared } from '../store/sql-names.js'
+import { prepareByName } from '../store/named-statements.js'
 import { LiteralLimits, withLiteralLimit } from '../execute/statements.js'
 import type { BatchPart, QueryBatch, QueryShape } from './query-shape.js'
 
@@ -124,8 +125,10 @@ function sqliteSession(vdb: SqliteVentureDb): RecordSession {
 function postgresSession(vdb: PostgresVentureDb): RecordSession {
   const dialect = DIALECTS.postgres
   const over = (db: Kysely<any>, inSnapshot: boolean): RecordSession => {
-    const run = async (shape: QueryShape<object, unknown>, params: object) => {
+    // A batch is lookups by key, planned the same whatever the values: prepared once per connection.
+    const run = async (shape: QueryShape<object, unknown>, params: object, prepared = false) => {
       const { sql, parameters } = shape.bind('postgres', params)
+      if (prepared) prepareByName(sql)
       return (await db.executeQuery(CompiledQuery.raw(sql, [...parameters]))).rows
     }
     const session: RecordSession = {
@@ -136,7 +139,7 @@ function postgresSession(vdb: PostgresVentureDb): RecordSession {
       rows: async (shape, params) => (await run(shape as QueryShape<object, unknown>, params)).map((row) => Object.values(row as object)),
       first: async (shape, params) => (await run(shape as QueryShape<object, unknown>, params))[0] as never,
       batch: async (batch, params) => {
-        const row = (await run(batch.combined as QueryShape<object, unknown>, params))[0] as Record<string, unknown[] | null>
+        const row = (await run(batch.combined as QueryShape<object, unknown>, params, true))[0] as Record<string, unknown[] | null>
         return Object.fromEntries(Object.keys(batch.parts).map((key) => [key, row[key] ?? []])) as never
       },
       snapshot: (read) => (inSnapshot ? read(session) : dialect.snapshot(db).execute((trx) => read(over(trx, true)))),
