@@ -7,10 +7,12 @@
  * postgresql://postgres@127.0.0.1:5432/test), copied once (~30 s for 100,000 companies) and reused
  * while its companies and data version match the SQLite file. An unreachable server fails the run.
  *
- * Targets are ratios PostgreSQL / SQLite. Every engine call is several statements (data version,
- * stored query, cached total, keys, rows, tags), each a round trip to the server instead of a
- * function call, so a sub-millisecond SQLite page costs PostgreSQL a fixed ~1-2 ms more; the
- * targets bound the plans, not that fixed cost.
+ * Targets are ratios PostgreSQL / SQLite. Every engine call is one or more statements, each a round
+ * trip to the server instead of a function call (page 1 of a query: the stored query with the data
+ * version and cached total, then the keys with their records; a company detail: one), so a
+ * sub-millisecond SQLite page costs PostgreSQL a fixed ~1-2 ms more; the targets bound the plans,
+ * not that fixed cost. The run prints the statements each kind of call sends. A company detail
+ * (`engine.records.companyDetail`, 50 ids in turn) is a case of its own.
  */
 import pg from 'pg'
 import { createEngine } from '../src/engine.js'
