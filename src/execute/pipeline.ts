@@ -28,7 +28,7 @@ import { checkFacets } from '../check/facets.js'
 import { cachedFacets, type Facet } from './facets.js'
 
 export type { Facet } from './facets.js'
-import { cachedTotal, knownTotal, probedMatches, rememberedTotal, versionAndKnownTotal, versionTotalAndUse, type VersionAndTotal } from './counts.js'
+import { cachedTotal, knownTotal, probedMatches, rememberedTotal, versionAndKnownTotal, versionTotalAndStored, type VersionAndTotal } from './counts.js'
 import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './cursor.js'
 import { fetchPage } from './run.js'
 import type { ResultRecord } from './records.js'
@@ -349,17 +349,23 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
   async function storedPage(queryId: unknown, rawPaging: StoredPaging): Promise<Result<{
     plan: QueryPlan; checked: CheckedQuery; canonical: CanonicalQuery; id: string; version: number; page: number; perPage: number
     selection: FieldSelection | undefined
+    /** The data version and cached total, read with the stored query. */
+    read: VersionAndTotal | undefined
   }>> {
     const paging = { page: fromDigits(rawPaging.page), per_page: fromDigits(rawPaging.per_page) }
     const issues = pagingIssues(queryId, paging, limits)
     if (issues.length > 0) return fail(issues)
-    const loaded = await loadStoredQuery(vdb.db, queryId as string, recheck, { writer })
+    // The stored query's row with the data version and cached total: one round trip on PostgreSQL.
+    const read = (queryId as string).includes('\u0000') ? undefined : await versionTotalAndStored({ ...writer, dialect }, queryId as string)
+    if (read) seenVersion = read.dataVersion
+    const loaded = await loadStoredQuery(vdb.db, queryId as string, recheck, { writer, ...(read ? { row: read.stored } : {}) })
     if (!loaded.ok) return loaded
     const { checked, canonical, query_version } = loaded.value
     const selection = selectFields(checked.dataset, rawPaging.fields)
     if (!selection.ok) return selection
     return ok({
       selection: selection.value,
+      read,
       plan: planOf(checked),
       checked,
       canonical,
@@ -397,7 +403,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     }
     // The stored query's row, the data version and the cached total in one statement, for the
     // store and the page after it (one round trip on PostgreSQL instead of two).
-    const read = await versionTotalAndUse({ ...writer, dialect }, prepared.queryId)
+    const read = await versionTotalAndStored({ ...writer, dialect }, prepared.queryId)
     seenVersion = read.dataVersion
     const cost = await costWithinBudget(prepared.checked, run)
     if (!cost.ok) return cost
@@ -441,18 +447,18 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     async page(queryId, rawPaging = {}) {
       const stored = await storedPage(queryId, rawPaging)
       if (!stored.ok) return stored
-      const { plan, checked, canonical, id, version, page, perPage, selection } = stored.value
+      const { plan, checked, canonical, id, version, page, perPage, selection, read } = stored.value
       // A stored query was held to the budget when it was stored; its later pages report the cost
       // and are not refused (the budget still stops a page that runs over it).
       const { predicted } = await costOf(checked)
-      return ok(await envelope(plan, canonical, id, version, page, perPage, predicted, selection))
+      return ok(await envelope(plan, canonical, id, version, page, perPage, predicted, selection, read))
     },
 
     async pageWithoutTotal(queryId, rawPaging = {}) {
       const stored = await storedPage(queryId, rawPaging)
       if (!stored.ok) return stored
-      const { plan, canonical, id, version, page, perPage, selection } = stored.value
-      return ok(await pageOnly(plan, canonical, id, version, page, perPage, selection))
+      const { plan, canonical, id, version, page, perPage, selection, read } = stored.value
+      return ok(await pageOnly(plan, canonical, id, version, page, perPage, selection, read))
     },
 
     async listWithoutTotal(fullRequest, run) {

@@ -328,6 +328,11 @@ export interface LoadedQuery extends StoredQuery {
 export interface LoadOptions {
   /** Where marking the query used goes (best effort): the engine's connection; `db` otherwise. */
   readonly writer?: CacheWriter
+  /**
+   * The stored query's row as a read just found it (null: not stored), which spares this its own
+   * read (`execute/counts.ts`, `versionTotalAndStored`); undefined: read it here.
+   */
+  readonly row?: { readonly query_version: unknown; readonly canonical: unknown; readonly last_used_at: unknown } | null
   /** The current time (tests). */
   readonly now?: Date
 }
@@ -341,6 +346,7 @@ export interface LoadOptions {
 export async function loadStoredQuery(db: Kysely<any>, queryId: string, recheck: Recheck, options: LoadOptions = {}): Promise<Result<LoadedQuery>> {
   // Ids are generated without NUL, and PostgreSQL refuses a NUL in a bound text: such an id exists nowhere, before any SQL.
   const row = queryId.includes('\u0000') ? undefined
+    : options.row !== undefined ? options.row ?? undefined
     : await db.selectFrom('stored_queries').select(['query_version', 'canonical', 'last_used_at']).where('query_id', '=', queryId).executeTakeFirst()
   if (!row) {
     return fail([issue({ code: 'unknown_query', path: '', message: `No stored query has the id "${queryId}".`, got: queryId })])

@@ -2,7 +2,8 @@
  * The statements a call sends to PostgreSQL, each a round trip: a listing's page 1 is two (the
  * stored query, data version and cached total in one; the keys with their records in one), a
  * company detail one. Counted at pg's `Client.query`, with the answers compared with the SQLite
- * engine's on the same copied fixture, so fewer statements never means other answers.
+ * engine's on the same copied fixture, so fewer statements never means other answers. A walked
+ * page reads its stored query with the data version and cached total.
  */
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -88,6 +89,10 @@ describe('statements per call on PostgreSQL', () => {
         const reads = statements.filter((s) => s.includes(' as "t0"'))
         if (answer.value.results.length > 0) expect(reads.length).toBeGreaterThan(0)
         for (const read of reads) expect(read).toContain('left join lateral')
+        // The stored query, data version and total in one; the nearest remembered position; the
+        // keys with their records; a new position remembered.
+        expect(statements.length, statements.join('\n')).toBeLessThanOrEqual(4)
+        expect(statements.filter((s) => s.includes('"stored_queries"'))).toHaveLength(1)
       }
     }
   })
