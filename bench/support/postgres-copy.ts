@@ -1,6 +1,6 @@
 /**
  * @module The PostgreSQL copy of the benchmark database, for the benches that compare the backends
- * on the same data: schema `vq_bench_<companies>` of `VENTUREQL_PG_URL` (default
+ * on the same data: schema `vq_bench_<companies>` (or `BENCH_PG_SCHEMA`) of `VENTUREQL_PG_URL` (default
  * postgresql://postgres@127.0.0.1:5432/test), copied once and reused while its companies and data
  * version match the SQLite file. An unreachable server ends the run with one line.
  */
@@ -12,8 +12,9 @@ import { openPostgres, PostgresConnectionError } from '../../src/store/open-post
 
 export const BENCH_PG_URL = process.env.VENTUREQL_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test'
 
+/** The schema of the copy: `BENCH_PG_SCHEMA` when set (a run of its own beside others), else `vq_bench_<companies>`. */
 export function benchSchema(companies: number): string {
-  return `vq_bench_${companies}`
+  return process.env.BENCH_PG_SCHEMA || `vq_bench_${companies}`
 }
 
 /** Opens (and on first use fills) the PostgreSQL copy of `source`; `label` names the bench in messages. */

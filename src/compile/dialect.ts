@@ -100,6 +100,22 @@ export interface SqlDialect {
    */
   jsonArrayAgg(value: Expression<unknown>, orderBy: Expression<unknown>): RawBuilder<unknown>
   /**
+   * The rows of `query` as one JSON array of objects (column name to value, in the query's order),
+   * `[]` for none: several reads become one statement (`records/query-shape.ts`, `queryBatch`).
+   * Present where a statement is a round trip to a server; absent where statements run in this
+   * process (`localStatements`), which runs the reads one by one and keeps each value's own type.
+   */
+  readonly jsonRows?: (query: Expression<unknown>) => RawBuilder<unknown[]>
+  /**
+   * One statement reading a page's keys and each key's record: `keys` is a compiled keys statement
+   * (its parameters stay the statement's), `record` a statement without parameters reading the
+   * record whose primary key is `k.<the keys' primary key alias>`. The rows are the keys' rows in
+   * their order, each with its record's columns (NULL where the record is gone). Present where a
+   * statement is a round trip (`execute/run.ts`, `fetchKeysAndRecords`); absent where two statements
+   * cost about what one does.
+   */
+  readonly keysWithRecords?: (keys: string, record: string) => string
+  /**
    * The text column compared byte by byte, for ORDER BY over text whose column has the database's
    * default collation (the detail tables): SQLite's default is binary already; PostgreSQL's follows
    * the database's locale (en_US sorts `b` before `C`), where the catalog's columns are "C"

@@ -100,6 +100,21 @@ const VERSION_AND_TOTAL = queryShape<{ queryId: string }, { version: string; tot
     ])
     .where('m.key', '=', DATA_VERSION_KEY))
 
+/** `VERSION_AND_TOTAL` and the stored query's row (NULLs when it is not stored). */
+const VERSION_TOTAL_AND_STORED = queryShape<{ queryId: string }, { version: string; total: number | null; last_used_at: string | null }>('data version, cached total and stored query', (db, _d, p) =>
+  db.selectFrom(`${META_TABLE} as m`)
+    .select((eb) => [
+      'm.value as version',
+      eb.selectFrom('query_totals as qt').select('qt.total')
+        .where('qt.query_id', '=', p.queryId)
+        .where('qt.data_version', '=', sql<number>`cast(${sql.ref('m.value')} as bigint)`)
+        .as('total'),
+      eb.selectFrom('stored_queries as sq').select('sq.last_used_at').where('sq.query_id', '=', p.queryId).as('last_used_at'),
+      eb.selectFrom('stored_queries as sq').select('sq.query_version').where('sq.query_id', '=', p.queryId).as('query_version'),
+      eb.selectFrom('stored_queries as sq').select('sq.canonical').where('sq.query_id', '=', p.queryId).as('canonical'),
+    ])
+    .where('m.key', '=', DATA_VERSION_KEY))
+
 const TOTAL_INSERT = queryShape<{ queryId: string; dataVersion: number; total: number }, never>('remember a total', (db, _d, p) =>
   db.insertInto('query_totals').values({ query_id: p.queryId, data_version: p.dataVersion, total: p.total })
     .onConflict((oc) => oc.columns(['query_id', 'data_version']).doNothing()))
@@ -143,6 +158,37 @@ export async function versionAndKnownTotal(ctx: Pick<ExecContext, 'db' | 'sqlite
   if (rows.length === 0) return { dataVersion: 0, total: await knownTotal({ ...ctx, dataVersion: 0 }, queryId) }
   const [version, total] = rows[0]!
   return { dataVersion: Number(version), total: total === null || total === undefined ? undefined : Number(total) }
+}
+
+/** A stored query's row as `storeQuery` and `loadStoredQuery` read it. */
+export interface StoredRow {
+  readonly last_used_at: string
+  readonly query_version: number
+  readonly canonical: string
+}
+
+/** `VersionAndTotal`, and the stored query's row (`storeQuery`'s `existing`, `loadStoredQuery`'s `row`). */
+export interface VersionTotalAndStored extends VersionAndTotal {
+  /** Null when the query is not stored; undefined when it was not read (no data version recorded). */
+  readonly stored: StoredRow | null | undefined
+}
+
+/**
+ * `versionAndKnownTotal` and the stored query's row, in one statement: a query call stores its
+ * query and a page call loads it, then both read a page with the version and total, and on
+ * PostgreSQL each statement is a round trip.
+ */
+export async function versionTotalAndStored(ctx: Pick<ExecContext, 'db' | 'sqlite' | 'dialect'>, queryId: string): Promise<VersionTotalAndStored> {
+  const { rows } = await readRows(ctx, boundQuery(ctx.dialect, VERSION_TOTAL_AND_STORED, { queryId }))
+  if (rows.length === 0) return { ...(await versionAndKnownTotal(ctx, queryId)), stored: undefined }
+  const [version, total, lastUsedAt, queryVersion, canonical] = rows[0]!
+  return {
+    dataVersion: Number(version),
+    total: total === null || total === undefined ? undefined : Number(total),
+    stored: lastUsedAt === null || lastUsedAt === undefined
+      ? null
+      : { last_used_at: String(lastUsedAt), query_version: Number(queryVersion), canonical: String(canonical) },
+  }
 }
 
 /**

@@ -29,7 +29,7 @@ import type { QueryPlan } from '../compile/plan.js'
 import { noteCacheWrites } from './cache-trim.js'
 import { writeCache } from './cache-write.js'
 import type { ExecContext } from './context.js'
-import { fetchKeys, loadRecords, type FetchedPage, type KeyRow } from './run.js'
+import { fetchKeysAndRecords, type FetchedPage, type KeyRow } from './run.js'
 import { queryShape } from '../records/query-shape.js'
 import { boundQuery, readRows } from './statements.js'
 
@@ -212,17 +212,17 @@ export async function pageByCursor(ctx: ExecContext, plan: QueryPlan, req: PageR
   const skip = start - from.position
   // With a skip, the row before the page comes too: its key is where the page starts, remembered
   // so that asking for this page again is a plain seek.
-  const keys: KeyRow[] = await fetchKeys(ctx, plan, {
+  const read = await fetchKeysAndRecords(ctx, plan, {
     after: from.boundary,
     limit: req.perPage + (skip > 0 ? 1 : 0),
     offset: Math.max(0, skip - 1),
     matches: req.matches,
-  })
+  }, req.selection, skip > 0 ? 1 : 0)
+  const keys: readonly KeyRow[] = read.keys
   const learned: Position[] = []
   if (skip > 0 && keys.length > 0) learned.push({ position: start, boundary: keys[0]!.boundary })
   const pageKeys = skip > 0 ? keys.slice(1) : keys
   if (pageKeys.length === req.perPage) learned.push({ position: start + req.perPage, boundary: pageKeys.at(-1)!.boundary })
-  const records = await loadRecords(ctx, plan, pageKeys.map((k) => k.id), req.selection)
   await remember(ctx, req.queryId, learned)
-  return Object.freeze({ records: Object.freeze(records), keys: Object.freeze(pageKeys) })
+  return Object.freeze({ records: read.records, keys: Object.freeze(pageKeys) })
 }

@@ -32,7 +32,7 @@ import { checkFacets } from '../check/facets.js'
 import { cachedFacets, type Facet } from './facets.js'
 
 export type { Facet } from './facets.js'
-import { cachedTotal, datasetRows, knownTotal, probedMatches, rememberedTotal, versionAndKnownTotal, type VersionAndTotal } from './counts.js'
+import { cachedTotal, datasetRows, knownTotal, probedMatches, rememberedTotal, versionAndKnownTotal, versionTotalAndStored, type VersionAndTotal } from './counts.js'
 import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './cursor.js'
 import { fetchPage } from './run.js'
 import type { ResultRecord } from './records.js'
@@ -217,7 +217,9 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
    * read in one statement (`versionAndKnownTotal`; one round trip instead of two on PostgreSQL).
    * A match-all total is never cached (counts.ts), so only the version is read for one.
    */
-  const contextAndTotal = async (plan: QueryPlan, queryId: string): Promise<{ ctx: ExecContext; lookedUp?: VersionAndTotal }> => {
+  const contextAndTotal = async (plan: QueryPlan, queryId: string, read?: VersionAndTotal): Promise<{ ctx: ExecContext; lookedUp?: VersionAndTotal }> => {
+    // Already read with the stored query (`storeToRun`).
+    if (read) return { ctx: { ...writer, dialect, dataVersion: read.dataVersion }, ...(plan.where === undefined ? {} : { lookedUp: read }) }
     if (plan.where === undefined) return { ctx: await context() }
     const lookedUp = await versionAndKnownTotal({ ...writer, dialect }, queryId)
     seenVersion = lookedUp.dataVersion
@@ -349,9 +351,9 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     return checked
   }
 
-  async function envelope(plan: QueryPlan, canonical: CanonicalQuery, queryId: string, version: number, page: number, perPage: number, cost: PredictedCost, selection?: FieldSelection): Promise<QueryEnvelope> {
+  async function envelope(plan: QueryPlan, canonical: CanonicalQuery, queryId: string, version: number, page: number, perPage: number, cost: PredictedCost, selection?: FieldSelection, preRead?: VersionAndTotal): Promise<QueryEnvelope> {
     const tally = newCacheTally()
-    const read = await contextAndTotal(plan, queryId)
+    const read = await contextAndTotal(plan, queryId, preRead)
     const ctx: ExecContext = { ...read.ctx, tally }
     const total = await cachedTotal(ctx, plan, queryId, read.lookedUp)
     // Past the last page there is nothing to seek to: answer without walking.
@@ -367,8 +369,8 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
   }
 
   /** A page without counting (pageWithoutTotal, listWithoutTotal, queryWithoutTotal): a total cached earlier still steers the keys query's plan (run.ts). */
-  async function pageOnly(plan: QueryPlan, canonical: CanonicalQuery, id: string, version: number, page: number, perPage: number, selection?: FieldSelection): Promise<PageWithoutTotal> {
-    const { ctx, lookedUp } = await contextAndTotal(plan, id)
+  async function pageOnly(plan: QueryPlan, canonical: CanonicalQuery, id: string, version: number, page: number, perPage: number, selection?: FieldSelection, preRead?: VersionAndTotal): Promise<PageWithoutTotal> {
+    const { ctx, lookedUp } = await contextAndTotal(plan, id, preRead)
     const known = plan.where === undefined ? await knownTotal(ctx, id) : lookedUp!.total ?? rememberedTotal(ctx, id)
     // Without a total, a bounded probe of the matches still lets the keys query walk the sort index.
     const matches = known === undefined && plan.canWalkSortIndex ? await probedMatches(ctx, plan, page * perPage) : known
@@ -396,17 +398,23 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
   async function storedPage(queryId: unknown, rawPaging: StoredPaging): Promise<Result<{
     plan: QueryPlan; checked: CheckedQuery; canonical: CanonicalQuery; id: string; version: number; page: number; perPage: number
     selection: FieldSelection | undefined
+    /** The data version and cached total, read with the stored query. */
+    read: VersionAndTotal | undefined
   }>> {
     const paging = { page: fromDigits(rawPaging.page), per_page: fromDigits(rawPaging.per_page) }
     const issues = pagingIssues(queryId, paging, limits)
     if (issues.length > 0) return fail(issues)
-    const loaded = await loadStoredQuery(vdb.db, queryId as string, recheck, { writer })
+    // The stored query's row with the data version and cached total: one round trip on PostgreSQL.
+    const read = (queryId as string).includes('\u0000') ? undefined : await versionTotalAndStored({ ...writer, dialect }, queryId as string)
+    if (read) seenVersion = read.dataVersion
+    const loaded = await loadStoredQuery(vdb.db, queryId as string, recheck, { writer, ...(read ? { row: read.stored } : {}) })
     if (!loaded.ok) return loaded
     const { checked, canonical, query_version } = loaded.value
     const selection = selectFields(checked.dataset, rawPaging.fields)
     if (!selection.ok) return selection
     return ok({
       selection: selection.value,
+      read,
       plan: planOf(checked),
       checked,
       canonical,
@@ -433,17 +441,23 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
    * either), then stored. A read-only database cannot remember the query: it runs under its id all
    * the same, and page() finds it only if it was stored before the file became read-only.
    */
-  async function storeToRun(prepared: Prepared, storeOptions: StoreOptions, run: RunOptions | undefined): Promise<Result<{ stored: { query_id: string; query_version: number }; cost: PredictedCost }>> {
+  async function storeToRun(prepared: Prepared, storeOptions: StoreOptions, run: RunOptions | undefined): Promise<Result<{ stored: { query_id: string; query_version: number }; cost: PredictedCost; read?: VersionAndTotal }>> {
     const owner = storeOwner(storeOptions.owner)
     if (!owner.ok) return owner
     const tooLarge = storageIssues(prepared.canonical, limits)
     if (tooLarge.length > 0) return fail(tooLarge)
+    if (vdb.readonly) {
+      const cost = await costWithinBudget(prepared.checked, run)
+      return cost.ok ? ok({ stored: { query_id: prepared.queryId, query_version: QUERY_VERSION }, cost: cost.value }) : cost
+    }
+    // The stored query's row, the data version and the cached total in one statement, for the
+    // store and the page after it (one round trip on PostgreSQL instead of two).
+    const read = await versionTotalAndStored({ ...writer, dialect }, prepared.queryId)
+    seenVersion = read.dataVersion
     const cost = await costWithinBudget(prepared.checked, run)
     if (!cost.ok) return cost
-    const stored = vdb.readonly
-      ? { query_id: prepared.queryId, query_version: QUERY_VERSION }
-      : await storeQuery(vdb.db, prepared.canonical, { owner: owner.value, limits, writer })
-    return ok({ stored, cost: cost.value })
+    const stored = await storeQuery(vdb.db, prepared.canonical, { owner: owner.value, limits, writer, existing: read.stored })
+    return ok({ stored, cost: cost.value, read })
   }
 
   const pipeline: Pipeline = {
@@ -464,8 +478,8 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       const kept = await storeToRun(prepared.value, storeOptions, run)
       if (!kept.ok) return kept
       const { checked, canonical, selection } = prepared.value
-      const { stored, cost } = kept.value
-      return ok(await envelope(planOf(checked), canonical, stored.query_id, stored.query_version, checked.page, checked.perPage, cost, selection))
+      const { stored, cost, read } = kept.value
+      return ok(await envelope(planOf(checked), canonical, stored.query_id, stored.query_version, checked.page, checked.perPage, cost, selection, read))
     },
 
     async store(fullRequest, storeOptions = {}) {
@@ -482,18 +496,18 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     async page(queryId, rawPaging = {}) {
       const stored = await storedPage(queryId, rawPaging)
       if (!stored.ok) return stored
-      const { plan, checked, canonical, id, version, page, perPage, selection } = stored.value
+      const { plan, checked, canonical, id, version, page, perPage, selection, read } = stored.value
       // A stored query was held to the budget when it was stored; its later pages report the cost
       // and are not refused (the budget still stops a page that runs over it).
       const { predicted } = await costOf(checked)
-      return ok(await envelope(plan, canonical, id, version, page, perPage, predicted, selection))
+      return ok(await envelope(plan, canonical, id, version, page, perPage, predicted, selection, read))
     },
 
     async pageWithoutTotal(queryId, rawPaging = {}) {
       const stored = await storedPage(queryId, rawPaging)
       if (!stored.ok) return stored
-      const { plan, canonical, id, version, page, perPage, selection } = stored.value
-      return ok(await pageOnly(plan, canonical, id, version, page, perPage, selection))
+      const { plan, canonical, id, version, page, perPage, selection, read } = stored.value
+      return ok(await pageOnly(plan, canonical, id, version, page, perPage, selection, read))
     },
 
     async listWithoutTotal(fullRequest, run) {
@@ -512,8 +526,8 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       const kept = await storeToRun(prepared.value, storeOptions, run)
       if (!kept.ok) return kept
       const { checked, canonical, selection } = prepared.value
-      const { stored, cost } = kept.value
-      const page = await pageOnly(planOf(checked), canonical, stored.query_id, stored.query_version, checked.page, checked.perPage, selection)
+      const { stored, cost, read } = kept.value
+      const page = await pageOnly(planOf(checked), canonical, stored.query_id, stored.query_version, checked.page, checked.perPage, selection, read)
       return ok(Object.freeze({ ...page, cost }))
     },
 

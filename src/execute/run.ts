@@ -4,11 +4,11 @@
  * lists included, in one statement. Two narrow queries beat one wide sorted one: sorting and
  * seeking touch only index-sized tuples, and the wide rows are read for one page only.
  */
-import type { Compilable, CompiledQuery, Kysely } from 'kysely'
+import { CompiledQuery, type Compilable, type Kysely } from 'kysely'
 import { primaryKeyColumn } from '../catalog/index.js'
 import type { Boundary } from '../compile/page.js'
 import { bindable } from '../compile/values.js'
-import { recordsByIdsQuery, type QueryPlan } from '../compile/plan.js'
+import { recordOfKeyQuery, recordsByIdsQuery, type QueryPlan } from '../compile/plan.js'
 import { prefersSortWalk } from '../compile/steer.js'
 import type { ExecContext } from './context.js'
 import { datasetRows } from './counts.js'
@@ -53,37 +53,45 @@ export interface KeysRequest {
  * two matching fundings counted twice). Callers bound the skip (execute/cursor.ts).
  */
 export async function fetchKeys(ctx: ExecContext, plan: QueryPlan, options: KeysRequest): Promise<KeyRow[]> {
-  const pk = primaryKeyColumn(plan.dataset)
-  const pkKey = plan.keys.find((k) => k.column === pk)
-  if (!pkKey) throw new Error('execute: the sort keys lack the primary key')
+  return keyRowsOf(plan, await readKeys(ctx, plan, options), options.offset ?? 0)
+}
+
+/** The keys statements' rows (see `fetchKeys`); `withRecords` turns each statement into one that also reads each key's record. */
+async function readKeys(ctx: ExecContext, plan: QueryPlan, options: KeysRequest, withRecords?: (keys: CompiledQuery) => CompiledQuery): Promise<RowArrays[]> {
   const want = options.limit + (options.offset ?? 0)
   const walkSortIndex = plan.canWalkSortIndex && options.matches !== undefined &&
     prefersSortWalk(plan, { matches: options.matches, rows: await datasetRows(ctx, plan.dataset), limit: want })
-  const readKeys = async (walk: boolean): Promise<RowArrays[]> => {
-    if (!options.after) return [await readRows(ctx, keysFromStart(ctx.db, plan, walk, want))]
+  const read = (query: CompiledQuery) => readRows(ctx, withRecords ? withRecords(query) : query)
+  const readAll = async (walk: boolean): Promise<RowArrays[]> => {
+    if (!options.after) return [await read(keysFromStart(ctx.db, plan, walk, want))]
     const parts: RowArrays[] = []
     let rows = 0
     const statements = seekStatements(ctx.db, plan, walk, options.after)
     for (const statement of statements) {
-      const part = await readRows(ctx, statement(want - rows))
+      const part = await read(statement(want - rows))
       parts.push(part)
       rows += part.rows.length
       if (rows >= want) break
     }
     return parts
   }
-  let read: RowArrays[]
   try {
-    read = await readKeys(walkSortIndex)
+    return await readAll(walkSortIndex)
   } catch (error) {
     // A walk names its sort index (compile/plan.ts, `walkFrom`), and a bulk load drops every index
     // until it ends (store/indexes.ts, `deferIndexes`): then the planner's own plan reads the keys,
     // slowly but the same rows, as it did before the walk named its index.
     if (!walkSortIndex || !isMissingIndex(error)) throw error
-    read = await readKeys(false)
+    return await readAll(false)
   }
+}
+
+/** The key rows of `read`, in order, the first `skip` dropped. */
+function keyRowsOf(plan: QueryPlan, read: readonly RowArrays[], skip: number): KeyRow[] {
+  const pk = primaryKeyColumn(plan.dataset)
+  const pkKey = plan.keys.find((k) => k.column === pk)
+  if (!pkKey) throw new Error('execute: the sort keys lack the primary key')
   const keyRows: KeyRow[] = []
-  let skip = options.offset ?? 0
   for (const { columns, rows } of read) {
     if (rows.length === 0) continue
     const at = plan.keys.map((k) => columns.indexOf(k.alias))
@@ -262,9 +270,54 @@ export async function loadRecords(ctx: ExecContext, plan: QueryPlan, ids: readon
   })
 }
 
+/**
+ * Per dialect, dataset, field selection and key alias: the statement reading the record of one
+ * key (`recordOfKeyQuery`), compiled once; null when it has parameters (then not combinable).
+ */
+const recordOfKeyCache = new Map<string, string | null>()
+
+function recordOfKeySql(ctx: ExecContext, plan: QueryPlan, keyAlias: string, selection?: FieldSelection): string | null {
+  const key = `${ctx.dialect.name}:${plan.dataset.name}:${keyAlias}${selection === undefined ? '' : `:${selection.key}`}`
+  let text = recordOfKeyCache.get(key)
+  if (text === undefined) {
+    const compiled = recordOfKeyQuery(ctx.db, ctx.dialect, plan.dataset, `k.${keyAlias}`, selection?.fields).compile()
+    text = compiled.parameters.length === 0 ? compiled.sql : null
+    if (recordOfKeyCache.size >= BY_IDS_CACHED) recordOfKeyCache.delete(recordOfKeyCache.keys().next().value as string)
+    recordOfKeyCache.set(key, text)
+  }
+  return text
+}
+
+/**
+ * `limit` keys after `after` (as `fetchKeys`) and the records of those from the `recordsFrom`-th
+ * on, in key order. Where the dialect reads both in one statement (`keysWithRecords`: PostgreSQL,
+ * where each statement is a round trip) and nothing is skipped, each keys statement carries its
+ * keys' records; otherwise the keys, then the records of their ids (`loadRecords`).
+ */
+export async function fetchKeysAndRecords(ctx: ExecContext, plan: QueryPlan, options: KeysRequest, selection?: FieldSelection, recordsFrom = 0): Promise<FetchedPage> {
+  const combine = ctx.dialect.keysWithRecords
+  const pkKey = plan.keys.find((k) => k.column === primaryKeyColumn(plan.dataset))
+  const record = combine && pkKey && !options.offset ? recordOfKeySql(ctx, plan, pkKey.alias, selection) : null
+  if (!combine || record === null) {
+    const keys = await fetchKeys(ctx, plan, options)
+    const records = await loadRecords(ctx, plan, keys.slice(recordsFrom).map((k) => k.id), selection)
+    return Object.freeze({ records: Object.freeze(records), keys: Object.freeze(keys) })
+  }
+  const read = await readKeys(ctx, plan, options, (keys) => CompiledQuery.raw(combine(keys.sql, record), [...keys.parameters]))
+  const keys = keyRowsOf(plan, read, 0)
+  const records: ResultRecord[] = []
+  let at = 0
+  for (const { columns, rows } of read) {
+    if (rows.length === 0) continue
+    const pk = columns.indexOf(primaryKeyColumn(plan.dataset))
+    const toRecord = recordMapper(plan.dataset, columns, selection?.fields)
+    // A key whose record was deleted since (NULL columns) has no record, as with `loadRecords`.
+    for (const row of rows) if (at++ >= recordsFrom && row[pk] !== null && row[pk] !== undefined) records.push(toRecord(row))
+  }
+  return Object.freeze({ records: Object.freeze(records), keys: Object.freeze(keys) })
+}
+
 /** One page: `limit` records after `after` (or from the start), with their keys. */
 export async function fetchPage(ctx: ExecContext, plan: QueryPlan, options: KeysRequest, selection?: FieldSelection): Promise<FetchedPage> {
-  const keys = await fetchKeys(ctx, plan, options)
-  const records = await loadRecords(ctx, plan, keys.map((k) => k.id), selection)
-  return Object.freeze({ records: Object.freeze(records), keys: Object.freeze(keys) })
+  return fetchKeysAndRecords(ctx, plan, options, selection)
 }

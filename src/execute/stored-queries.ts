@@ -159,6 +159,11 @@ export interface StoreOptions {
   readonly writer?: CacheWriter
   /** The current time (tests). */
   readonly now?: Date
+  /**
+   * The stored query's row as a read just found it (null: not stored), which spares this its own
+   * read (`execute/counts.ts`, `versionTotalAndUse`); undefined: read it here.
+   */
+  readonly existing?: { readonly last_used_at: string } | null
 }
 
 /** How long a stored query's `last_used_at` stays unrefreshed: loading it writes at most once per this. */
@@ -218,7 +223,9 @@ export async function storeQuery(db: Kysely<any>, canonical: CanonicalQuery, opt
   const now = options.now ?? new Date()
   const limits = options.limits ?? DEFAULT_LIMITS
   // A read first: storing a query that exists is the common case, and needs no write lock.
-  const existing = await db.selectFrom('stored_queries').select('last_used_at').where('query_id', '=', query_id).executeTakeFirst()
+  const existing = options.existing !== undefined
+    ? options.existing ?? undefined
+    : await db.selectFrom('stored_queries').select('last_used_at').where('query_id', '=', query_id).executeTakeFirst()
   if (existing) {
     await touch(options.writer ?? { db }, query_id, String(existing.last_used_at), now)
     return stored
@@ -321,6 +328,11 @@ export interface LoadedQuery extends StoredQuery {
 export interface LoadOptions {
   /** Where marking the query used goes (best effort): the engine's connection; `db` otherwise. */
   readonly writer?: CacheWriter
+  /**
+   * The stored query's row as a read just found it (null: not stored), which spares this its own
+   * read (`execute/counts.ts`, `versionTotalAndStored`); undefined: read it here.
+   */
+  readonly row?: { readonly query_version: unknown; readonly canonical: unknown; readonly last_used_at: unknown } | null
   /** The current time (tests). */
   readonly now?: Date
 }
@@ -334,6 +346,7 @@ export interface LoadOptions {
 export async function loadStoredQuery(db: Kysely<any>, queryId: string, recheck: Recheck, options: LoadOptions = {}): Promise<Result<LoadedQuery>> {
   // Ids are generated without NUL, and PostgreSQL refuses a NUL in a bound text: such an id exists nowhere, before any SQL.
   const row = queryId.includes('\u0000') ? undefined
+    : options.row !== undefined ? options.row ?? undefined
     : await db.selectFrom('stored_queries').select(['query_version', 'canonical', 'last_used_at']).where('query_id', '=', queryId).executeTakeFirst()
   if (!row) {
     return fail([issue({ code: 'unknown_query', path: '', message: `No stored query has the id "${queryId}".`, got: queryId })])

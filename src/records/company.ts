@@ -12,9 +12,9 @@ import { DETAIL_TABLES, TIME_SERIES_NAMES, type TimeSeriesName } from '../store/
 import { columnName, COMPANIES, FUNDINGS, INVESTORS, tagTableOf } from '../store/sql-names.js'
 import { COMPANY_ID, COMPANY_TABLE, FUNDING_INVESTORS } from './company-sql.js'
 import { nullsLast } from './order.js'
-import { queryShape } from './query-shape.js'
-import { recordSession, type RecordSession } from './session.js'
-import { storiesOf, STORY_LIMIT, type StoryRow } from './stories.js'
+import { queryBatch, queryShape } from './query-shape.js'
+import { recordSession } from './session.js'
+import { LATEST_STORIES, STORY_LIMIT, type StoryRow } from './stories.js'
 
 /** The scalar fields of spec 2.3, by their catalog names, in the spec's order. */
 export const DETAIL_SCALAR_FIELDS = Object.freeze([
@@ -154,27 +154,30 @@ const IOS_APPS = queryShape<{ id: number }, IosAppRow>('company detail: iOS apps
 const ANDROID_APPS = queryShape<{ id: number }, AndroidAppRow>('company detail: Android apps', (db, _d, p) =>
   db.selectFrom(T.androidApps).select(['id', 'app_name', 'package_id', 'play_url']).where('company_id', '=', p.id).orderBy('position'))
 
+/** Every part of a detail record, read together (one statement on PostgreSQL: `queryBatch`). */
+const DETAIL = queryBatch('company detail', {
+  company: { shape: COMPANY, params: (p: { id: number }) => ({ id: p.id }) },
+  funding: { shape: FUNDING, params: (p: { id: number }) => ({ id: p.id }) },
+  points: { shape: POINTS, params: (p: { id: number }) => ({ id: p.id }) },
+  industries: { shape: INDUSTRIES, params: (p: { id: number }) => ({ id: p.id }) },
+  businessModels: { shape: BUSINESS_MODELS, params: (p: { id: number }) => ({ id: p.id }) },
+  iosApps: { shape: IOS_APPS, params: (p: { id: number }) => ({ id: p.id }) },
+  androidApps: { shape: ANDROID_APPS, params: (p: { id: number }) => ({ id: p.id }) },
+  acquiredBy: { shape: ACQUIRED_BY, params: (p: { id: number }) => ({ id: p.id }) },
+  acquiredCompanies: { shape: ACQUIRED_COMPANIES, params: (p: { id: number }) => ({ id: p.id }) },
+  stories: { shape: LATEST_STORIES, params: (p: { id: number }) => ({ companyId: p.id, limit: STORY_LIMIT }) },
+})
+
 /** The whole detail record of one company, or undefined when no company has this id. */
 export async function companyDetail(vdb: VentureDb, id: number): Promise<CompanyDetailRecord | undefined> {
   if (!Number.isSafeInteger(id)) return undefined
-  const s = recordSession(vdb)
-  // Every part at once, the company row included: one round trip's wait on PostgreSQL's pool (the
-  // parts of an unknown id come back empty and are dropped); one after another on SQLite.
-  const [company, funding, points, industries, businessModels, iosApps, androidApps, acquiredBy, acquiredCompanies, stories] = await Promise.all([
-    s.first(COMPANY, { id }),
-    fundingItems(s, id),
-    s.all(POINTS, { id }),
-    s.column(INDUSTRIES, { id }),
-    s.column(BUSINESS_MODELS, { id }),
-    s.all(IOS_APPS, { id }),
-    s.all(ANDROID_APPS, { id }),
-    s.all(ACQUIRED_BY, { id }),
-    s.all(ACQUIRED_COMPANIES, { id }),
-    storiesOf(s, id, STORY_LIMIT),
-  ])
+  // Every part at once, the company row included (the parts of an unknown id come back empty and
+  // are dropped): one statement on PostgreSQL, one round trip.
+  const parts = await recordSession(vdb).batch(DETAIL, { id })
+  const company = parts.company[0]
   if (!company) return undefined
   const time_series = Object.fromEntries(TIME_SERIES_NAMES.map((name) => [name, [] as PointRow[]])) as Record<TimeSeriesName, PointRow[]>
-  for (const p of points) {
+  for (const p of parts.points) {
     const list = time_series[p.series as TimeSeriesName] as PointRow[] | undefined
     // Points of a series this build does not know are ignored rather than invented into the shape.
     if (list) list.push({ recorded_at: p.recorded_at, score: p.score, score_is_string: p.score_is_string === 1 })
@@ -182,22 +185,22 @@ export async function companyDetail(vdb: VentureDb, id: number): Promise<Company
 
   return {
     company,
-    industries,
-    business_models: businessModels,
-    ios_store_apps: iosApps,
-    android_store_apps: androidApps,
-    funding,
-    acquired_by: acquiredBy,
-    acquired_companies: acquiredCompanies,
-    stories,
+    industries: parts.industries.map((r) => r.value),
+    business_models: parts.businessModels.map((r) => r.value),
+    ios_store_apps: parts.iosApps,
+    android_store_apps: parts.androidApps,
+    funding: fundingItems(parts.funding),
+    acquired_by: parts.acquiredBy,
+    acquired_companies: parts.acquiredCompanies,
+    stories: parts.stories,
     time_series,
   }
 }
 
-async function fundingItems(s: RecordSession, companyId: number): Promise<FundingItemRow[]> {
+function fundingItems(rows: readonly FundingRow[]): FundingItemRow[] {
   const items: FundingItemRow[] = []
   let current: (FundingItemRow & { investor_ids: number[]; investor_names: string[] }) | undefined
-  for (const { investor_names, investor_id, investor_name, ...event } of await s.all(FUNDING, { id: companyId })) {
+  for (const { investor_names, investor_id, investor_name, ...event } of rows) {
     if (current?.id !== event.id) {
       // The loader keeps the record's names only for events without investor ids (ingest.ts).
       const names = investor_id === null && investor_names ? investor_names.split(',').map((n) => n.trim()).filter((n) => n !== '') : []

@@ -56,6 +56,11 @@ export class QueryShape<P extends object, R> {
     this.#build = build
   }
 
+  /** The shape's query built on `db` with `params` (values or slots), for composing it into another shape. */
+  build(db: Kysely<any>, dialect: SqlDialect, params: P): Compilable<unknown> {
+    return this.#build(db, dialect, params)
+  }
+
   /** The statement for `dialect` with `params` bound. */
   bind(dialect: DialectName, params: P): BoundQuery {
     const compiled = this.#compiled.get(dialect) ?? this.#compile(dialect)
@@ -98,6 +103,45 @@ export class QueryShape<P extends object, R> {
  */
 export function queryShape<P extends object, R>(name: string, build: ShapeBuilder<P>): QueryShape<P, R> {
   return new QueryShape<P, R>(name, build)
+}
+
+/** One part of a batch: a shape, and its parameters made from the batch's. */
+export interface BatchPart<P, R> {
+  readonly shape: QueryShape<any, R>
+  readonly params: (batchParams: P) => object
+}
+
+type PartRows<S> = { readonly [K in keyof S]: S[K] extends BatchPart<any, infer R> ? R[] : never }
+
+/**
+ * Several shapes read together, each part's rows under its key (`RecordSession.batch`). Where the
+ * dialect turns a subquery's rows into JSON (`SqlDialect.jsonRows`: statements are round trips),
+ * the parts are one statement, `combined`: one column per part, its rows as a JSON array of objects.
+ * Elsewhere each part runs as its own statement. The combined statement is prepared once per
+ * connection (`store/named-statements.ts`), so a batch is for lookups by key, whose plan does not
+ * depend on the values.
+ */
+export class QueryBatch<P extends object, S extends Record<string, BatchPart<P, unknown>>> {
+  /** The rows type, for inference only. */
+  declare readonly rows: PartRows<S>
+  readonly combined: QueryShape<P, Record<keyof S, unknown[] | null>>
+
+  constructor(readonly name: string, readonly parts: S) {
+    this.combined = new QueryShape(name, (db, dialect, p) => {
+      const jsonRows = dialect.jsonRows
+      if (!jsonRows) throw new Error(`records: the ${dialect.name} dialect has no jsonRows; run the parts of ${name} one by one`)
+      return db.selectNoFrom(Object.entries(parts).map(([key, part]) => jsonRows(part.shape.build(db, dialect, part.params(p) as never) as never).as(key)))
+    })
+  }
+}
+
+type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never
+/** The batch's parameters: what every part's `params` takes. */
+type BatchParams<S extends Record<string, BatchPart<any, unknown>>> = Intersection<Parameters<S[keyof S]['params']>[0]> & object
+
+/** A batch of query shapes (see `QueryBatch`); each part's `params` maps the batch's parameters to its own. */
+export function queryBatch<S extends Record<string, BatchPart<any, unknown>>>(name: string, parts: S): QueryBatch<BatchParams<S>, S> {
+  return new QueryBatch(name, parts)
 }
 
 const cold = new Map<DialectName, Kysely<any>>()

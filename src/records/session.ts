@@ -18,8 +18,9 @@ import type { SqlDialect } from '../compile/dialect.js'
 import { DIALECTS } from '../compile/index.js'
 import type { PostgresVentureDb, SqliteVentureDb, VentureDb } from '../store/open.js'
 import { prepared } from '../store/sql-names.js'
+import { prepareByName } from '../store/named-statements.js'
 import { LiteralLimits, withLiteralLimit } from '../execute/statements.js'
-import type { QueryShape } from './query-shape.js'
+import type { BatchPart, QueryBatch, QueryShape } from './query-shape.js'
 
 /**
  * Plucking statements per connection, apart from `prepared`'s: the mode belongs to the statement,
@@ -51,6 +52,12 @@ export interface RecordSession {
    * thousands of narrow rows (the tags of 500 candidate companies: ~30% of the read).
    */
   rows<P extends object>(shape: QueryShape<P, unknown>, params: P): Promise<unknown[][]>
+  /**
+   * The rows of every part of `batch` for `params`, all seeing one state of the database: one
+   * statement where the dialect has `jsonRows` (PostgreSQL: one round trip instead of one per
+   * part), else each part in turn, back to back (SQLite: synchronous statements).
+   */
+  batch<P extends object, S extends Record<string, BatchPart<P, unknown>>>(batch: QueryBatch<P, S>, params: P): Promise<QueryBatch<P, S>['rows']>
   /** The first row, or undefined when there is none. */
   first<P extends object, R>(shape: QueryShape<P, R>, params: P): Promise<R | undefined>
   /**
@@ -97,6 +104,12 @@ function sqliteSession(vdb: SqliteVentureDb): RecordSession {
       const { sql, parameters } = withLiteralLimit(limits, shape.bind('sqlite', params))
       return prepared(sqlite, sql).get(...parameters) as never
     },
+    async batch(batch, params) {
+      // Every part is read before the first await resolves: the statements are synchronous, so
+      // they run back to back and nothing (an import in this process) writes between them.
+      const parts = Object.entries(batch.parts).map(([key, part]) => [key, session.all(part.shape, part.params(params))] as const)
+      return Object.fromEntries(await Promise.all(parts.map(async ([key, rows]) => [key, await rows]))) as never
+    },
     snapshot(read) {
       // Already in a transaction (a caller's): its reads see one state already, and SQLite has no
       // nested BEGIN.
@@ -112,8 +125,10 @@ function sqliteSession(vdb: SqliteVentureDb): RecordSession {
 function postgresSession(vdb: PostgresVentureDb): RecordSession {
   const dialect = DIALECTS.postgres
   const over = (db: Kysely<any>, inSnapshot: boolean): RecordSession => {
-    const run = async (shape: QueryShape<object, unknown>, params: object) => {
+    // A batch is lookups by key, planned the same whatever the values: prepared once per connection.
+    const run = async (shape: QueryShape<object, unknown>, params: object, prepared = false) => {
       const { sql, parameters } = shape.bind('postgres', params)
+      if (prepared) prepareByName(sql)
       return (await db.executeQuery(CompiledQuery.raw(sql, [...parameters]))).rows
     }
     const session: RecordSession = {
@@ -123,6 +138,10 @@ function postgresSession(vdb: PostgresVentureDb): RecordSession {
       // The driver's rows keep the select list's order (no two columns share a name in a shape).
       rows: async (shape, params) => (await run(shape as QueryShape<object, unknown>, params)).map((row) => Object.values(row as object)),
       first: async (shape, params) => (await run(shape as QueryShape<object, unknown>, params))[0] as never,
+      batch: async (batch, params) => {
+        const row = (await run(batch.combined as QueryShape<object, unknown>, params, true))[0] as Record<string, unknown[] | null>
+        return Object.fromEntries(Object.keys(batch.parts).map((key) => [key, row[key] ?? []])) as never
+      },
       snapshot: (read) => (inSnapshot ? read(session) : dialect.snapshot(db).execute((trx) => read(over(trx, true)))),
     }
     return Object.freeze(session)

@@ -7,6 +7,7 @@
  *   there and several databases (e.g. test files) can share one PostgreSQL database.
  * - Statements are unnamed (pg's default): a named prepared statement switches to a generic plan
  *   after five runs, which cost 5-7 ms -> 42 ms on the design's example query (design section 8).
+ *   Lookups by key whose planning costs more than running them are named (`named-statements.ts`).
  * - bigint (`int8`) columns and `count(*)` come back as JS numbers when they are safe integers (pg
  *   returns them as strings by default); only on the pool this module creates, never globally.
  *
@@ -20,6 +21,7 @@ import pg from 'pg'
 import { Kysely, PostgresDialect, sql, type PostgresPool } from 'kysely'
 import { createMigrator, MIGRATION_TABLE, MIGRATIONS } from './migrations.js'
 import type { PgPool } from './driver-types.js'
+import { preparedName } from './named-statements.js'
 import type { PostgresVentureDb } from './open.js'
 
 /** Connections in the pool `openPostgres` creates unless told otherwise. */
@@ -67,6 +69,7 @@ function trackingPool(pool: pg.Pool): PostgresPool {
       if (!watched.has(client)) {
         watched.add(client)
         client.on('error', () => broken.add(client))
+        asNamedStatements(client)
       }
       const inCall = callConnections.getStore()
       const release = client.release
@@ -80,6 +83,21 @@ function trackingPool(pool: pg.Pool): PostgresPool {
     },
     end: () => pool.end(),
   }
+}
+
+/**
+ * Runs the statements marked by `prepareByName` as named prepared statements on `client` (Kysely
+ * passes text and values only); pg keeps them prepared per connection. Anything else (a cursor, a
+ * config object, a callback) goes through as it is.
+ */
+function asNamedStatements(client: pg.PoolClient): void {
+  client.query = function (this: pg.PoolClient, ...args: unknown[]) {
+    // The class's own method, looked up per call (a wrapper around it, as a bench's counter, still sees every statement).
+    const query = (Object.getPrototypeOf(this) as { query: (...a: unknown[]) => unknown }).query
+    const [text, values] = args
+    const name = args.length <= 2 && typeof text === 'string' ? preparedName(text) : undefined
+    return name === undefined ? query.apply(this, args) : query.call(this, { name, text, values })
+  } as typeof client.query
 }
 
 const INT8_OID = 20

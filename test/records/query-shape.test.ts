@@ -7,7 +7,7 @@
 import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { nullsLast } from '../../src/records/order.js'
-import { queryShape } from '../../src/records/query-shape.js'
+import { queryBatch, queryShape } from '../../src/records/query-shape.js'
 
 const STORIES = queryShape<{ companyId: number; limit: number }, unknown>('test: stories', (db, d, p) =>
   db.selectFrom('company_stories').select(['id', 'title']).where('company_id', '=', p.companyId)
@@ -41,6 +41,20 @@ describe('queryShape', () => {
       sql: 'select "fi"."funding_id", string_agg("i"."name", $1 order by "i"."id") as "names" from "funding_investors" as "fi" inner join "investors" as "i" on "i"."id" = "fi"."investor_id" where "fi"."funding_id" = any(array(select jsonb_array_elements_text($2::jsonb)::bigint)) group by "fi"."funding_id"',
       parameters: [', ', '[1,2]'],
     })
+  })
+
+  it('makes a batch one PostgreSQL statement, each part\'s rows a JSON column, parameters numbered through', () => {
+    const batch = queryBatch('test: batch', {
+      stories: { shape: STORIES, params: (p: { id: number }) => ({ companyId: p.id, limit: 50 }) },
+      names: { shape: NAMES, params: (p: { ids: string }) => ({ ids: p.ids }) },
+    })
+    expect(batch.combined.bind('postgres', { id: 8, ids: '[1]' })).toEqual({
+      sql: 'select (select coalesce(json_agg(r), \'[]\'::json) from (select "id", "title" from "company_stories" where "company_id" = $1 order by "published_at" collate "C" desc nulls last, "id" desc limit $2) as r) as "stories", ' +
+        '(select coalesce(json_agg(r), \'[]\'::json) from (select "fi"."funding_id", string_agg("i"."name", $3 order by "i"."id") as "names" from "funding_investors" as "fi" inner join "investors" as "i" on "i"."id" = "fi"."investor_id" where "fi"."funding_id" = any(array(select jsonb_array_elements_text($4::jsonb)::bigint)) group by "fi"."funding_id") as r) as "names"',
+      parameters: [8, 50, ', ', '[1]'],
+    })
+    // SQLite runs the parts one by one (its statements are function calls): no combined form.
+    expect(() => batch.combined.bind('sqlite', { id: 8, ids: '[1]' })).toThrow(/no jsonRows/)
   })
 
   it('keeps hostile values out of the SQL text', () => {

@@ -20,6 +20,9 @@ const LIST_CAST: Record<ListElementKind, string | undefined> = {
   tags: undefined,
 }
 
+/** The column carrying the keys' order in `keysWithRecords` (no dataset column starts with `_`). */
+const KEY_ORDINAL = '_key_ordinal'
+
 const ASCII_UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'
 const ASCII_LOWER = 'abcdefghijklmnopqrstuvwxyz'
 
@@ -56,6 +59,14 @@ export const postgresDialect: SqlDialect = Object.freeze({
   // json_agg over no rows is NULL, not an empty array.
   jsonArrayAgg: (value: Expression<unknown>, orderBy: Expression<unknown>) =>
     sql<unknown>`coalesce(json_agg(${value} order by ${orderBy}), '[]'::json)`,
+  // An aggregate over a subquery takes its rows in the subquery's ORDER BY (the form PostgreSQL's
+  // manual gives for ordered aggregate input). int8 and float8 values become JSON numbers, which
+  // pg parses to the same numbers as the columns' own parsers (open-postgres.ts: safe integers).
+  jsonRows: (query: Expression<unknown>) => sql<unknown[]>`(select coalesce(json_agg(r), '[]'::json) from ${query} as r)`,
+  // A lateral join reads each key's record by its primary key; the keys' order is carried as a row
+  // number taken as they come out of their own ORDER BY, so the outer join may run in any order.
+  keysWithRecords: (keys: string, record: string) =>
+    `select "k".*, "r".* from (select "k".*, row_number() over () as "${KEY_ORDINAL}" from (${keys}) as "k") as "k" left join lateral (${record}) as "r" on true order by "k"."${KEY_ORDINAL}"`,
   // "C" compares the bytes of UTF-8, which is SQLite's BINARY order.
   binaryText: (column: Expression<unknown>) => sql`${column} collate "C"`,
   // READ COMMITTED (the default) takes a new snapshot per statement; REPEATABLE READ keeps the
