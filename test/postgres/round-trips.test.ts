@@ -26,6 +26,8 @@ beforeAll(async () => {
   await copyToPostgres(source, target)
   lite = createEngine({ database: source })
   post = createEngine({ database: target })
+  // The cost statistics are read in the background after start; counted calls come after that read.
+  await Promise.all([lite.ready(), post.ready()])
 })
 afterAll(async () => {
   await lite?.close()
