@@ -322,7 +322,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     const { ctx, lookedUp } = await contextAndTotal(plan, id)
     const known = plan.where === undefined ? await knownTotal(ctx, id) : lookedUp!.total ?? rememberedTotal(ctx, id)
     // Without a total, a bounded probe of the matches still lets the keys query walk the sort index.
-    const matches = known === undefined && plan.canWalkSortIndex ? await probedMatches(ctx, plan, page * perPage) : known
+    const matches = known === undefined && plan.canWalkSortIndex ? await probedMatches(ctx, plan, id, page * perPage) : known
     const fetched = await pageByCursor(ctx, plan, { queryId: id, page, perPage, matches, selection }, paging)
     return Object.freeze({
       query: Object.freeze({ query_id: id, dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort, query_version: version }),
