@@ -117,6 +117,12 @@ export function rememberedTotal(ctx: Pick<ExecContext, 'db' | 'dataVersion'>, qu
   return rememberedTotals(ctx.db).get(totalKey(ctx, queryId))
 }
 
+/** Keeps a total counted elsewhere than `countRows` (facets counted in memory, `facet-columns.ts`) in memory, and returns it. */
+export function rememberCountedTotal(ctx: ExecContext, queryId: string, total: number): number {
+  rememberTotal(ctx, queryId, total)
+  return total
+}
+
 function rememberTotal(ctx: ExecContext, queryId: string, total: number): void {
   const totals = rememberedTotals(ctx.db)
   // Insertion order: the first key is the oldest.

@@ -28,7 +28,7 @@ import { checkFacets } from '../check/facets.js'
 import { cachedFacets, type Facet } from './facets.js'
 
 export type { Facet } from './facets.js'
-import { cachedTotal, knownTotal, probedMatches, rememberedTotal, versionAndKnownTotal, type VersionAndTotal } from './counts.js'
+import { cachedTotal, knownTotal, probedMatches, rememberCountedTotal, rememberedTotal, versionAndKnownTotal, type VersionAndTotal } from './counts.js'
 import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './cursor.js'
 import { fetchPage } from './run.js'
 import type { ResultRecord } from './records.js'
@@ -338,9 +338,12 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     if (!facets.ok) return facets
     const plan = planOf(checked)
     const { ctx, lookedUp } = await contextAndTotal(plan, queryId)
-    const total = await cachedTotal(ctx, plan, queryId, lookedUp)
+    // Facets counted in memory count the total in the same pass: then it is not counted in SQL too.
     const counted = await cachedFacets(ctx, checked, queryId, facets.value.fields, facets.value.limit)
-    return ok(Object.freeze({ dataset: canonical.dataset, query_id: queryId, total, facets: counted }))
+    const total = counted.total !== undefined && lookedUp?.total === undefined && rememberedTotal(ctx, queryId) === undefined
+      ? rememberCountedTotal(ctx, queryId, counted.total)
+      : await cachedTotal(ctx, plan, queryId, lookedUp)
+    return ok(Object.freeze({ dataset: canonical.dataset, query_id: queryId, total, facets: counted.facets }))
   }
 
   /** A stored query's plan and the page asked for, validated (page() and pageWithoutTotal()). */
