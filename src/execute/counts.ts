@@ -188,10 +188,14 @@ export async function cachedTotal(ctx: ExecContext, plan: QueryPlan, queryId: st
  * cached: the matches, counted only up to the fewest that make walking the sort index the better
  * plan (walk reads `limit * rows / matches` ≤ `walkFactor * matches`, so `sqrt(limit * rows /
  * walkFactor)`). Below that bound the answer is the number of matches; at it, a lower bound that
- * is enough to choose the walk. Either is remembered per data version and query id, so the next
- * page of the query steers without a probe while the bound it needs is no larger. It only steers,
- * it is never a total. At 100,000 companies and a 50-record page the probe is at most 7,072 index
- * reads (a filter covered by a composite index, `COVERED_WALK_FACTOR`), a few times the keys walk
+ * is enough to choose the walk. It only steers, it is never a total.
+ *
+ * Where the plan can tell (`walkProbeQuery`) and the walk factor is below 1, the walk itself is tried first: `limit` matches
+ * within the first `walkFactor * bound` rows of the sort order mean at least `bound` matches at
+ * that density, and cost what the walk costs (78 rows for US companies with 5+ employees at
+ * 100,000 companies), where the count reads up to `bound` index entries (7,072 there: a few
+ * times the page). Either answer is remembered per data version and query id, so the next page of
+ * the query steers without a probe while the bound it needs is no larger
  * (`npx tsx bench/facets.ts`, the `total=none` rows).
  */
 export async function probedMatches(ctx: ExecContext, plan: QueryPlan, queryId: string, limit: number): Promise<number> {
@@ -202,8 +206,17 @@ export async function probedMatches(ctx: ExecContext, plan: QueryPlan, queryId: 
   const known = probes.get(key)
   // All the matches (counted below the bound of their probe), or at least as many as this bound.
   if (known !== undefined && (known.counted < known.bound || known.counted >= bound)) return known.counted
-  const counted = await countOf(ctx, plan.probeQuery(ctx.db, bound).compile())
-  if (probes.size >= MAX_REMEMBERED_TOTALS) probes.delete(probes.keys().next().value!)
-  probes.set(key, { counted, bound })
-  return counted
+  const remember = (counted: number) => {
+    if (probes.size >= MAX_REMEMBERED_TOTALS) probes.delete(probes.keys().next().value!)
+    probes.set(key, { counted, bound })
+    return counted
+  }
+  const reads = Math.ceil(plan.walkFactor * bound)
+  // Only where the walk reads fewer rows than the count would (a filter a composite index covers,
+  // `COVERED_WALK_FACTOR`): elsewhere a walk that misses costs up to `walkFactor` times the count.
+  if (plan.walkProbeQuery && reads >= limit && reads <= bound && reads < rows) {
+    const found = await countOf(ctx, plan.walkProbeQuery(ctx.db, reads, limit).compile())
+    if (found >= limit) return remember(bound)
+  }
+  return remember(await countOf(ctx, plan.probeQuery(ctx.db, bound).compile()))
 }
