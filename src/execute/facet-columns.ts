@@ -8,11 +8,13 @@
  * filter's covering-index count at 100,000 companies); here a facet costs a pass over arrays
  * (`npx tsx bench/facets.ts` measures both against the first count).
  *
- * It answers only filters it evaluates exactly as the SQL does (grammar-docs/language.md; the facet
- * property tests compare both with the reference evaluator): AND, OR, NOT and conditions on
- * fields whose columns it holds. A field with more than `MAX_DISTINCT` distinct values is not
- * held (a name, a website, a score), nor is a filter through `foreign`, nor a value whose type
- * does not fit its field; those facets are counted in SQL (`facets.ts`). The columns are kept per
+ * It evaluates filters of AND, OR, NOT and conditions on fields whose columns it holds, exactly as
+ * the SQL does (grammar-docs/language.md; the property tests compare both with the reference
+ * evaluator). Any other filter (through `foreign`, on a field without an index, on one with more
+ * than `MAX_DISTINCT` distinct values, such as a name or a score, or with a value whose type does
+ * not fit its field)
+ * selects its records in SQL, by the count's WHERE, read as one array of keys. Facets on a field
+ * that is not held are counted by a `GROUP BY` each (`facets.ts`). The columns are kept per
  * connection for the data version they were read at and dropped when it changes.
  */
 import { sql, type Kysely } from 'kysely'
@@ -21,7 +23,9 @@ import type { DatasetDef, FieldDef } from '../catalog/define.js'
 import { getField, primaryKeyColumn } from '../catalog/index.js'
 import { foldAscii } from '../compile/text.js'
 import { DATA_VERSION_KEY, META_TABLE } from '../store/schema/stored-query-tables.js'
+import { matchingKeysQuery } from '../compile/facets.js'
 import type { ExecContext } from './context.js'
+import { readRows } from './statements.js'
 
 /** Most distinct values of a column held in memory; a field with more is counted in SQL. */
 export const MAX_DISTINCT = 65_535
@@ -263,7 +267,7 @@ function storeOf(ctx: ExecContext): Store {
 }
 
 /** The columns of `fields` of `dataset`, read when not held yet; undefined when one cannot be held or the data changed while reading. */
-async function columnsFor(ctx: ExecContext, dataset: DatasetDef, fields: readonly FieldDef[]): Promise<{ ids: Float64Array; columns: Map<string, Column> } | undefined> {
+async function columnsFor(ctx: ExecContext, dataset: DatasetDef, fields: readonly FieldDef[]): Promise<{ ids: Float64Array; keys: Keys; columns: Map<string, Column> } | undefined> {
   const store = storeOf(ctx)
   const known = store.datasets.get(dataset.name)
   const held: DatasetColumns = known ?? { keys: keysOf(new Float64Array(0)), fields: new Map() }
@@ -301,10 +305,15 @@ async function columnsFor(ctx: ExecContext, dataset: DatasetDef, fields: readonl
     }
     if (stores.get(ctx.db) === store) store.datasets.set(dataset.name, held)
   }
-  return complete ? { ids: held.keys.ids, columns } : undefined
+  return complete ? { ids: held.keys.ids, keys: held.keys, columns } : undefined
 }
 
-/** The fields a filter's conditions name, or undefined when it holds a node evaluated only in SQL. */
+/** Whether `filter` is evaluated over the held columns (else its records are selected in SQL), as far as its form tells. */
+export function evaluatesInMemory(filter: FilterNode, dataset: DatasetDef): boolean {
+  return conditionFields(filter, dataset, new Map())
+}
+
+/** Collects the fields a filter's conditions name into `out`; false when it holds a node evaluated only in SQL. */
 function conditionFields(filter: FilterNode, dataset: DatasetDef, out: Map<string, FieldDef>): boolean {
   switch (filter.kind) {
     case 'MatchAll':
@@ -318,7 +327,8 @@ function conditionFields(filter: FilterNode, dataset: DatasetDef, out: Map<strin
       return false
     case 'Condition': {
       const field = getField(dataset, filter.field)
-      if (!field || !(field.tags || field.column) || !fits(field, filter)) return false
+      // A column is held only when an index (or the link table's) lets it be read grouped without sorting the table.
+      if (!field || !(field.tags || (field.column && (field.indexed || field.facet !== undefined))) || !fits(field, filter)) return false
       out.set(field.name, field)
       return true
     }
@@ -450,12 +460,31 @@ function conditionMask(node: ConditionNode, rows: number, column: Column): Uint8
 }
 
 /**
+ * The records a filter evaluated only in SQL selects (through `foreign`, or on a field not held),
+ * one byte per record: their keys read in one value (`matchingKeysQuery`), the WHERE the count
+ * runs. Undefined when a key is not among the records held (the data changed since).
+ */
+async function selectedBySql(ctx: ExecContext, dataset: DatasetDef, filter: FilterNode, keys: Keys): Promise<Uint8Array | undefined> {
+  const { rows } = await readRows(ctx, matchingKeysQuery(ctx.db, ctx.dialect, { dataset, filter }).compile())
+  const raw = rows[0]?.[0]
+  const ids = raw === null || raw === undefined ? [] : typeof raw === 'string' ? (JSON.parse(raw) as unknown[]) : (raw as unknown[])
+  const mask = new Uint8Array(keys.ids.length)
+  for (const id of ids) {
+    const at = keys.position(Number(id))
+    if (at < 0) return undefined
+    mask[at] = 1
+  }
+  return mask
+}
+
+/**
  * The total and the facets of `fields` over the records `filter` selects, counted in memory; undefined
  * when the filter or a field is not held (then they are counted in SQL).
  */
 export async function facetsInMemory(ctx: ExecContext, dataset: DatasetDef, filter: FilterNode, fields: readonly FieldDef[]): Promise<InMemoryFacets | undefined> {
   const needed = new Map<string, FieldDef>()
-  if (!conditionFields(filter, dataset, needed)) return undefined
+  const evaluated = conditionFields(filter, dataset, needed)
+  if (!evaluated) needed.clear()
   for (const field of fields) {
     const kind = field.type.kind
     if (!field.tags && !(kind === 'string' || kind === 'enum' || kind === 'date' || kind === 'datetime')) return undefined
@@ -464,7 +493,8 @@ export async function facetsInMemory(ctx: ExecContext, dataset: DatasetDef, filt
   const held = await columnsFor(ctx, dataset, [...needed.values()])
   if (!held) return undefined
   const rows = held.ids.length
-  const mask = evaluate(filter, rows, held.columns)
+  const mask = evaluated ? evaluate(filter, rows, held.columns) : await selectedBySql(ctx, dataset, filter, held.keys)
+  if (!mask) return undefined
   let total = 0
   for (let i = 0; i < rows; i++) total += mask[i]!
   const groups = new Map<string, CountedGroups>()

@@ -2,8 +2,8 @@
  * Facets counted in memory (src/execute/facet-columns.ts) against the reference evaluator on the
  * seeded fixture: for generated filters and fields, whenever the in-memory path answers, its total
  * and every group equal the reference's; the share it answers (and of tags conditions, NOT, years)
- * is asserted so the comparison is not vacuous. Filters through `foreign` are left to SQL, and
- * columns read at one data version are never used at another. The PostgreSQL side is in
+ * is asserted so the comparison is not vacuous. A filter through `foreign` selects its records
+ * in SQL and is counted the same; columns read at one data version are never used at another. The PostgreSQL side is in
  * test/postgres/facets.test.ts.
  */
 import fc from 'fast-check'
@@ -13,6 +13,7 @@ import type { FieldDef } from '../../src/catalog/define.js'
 import { sqliteDialect } from '../../src/compile/index.js'
 import type { ExecContext } from '../../src/execute/context.js'
 import { facetsInMemory, forgetFacetColumns } from '../../src/execute/facet-columns.js'
+import { referenceFacets } from '../../src/reference/index.js'
 import { bumpDataVersion, dataVersionSync } from '../../src/store/open.js'
 import { compareInMemory, expectInMemoryNonTrivial, facetCase, newInMemoryOutcomes } from '../support/facet-cases.js'
 import { checked, numRuns, openPropertyContext, type PropertyContext } from '../support/property-context.js'
@@ -35,9 +36,23 @@ it('answers as the reference evaluator does whenever it answers', async () => {
   expectInMemoryNonTrivial(outcomes)
 })
 
-it('leaves filters through foreign to SQL', async () => {
-  const query = checked({ dataset: 'companies', filter: { foreign: { dataset: 'fundings', filter: { series: 'seed' } } } })
-  expect(await facetsInMemory(exec(), query.dataset, query.filter, [query.dataset.fields.stage as FieldDef])).toBeUndefined()
+it('selects the records of a filter through foreign in SQL, and counts them as the reference does', async () => {
+  const query = checked({ dataset: 'companies', filter: { country: 'USA', foreign: { dataset: 'fundings', filter: { series: 'seed' } } } })
+  const fields = ['stage', 'industries', 'last_funding_date'].map((f) => query.dataset.fields[f] as FieldDef)
+  const got = await facetsInMemory(exec(), query.dataset, query.filter, fields)
+  const expected = referenceFacets(query.filter, query.dataset, fields, Number.MAX_SAFE_INTEGER, ctx.snapshot)
+  expect(expected.total).toBeGreaterThan(0)
+  expect(got!.total).toBe(expected.total)
+  for (const f of fields) {
+    expect(Object.fromEntries(got!.groups.get(f.name)!.counts)).toEqual(Object.fromEntries(expected.facets[f.name]!.values.map((v) => [v.value, v.count])))
+    expect(got!.groups.get(f.name)!.missing).toBe(expected.facets[f.name]!.missing)
+  }
+})
+
+it('leaves a facet on a field it does not hold to SQL', async () => {
+  const query = checked({ dataset: 'companies', filter: { country: 'USA' } })
+  // A number field has no facet kind of its own: the in-memory path counts text, enum, date and tags facets only.
+  expect(await facetsInMemory(exec(), query.dataset, query.filter, [query.dataset.fields.employees as FieldDef])).toBeUndefined()
 })
 
 it('never answers from columns read at another data version', async () => {

@@ -15,7 +15,7 @@ import { referenceFacets, type Snapshot } from '../../src/reference/index.js'
 import type { FilterArbitraries, RequestJson } from '../../src/testing/arbitraries.js'
 import { checked } from './property-context.js'
 import type { ExecContext } from '../../src/execute/context.js'
-import { facetsInMemory } from '../../src/execute/facet-columns.js'
+import { evaluatesInMemory, facetsInMemory } from '../../src/execute/facet-columns.js'
 
 export interface FacetCase {
   readonly request: RequestJson
@@ -96,9 +96,12 @@ export interface InMemoryOutcomes {
   negations: number
   tagFacets: number
   years: number
+  foreign: number
+  /** Answered with the filter evaluated over the held columns (the rest selected their records in SQL). */
+  evaluated: number
 }
 
-export const newInMemoryOutcomes = (): InMemoryOutcomes => ({ cases: 0, answered: 0, partial: 0, tagConditions: 0, negations: 0, tagFacets: 0, years: 0 })
+export const newInMemoryOutcomes = (): InMemoryOutcomes => ({ cases: 0, answered: 0, partial: 0, tagConditions: 0, negations: 0, tagFacets: 0, years: 0, foreign: 0, evaluated: 0 })
 
 /**
  * Runs one case through the in-memory facets (`facetsInMemory`) directly; when they answer, the
@@ -124,6 +127,8 @@ export async function compareInMemory(ctx: ExecContext, snapshot: Snapshot, c: F
   const nodes = JSON.stringify(query.filter)
   if (/"operator":"(has_any|has_all|is_empty)"/.test(nodes)) outcomes.tagConditions++
   if (nodes.includes('"kind":"Not"')) outcomes.negations++
+  if (nodes.includes('"kind":"Foreign"')) outcomes.foreign++
+  if (evaluatesInMemory(query.filter, query.dataset)) outcomes.evaluated++
   if (fields.some((f) => f.type.kind === 'tags')) outcomes.tagFacets++
   if (fields.some((f) => f.facet === 'year')) outcomes.years++
 }
@@ -132,6 +137,8 @@ export async function compareInMemory(ctx: ExecContext, snapshot: Snapshot, c: F
 export function expectInMemoryNonTrivial(outcomes: InMemoryOutcomes): void {
   console.info(`in-memory facets: ${JSON.stringify(outcomes)}`)
   expect(outcomes.answered / outcomes.cases, 'the in-memory path must answer a share of the generated cases').toBeGreaterThanOrEqual(0.25)
+  expect(outcomes.foreign, 'filters through foreign must be answered (their records selected in SQL)').toBeGreaterThan(0)
+  expect(outcomes.evaluated / outcomes.cases, 'a share of the filters must be evaluated over the held columns').toBeGreaterThanOrEqual(0.15)
   expect(outcomes.partial / outcomes.answered, 'answered filters must mostly select some but not all records').toBeGreaterThanOrEqual(0.25)
   expect(outcomes.tagConditions, 'answered filters must hold tags conditions').toBeGreaterThan(0)
   expect(outcomes.negations, 'answered filters must hold negations').toBeGreaterThan(0)
