@@ -266,8 +266,8 @@ function storeOf(ctx: ExecContext): Store {
   return fresh
 }
 
-/** The columns of `fields` of `dataset`, read when not held yet; undefined when one cannot be held or the data changed while reading. */
-async function columnsFor(ctx: ExecContext, dataset: DatasetDef, fields: readonly FieldDef[]): Promise<{ ids: Float64Array; keys: Keys; columns: Map<string, Column> } | undefined> {
+/** The columns of `fields` of `dataset`, read when not held yet; null when one cannot be held (too many values), undefined when the data changed while reading. */
+async function columnsFor(ctx: ExecContext, dataset: DatasetDef, fields: readonly FieldDef[]): Promise<{ ids: Float64Array; keys: Keys; columns: Map<string, Column> } | null | undefined> {
   const store = storeOf(ctx)
   const known = store.datasets.get(dataset.name)
   const held: DatasetColumns = known ?? { keys: keysOf(new Float64Array(0)), fields: new Map() }
@@ -305,7 +305,7 @@ async function columnsFor(ctx: ExecContext, dataset: DatasetDef, fields: readonl
     }
     if (stores.get(ctx.db) === store) store.datasets.set(dataset.name, held)
   }
-  return complete ? { ids: held.keys.ids, keys: held.keys, columns } : undefined
+  return complete ? { ids: held.keys.ids, keys: held.keys, columns } : null
 }
 
 /** Whether `filter` is evaluated over the held columns (else its records are selected in SQL), as far as its form tells. */
@@ -482,18 +482,22 @@ async function selectedBySql(ctx: ExecContext, dataset: DatasetDef, filter: Filt
  * when the filter or a field is not held (then they are counted in SQL).
  */
 export async function facetsInMemory(ctx: ExecContext, dataset: DatasetDef, filter: FilterNode, fields: readonly FieldDef[]): Promise<InMemoryFacets | undefined> {
-  const needed = new Map<string, FieldDef>()
-  const evaluated = conditionFields(filter, dataset, needed)
-  if (!evaluated) needed.clear()
   for (const field of fields) {
     const kind = field.type.kind
     if (!field.tags && !(kind === 'string' || kind === 'enum' || kind === 'date' || kind === 'datetime')) return undefined
-    needed.set(field.name, field)
   }
-  const held = await columnsFor(ctx, dataset, [...needed.values()])
+  const held = await columnsFor(ctx, dataset, fields)
   if (!held) return undefined
   const rows = held.ids.length
-  const mask = evaluated ? evaluate(filter, rows, held.columns) : await selectedBySql(ctx, dataset, filter, held.keys)
+  // The filter over held columns when it can be; else (or when one of its columns has too many values to hold) selected in SQL.
+  const needed = new Map<string, FieldDef>()
+  let mask: Uint8Array | undefined
+  if (conditionFields(filter, dataset, needed)) {
+    const filterColumns = await columnsFor(ctx, dataset, [...needed.values()])
+    if (filterColumns === undefined) return undefined
+    if (filterColumns !== null) mask = evaluate(filter, rows, filterColumns.columns)
+  }
+  mask ??= await selectedBySql(ctx, dataset, filter, held.keys)
   if (!mask) return undefined
   let total = 0
   for (let i = 0; i < rows; i++) total += mask[i]!
