@@ -120,20 +120,19 @@ async function exportRss(): Promise<ExportMemory> {
   let anonFirstHalf = anonPeak
   let filePeak = kindsAtStart?.file ?? NaN
   let lines = 0
+  // Sampled at every chunk read (one batch of records): the read loop may never yield to timers.
   const sample = () => {
     const m = process.memoryUsage()
     peak = Math.max(peak, m.rss)
     heapPeak = Math.max(heapPeak, m.heapUsed)
     if (lines < half) firstHalf = Math.max(firstHalf, m.rss)
-  }
-  const timer = setInterval(() => {
-    sample()
     const kinds = residentByKind()
     if (!kinds) return
     anonPeak = Math.max(anonPeak, kinds.anon)
     filePeak = Math.max(filePeak, kinds.file)
     if (lines < half) anonFirstHalf = Math.max(anonFirstHalf, kinds.anon)
-  }, 20)
+  }
+  const timer = setInterval(sample, 20)
   const t0 = process.hrtime.bigint()
   const res = await app.fetch(new Request(`http://bench/queries/${allId}/export?key=${key.ok ? key.value.key : ''}`))
   const reader = res.body!.getReader()
