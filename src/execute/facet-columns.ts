@@ -159,32 +159,33 @@ class Dictionary<V extends Scalar> {
   }
 }
 
-/** The primary keys of a dataset ascending, and each key's position among them (-1: not a record). */
+/** How many records a dataset has, and each primary key's position among their keys in ascending order (-1: not a record). */
 interface Keys {
-  readonly ids: Float64Array
+  readonly count: number
   position(id: number): number
 }
 
 function keysOf(ids: Float64Array): Keys {
+  const count = ids.length
   const first = ids[0] ?? 0
-  // Keys 1..n (the generated and most loaded data): a key's position is its offset from the first.
-  const dense = ids.length === 0 || ids[ids.length - 1] === first + ids.length - 1
+  // Keys first..first + n - 1 (generated and most loaded data): a key's position is its offset, and the keys need not be kept.
+  if (count === 0 || ids[count - 1] === first + count - 1) {
+    return { count, position: (id) => (Number.isInteger(id) && id >= first && id - first < count ? id - first : -1) }
+  }
   return {
-    ids,
-    position: dense
-      ? (id) => (Number.isInteger(id) && id >= first && id - first < ids.length ? id - first : -1)
-      : (id) => {
-          let lo = 0
-          let hi = ids.length - 1
-          while (lo <= hi) {
-            const mid = (lo + hi) >>> 1
-            const at = ids[mid]!
-            if (at === id) return mid
-            if (at < id) lo = mid + 1
-            else hi = mid - 1
-          }
-          return -1
-        },
+    count,
+    position: (id) => {
+      let lo = 0
+      let hi = count - 1
+      while (lo <= hi) {
+        const mid = (lo + hi) >>> 1
+        const at = ids[mid]!
+        if (at === id) return mid
+        if (at < id) lo = mid + 1
+        else hi = mid - 1
+      }
+      return -1
+    },
   }
 }
 
@@ -203,7 +204,7 @@ async function readIds(ctx: ExecContext, dataset: DatasetDef): Promise<Float64Ar
 
 async function readScalar(ctx: ExecContext, dataset: DatasetDef, field: FieldDef, keys: Keys): Promise<ScalarColumn | null> {
   const dictionary = new Dictionary<Scalar>()
-  const codes = new Uint32Array(keys.ids.length)
+  const codes = new Uint32Array(keys.count)
   let assigned = 0
   let unknown = false
   await groupsOf(ctx, dataset.table, field.column!, primaryKeyColumn(dataset), (raw, ids) => {
@@ -222,7 +223,7 @@ async function readScalar(ctx: ExecContext, dataset: DatasetDef, field: FieldDef
     return true
   })
   if (dictionary.overflow) return null
-  if (unknown || assigned !== keys.ids.length) throw new Changed()
+  if (unknown || assigned !== keys.count) throw new Changed()
   const { values, remap } = dictionary.sorted()
   for (let i = 0; i < codes.length; i++) codes[i] = remap[codes[i]!]!
   return { kind: 'scalar', codes: narrow(codes, values.length), values }
@@ -231,7 +232,7 @@ async function readScalar(ctx: ExecContext, dataset: DatasetDef, field: FieldDef
 async function readTags(ctx: ExecContext, field: FieldDef, keys: Keys): Promise<TagsColumn | null> {
   const tags = field.tags!
   const dictionary = new Dictionary<string>()
-  const perRow = new Uint32Array(keys.ids.length + 1)
+  const perRow = new Uint32Array(keys.count + 1)
   const groups: { code: number; at: Int32Array }[] = []
   await groupsOf(ctx, tags.table, tags.valueColumn, tags.ownerColumn, (raw, owners) => {
     const code = dictionary.code(String(raw))
@@ -246,8 +247,8 @@ async function readTags(ctx: ExecContext, field: FieldDef, keys: Keys): Promise<
   const { values, remap } = dictionary.sorted()
   const offsets = perRow
   for (let i = 1; i < offsets.length; i++) offsets[i]! += offsets[i - 1]!
-  const fill = offsets.slice(0, keys.ids.length)
-  const codes = new Uint32Array(offsets[keys.ids.length]!)
+  const fill = offsets.slice(0, keys.count)
+  const codes = new Uint32Array(offsets[keys.count]!)
   for (const { code, at } of groups) {
     const final = remap[code]! - 1
     for (const p of at) if (p >= 0) codes[fill[p]!++] = final
@@ -267,7 +268,7 @@ function storeOf(ctx: ExecContext): Store {
 }
 
 /** The columns of `fields` of `dataset`, read when not held yet; null when one cannot be held (too many values), undefined when the data changed while reading. */
-async function columnsFor(ctx: ExecContext, dataset: DatasetDef, fields: readonly FieldDef[]): Promise<{ ids: Float64Array; keys: Keys; columns: Map<string, Column> } | null | undefined> {
+async function columnsFor(ctx: ExecContext, dataset: DatasetDef, fields: readonly FieldDef[]): Promise<{ keys: Keys; columns: Map<string, Column> } | null | undefined> {
   const store = storeOf(ctx)
   const known = store.datasets.get(dataset.name)
   const held: DatasetColumns = known ?? { keys: keysOf(new Float64Array(0)), fields: new Map() }
@@ -305,7 +306,7 @@ async function columnsFor(ctx: ExecContext, dataset: DatasetDef, fields: readonl
     }
     if (stores.get(ctx.db) === store) store.datasets.set(dataset.name, held)
   }
-  return complete ? { ids: held.keys.ids, keys: held.keys, columns } : null
+  return complete ? { keys: held.keys, columns } : null
 }
 
 /** Whether `filter` is evaluated over the held columns (else its records are selected in SQL), as far as its form tells. */
@@ -468,7 +469,7 @@ async function selectedBySql(ctx: ExecContext, dataset: DatasetDef, filter: Filt
   const { rows } = await readRows(ctx, matchingKeysQuery(ctx.db, ctx.dialect, { dataset, filter }).compile())
   const raw = rows[0]?.[0]
   const ids = raw === null || raw === undefined ? [] : typeof raw === 'string' ? (JSON.parse(raw) as unknown[]) : (raw as unknown[])
-  const mask = new Uint8Array(keys.ids.length)
+  const mask = new Uint8Array(keys.count)
   for (const id of ids) {
     const at = keys.position(Number(id))
     if (at < 0) return undefined
@@ -488,7 +489,7 @@ export async function facetsInMemory(ctx: ExecContext, dataset: DatasetDef, filt
   }
   const held = await columnsFor(ctx, dataset, fields)
   if (!held) return undefined
-  const rows = held.ids.length
+  const rows = held.keys.count
   // The filter over held columns when it can be; else (or when one of its columns has too many values to hold) selected in SQL.
   const needed = new Map<string, FieldDef>()
   let mask: Uint8Array | undefined
