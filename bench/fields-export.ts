@@ -7,10 +7,12 @@
  *   against a hand-written better-sqlite3 iterate-and-write of the same records (the same columns
  *   and tag lists, one sorted statement, `JSON.stringify` per row), both to a sink that drops bytes;
  * - RSS growth while GET /queries/:id/export streams every company through the app (in-process;
- *   `--rss-only` measures it alone in a fresh process, where earlier work cannot hide it).
+ *   `--rss-only` measures it alone in a fresh process, where earlier work cannot hide it), the
+ *   anonymous part apart from the pages of the database file SQLite maps (Linux).
  *
  * Each run reports the ratio measured within it; the summary gives the median and the range.
  */
+import { readFileSync } from 'node:fs'
 import { Writable } from 'node:stream'
 import { datasets } from '../src/catalog/index.js'
 import type { FieldDef } from '../src/catalog/define.js'
@@ -68,33 +70,94 @@ const key = await createApiKey(vdb, { plan: 'full', quota: 1_000_000_000, period
 if (!key.ok) throw new Error('key')
 const app = createApp(engine)
 
-/** RSS growth (max sampled minus start, MB) while the app streams every company as NDJSON, and the rows/s. */
-async function exportRss(): Promise<{ mb: number; rowsPerS: number; retainedMb: number }> {
+/** Resident memory of this process by kind (MB), Linux: anonymous (heap, buffers, SQLite's page cache) and file-backed (the mapped database file). */
+function residentByKind(): { anon: number; file: number } | undefined {
+  try {
+    const status = readFileSync('/proc/self/status', 'utf8')
+    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN)
+    return { anon: kb('RssAnon') / 1024, file: kb('RssFile') / 1024 }
+  } catch {
+    return undefined
+  }
+}
+
+interface ExportMemory {
+  /** Growth of the peak RSS over the start, MB: anonymous and file-backed together. */
+  readonly mb: number
+  readonly rowsPerS: number
+  /** Heap still in use after a full GC, over the start. */
+  readonly retainedMb: number
+  /** Growth of the peak RSS over the first half of the rows. */
+  readonly firstHalfMb: number
+  /** Growth of the peak heap in use. */
+  readonly heapPeakMb: number
+  /** Growth of the peak anonymous RSS, and of the peak over the first half of the rows (NaN off Linux). */
+  readonly anonMb: number
+  readonly anonFirstHalfMb: number
+  /** Growth of the peak file-backed RSS: pages of the mapped database file, which the kernel may drop. */
+  readonly fileMb: number
+}
+
+/**
+ * RSS growth while the app streams every company as NDJSON, and the rows/s. Whether growth is
+ * held memory or not: the anonymous part (heap, buffers, SQLite's page cache) apart from the
+ * file-backed part (the database file mapped by SQLite, `mmap_size`, which a full export reads
+ * whole), the peak of the first half of the rows against the whole (a leak or a missing
+ * backpressure keeps climbing, garbage plateaus), the peak heap in use, and the heap still held
+ * after a full GC.
+ */
+async function exportRss(): Promise<ExportMemory> {
   globalThis.gc?.()
   const start = process.memoryUsage().rss
   const heapAtStart = process.memoryUsage().heapUsed
+  const kindsAtStart = residentByKind()
+  const expected = await vdb.db.selectFrom('companies').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+  const half = Number(expected.n) / 2
   let peak = start
-  const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss) }, 20)
+  let firstHalf = start
+  let heapPeak = heapAtStart
+  let anonPeak = kindsAtStart?.anon ?? NaN
+  let anonFirstHalf = anonPeak
+  let filePeak = kindsAtStart?.file ?? NaN
+  let lines = 0
+  // Sampled at every chunk read (one batch of records): the read loop may never yield to timers.
+  const sample = () => {
+    const m = process.memoryUsage()
+    peak = Math.max(peak, m.rss)
+    heapPeak = Math.max(heapPeak, m.heapUsed)
+    if (lines < half) firstHalf = Math.max(firstHalf, m.rss)
+    const kinds = residentByKind()
+    if (!kinds) return
+    anonPeak = Math.max(anonPeak, kinds.anon)
+    filePeak = Math.max(filePeak, kinds.file)
+    if (lines < half) anonFirstHalf = Math.max(anonFirstHalf, kinds.anon)
+  }
+  const timer = setInterval(sample, 20)
   const t0 = process.hrtime.bigint()
   const res = await app.fetch(new Request(`http://bench/queries/${allId}/export?key=${key.ok ? key.value.key : ''}`))
   const reader = res.body!.getReader()
-  let lines = 0
   for (;;) {
     const { done, value } = await reader.read()
     if (done) break
     for (const b of value) if (b === 10) lines++
-    peak = Math.max(peak, process.memoryUsage().rss)
+    sample()
   }
   clearInterval(timer)
   // What stays once the garbage is collected: growth of the peak that is only uncollected garbage is not retained.
   globalThis.gc?.()
-  return { mb: (peak - start) / 1e6, rowsPerS: lines / (ms(t0) / 1000), retainedMb: (process.memoryUsage().heapUsed - heapAtStart) / 1e6 }
+  return {
+    mb: (peak - start) / 1e6, rowsPerS: lines / (ms(t0) / 1000), retainedMb: (process.memoryUsage().heapUsed - heapAtStart) / 1e6,
+    firstHalfMb: (firstHalf - start) / 1e6, heapPeakMb: (heapPeak - heapAtStart) / 1e6,
+    anonMb: anonPeak - (kindsAtStart?.anon ?? NaN), anonFirstHalfMb: anonFirstHalf - (kindsAtStart?.anon ?? NaN), fileMb: filePeak - (kindsAtStart?.file ?? NaN),
+  }
 }
 
 // `--rss-only`: only the HTTP export, in a process that did nothing else first, so that its growth is not hidden by earlier work.
 if (process.argv.includes('--rss-only')) {
   const streamed = await exportRss()
-  console.log(`HTTP export of every company: ${streamed.rowsPerS.toFixed(0)} rows/s, RSS growth ${streamed.mb.toFixed(1)} MB, heap retained after GC ${streamed.retainedMb.toFixed(1)} MB`)
+  console.log(`HTTP export of every company: ${streamed.rowsPerS.toFixed(0)} rows/s, RSS growth ${streamed.mb.toFixed(1)} MB `
+    + `(first half of the rows ${streamed.firstHalfMb.toFixed(1)} MB); anonymous ${streamed.anonMb.toFixed(1)} MB (first half ${streamed.anonFirstHalfMb.toFixed(1)} MB), `
+    + `file-backed ${streamed.fileMb.toFixed(1)} MB; heap in use at most ${streamed.heapPeakMb.toFixed(1)} MB over the start, retained after GC ${streamed.retainedMb.toFixed(1)} MB`)
   await engine.close()
   vdb.sqlite.close()
   process.exit(0)
@@ -103,6 +166,7 @@ if (process.argv.includes('--rss-only')) {
 const pageRatios: number[] = []
 const exportRatios: number[] = []
 const rss: number[] = []
+const anon: number[] = []
 for (let run = 1; run <= runs; run++) {
   const full = await pages()
   const three = await pages('name,website,stage')
@@ -117,14 +181,15 @@ for (let run = 1; run <= runs; run++) {
   pageRatios.push(three / full)
   exportRatios.push((rows / oursMs) / (rows / theirsMs))
   rss.push(streamed.mb)
+  anon.push(streamed.anonMb)
   console.log(`run ${run}: page full ${full.toFixed(2)} ms, 3 fields ${three.toFixed(2)} ms (x${(three / full).toFixed(2)}); `
     + `export ${(rows / oursMs * 1000).toFixed(0)} rows/s vs hand-written ${(rows / theirsMs * 1000).toFixed(0)} rows/s (x${((rows / oursMs) / (rows / theirsMs)).toFixed(2)}); `
-    + `HTTP export ${streamed.rowsPerS.toFixed(0)} rows/s, RSS growth ${streamed.mb.toFixed(1)} MB`)
+    + `HTTP export ${streamed.rowsPerS.toFixed(0)} rows/s, RSS growth ${streamed.mb.toFixed(1)} MB (anonymous ${streamed.anonMb.toFixed(1)} MB, file-backed ${streamed.fileMb.toFixed(1)} MB, heap peak +${streamed.heapPeakMb.toFixed(1)} MB, retained ${streamed.retainedMb.toFixed(1)} MB)`)
 }
 const range = (xs: number[], d = 2) => `median ${median(xs).toFixed(d)}, range ${Math.min(...xs).toFixed(d)}-${Math.max(...xs).toFixed(d)}`
 console.log(`\n${runs} runs at ${file}:`)
 console.log(`3-field page / full page: ${range(pageRatios)}`)
 console.log(`export rows/s / hand-written rows/s: ${range(exportRatios)}`)
-console.log(`RSS growth during a full HTTP export (MB): ${range(rss, 1)}`)
+console.log(`RSS growth during a full HTTP export (MB): ${range(rss, 1)}; anonymous RSS growth: ${range(anon, 1)}`)
 await engine.close()
 vdb.sqlite.close()

@@ -46,3 +46,18 @@ export function facetQuery(db: Kysely<any>, dialect: SqlDialect, checked: Pick<C
   if (where) q = q.where(where)
   return q.select([value.as('value'), sql<number>`count(*)`.as('count')]).groupBy(value) as SelectQueryBuilder<any, any, FacetRow>
 }
+
+/**
+ * The primary keys of the filtered records of `checked` as one value: a JSON array on SQLite
+ * (`json_group_array`), an array on PostgreSQL (`array_agg`; NULL when none), for facets counted
+ * in memory over a filter they cannot evaluate themselves (`execute/facet-columns.ts`). The same
+ * WHERE and sets as the count.
+ */
+export function matchingKeysQuery(db: Kysely<any>, dialect: SqlDialect, checked: Pick<CheckedQuery, 'dataset' | 'filter'>): SelectQueryBuilder<any, any, { keys: unknown }> {
+  const { dataset } = checked
+  const { where, sets } = compileWhere(checked.filter, dataset, dialect)
+  const key = sql.ref(`${ROOT_ALIAS}.${primaryKeyColumn(dataset)}`)
+  const keys = dialect.name === 'sqlite' ? sql<unknown>`json_group_array(${key})` : sql<unknown>`array_agg(${key})`
+  const q = withSets(db, sets).selectFrom(`${dataset.table} as ${ROOT_ALIAS}`).select(keys.as('keys'))
+  return (where ? q.where(where) : q) as SelectQueryBuilder<any, any, { keys: unknown }>
+}

@@ -69,6 +69,15 @@ export interface QueryPlan {
    */
   probeQuery(db: Kysely<any>, limit: number): SelectQueryBuilder<any, any, { count: number | string | bigint }>
   /**
+   * `select count(*) from (select 1 from (select <filter> as hit from <table> t0 indexed by <sort
+   * index> order by <keys> limit <reads>) where hit limit <hits>)`: how many of the first `reads`
+   * rows in sort order match, counted up to `hits`, reading no further than the `hits`-th match. A
+   * walk of the sort index that finds `hits` matches within `reads` rows is the plan to take, and
+   * this tells so for the cost of that walk (execute/counts.ts, `probedMatches`). Only where the
+   * dialect names the index a walk reads (`SqlDialect.walkFrom`); undefined otherwise.
+   */
+  readonly walkProbeQuery?: (db: Kysely<any>, reads: number, hits: number) => SelectQueryBuilder<any, any, { count: number | string | bigint }>
+  /**
    * For a filter that is a top-level `foreign` with `match: none`: the count of the records it does
    * NOT select (those with a related match, the `any` of the same inner filter, as a set), so that
    * the total is the table's row count minus it (`execute/counts.ts`). `none` and `any` of one inner
@@ -170,6 +179,15 @@ export function planQuery(checked: Pick<CheckedQuery, 'dataset' | 'filter' | 'so
       const some = from(db, false, false).select(sql<number>`1`.as('one')).limit(limit)
       return withSets(db, filterFor(false).sets).selectFrom(some.as('probe')).select(sql<number>`count(*)`.as('count'))
     },
+    ...(canWalkSortIndex && dialect.walkFrom && where ? {
+      walkProbeQuery(db: Kysely<any>, reads: number, hits: number) {
+        const f = filterFor(false)
+        const table = walkIndex ? dialect.walkFrom!(dataset.table, ROOT_ALIAS, walkIndex) : `${dataset.table} as ${ROOT_ALIAS}`
+        const walked = applyOrder(db.selectFrom(table as `${string} as ${string}`).select(sql<SqlBool>`${f.where!}`.as('hit')), keys, dialect).limit(reads)
+        const matched = db.selectFrom(walked.as('walked')).select(sql<number>`1`.as('one')).where(sql<SqlBool>`${sql.ref('walked.hit')}`).limit(hits)
+        return withSets(db, f.sets).selectFrom(matched.as('probe')).select(sql<number>`count(*)`.as('count'))
+      },
+    } : {}),
     ...(ownerCount ? { ownerCount } : {}),
     ...(splitCount ? { splitCount } : {}),
     ...(complement ? { complementCount: (db: Kysely<any>) => complementFrom(db, complement).select(sql<number>`count(*)`.as('count')) } : {}),

@@ -10,6 +10,7 @@ import type { FieldDef } from '../catalog/define.js'
 import type { CheckedQuery } from '../check/checked.js'
 import { facetQuery } from '../compile/facets.js'
 import type { ExecContext } from './context.js'
+import { facetsInMemory } from './facet-columns.js'
 import { readRows } from './statements.js'
 
 /** One value of a facet and the number of records holding it. */
@@ -68,26 +69,49 @@ async function countGroups(ctx: ExecContext, checked: Pick<CheckedQuery, 'datase
   return Object.freeze({ ranked: Object.freeze(rankFacetValues(values)), missing })
 }
 
+/** The facets of a query, and its total when they were counted in memory (with it, in the same pass). */
+export interface CountedFacets {
+  readonly facets: Record<string, Facet>
+  readonly total?: number
+}
+
 /**
  * The facets of a checked query (`queryId` its content-addressed id), each field counted once per
- * data version and connection.
+ * data version and connection: the fields not remembered counted together in memory when the
+ * filter and fields allow it (`facet-columns.ts`), else one `GROUP BY` each.
  */
 export async function cachedFacets(
   ctx: ExecContext, checked: Pick<CheckedQuery, 'dataset' | 'filter'>, queryId: string, fields: readonly FieldDef[], limit: number,
-): Promise<Record<string, Facet>> {
+): Promise<CountedFacets> {
   const memory = memoryOf(ctx.db)
+  const keyOf = (field: FieldDef) => `${ctx.dataVersion}\u0000${queryId}\u0000${field.name}`
+  const remember = (field: FieldDef, groups: Groups) => {
+    if (memory.size >= MAX_REMEMBERED_FACETS) memory.delete(memory.keys().next().value!)
+    memory.set(keyOf(field), groups)
+  }
+  const missing = fields.filter((f) => !memory.has(keyOf(f)))
+  let total: number | undefined
+  if (missing.length > 0) {
+    const counted = await facetsInMemory(ctx, checked.dataset, checked.filter, missing)
+    if (counted) {
+      total = counted.total
+      for (const field of missing) {
+        const g = counted.groups.get(field.name)!
+        const values = [...g.counts].map(([value, count]) => Object.freeze({ value, count }))
+        remember(field, Object.freeze({ ranked: Object.freeze(rankFacetValues(values)), missing: g.missing }))
+      }
+    }
+  }
   const out: Record<string, Facet> = {}
   for (const field of fields) {
-    const key = `${ctx.dataVersion}\u0000${queryId}\u0000${field.name}`
-    let groups = memory.get(key)
+    let groups = memory.get(keyOf(field))
     if (groups === undefined) {
       groups = await countGroups(ctx, checked, field)
-      if (memory.size >= MAX_REMEMBERED_FACETS) memory.delete(memory.keys().next().value!)
-      memory.set(key, groups)
+      remember(field, groups)
     }
     out[field.name] = topOf(groups, limit)
   }
-  return Object.freeze(out)
+  return total === undefined ? { facets: Object.freeze(out) } : { facets: Object.freeze(out), total }
 }
 
 /** Forgets the facets kept in memory for `db` (benchmarks of first counts start cold this way). */

@@ -32,7 +32,7 @@ import { checkFacets } from '../check/facets.js'
 import { cachedFacets, type Facet } from './facets.js'
 
 export type { Facet } from './facets.js'
-import { cachedTotal, datasetRows, knownTotal, probedMatches, rememberedTotal, versionAndKnownTotal, versionTotalAndStored, type VersionAndTotal } from './counts.js'
+import { cachedTotal, datasetRows, knownTotal, probedMatches, rememberCountedTotal, rememberedTotal, versionAndKnownTotal, versionTotalAndStored, type VersionAndTotal } from './counts.js'
 import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './cursor.js'
 import { fetchPage } from './run.js'
 import type { ResultRecord } from './records.js'
@@ -373,7 +373,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     const { ctx, lookedUp } = await contextAndTotal(plan, id, preRead)
     const known = plan.where === undefined ? await knownTotal(ctx, id) : lookedUp!.total ?? rememberedTotal(ctx, id)
     // Without a total, a bounded probe of the matches still lets the keys query walk the sort index.
-    const matches = known === undefined && plan.canWalkSortIndex ? await probedMatches(ctx, plan, page * perPage) : known
+    const matches = known === undefined && plan.canWalkSortIndex ? await probedMatches(ctx, plan, id, page * perPage) : known
     const fetched = await pageByCursor(ctx, plan, { queryId: id, page, perPage, matches, selection }, paging)
     return Object.freeze({
       query: Object.freeze({ query_id: id, dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort, query_version: version }),
@@ -389,9 +389,12 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     if (!facets.ok) return facets
     const plan = planOf(checked)
     const { ctx, lookedUp } = await contextAndTotal(plan, queryId)
-    const total = await cachedTotal(ctx, plan, queryId, lookedUp)
+    // Facets counted in memory count the total in the same pass: then it is not counted in SQL too.
     const counted = await cachedFacets(ctx, checked, queryId, facets.value.fields, facets.value.limit)
-    return ok(Object.freeze({ dataset: canonical.dataset, query_id: queryId, total, facets: counted }))
+    const total = counted.total !== undefined && lookedUp?.total === undefined && rememberedTotal(ctx, queryId) === undefined
+      ? rememberCountedTotal(ctx, queryId, counted.total)
+      : await cachedTotal(ctx, plan, queryId, lookedUp)
+    return ok(Object.freeze({ dataset: canonical.dataset, query_id: queryId, total, facets: counted.facets }))
   }
 
   /** A stored query's plan and the page asked for, validated (page() and pageWithoutTotal()). */

@@ -10,6 +10,13 @@ import type { Kysely } from 'kysely'
 const counts = new WeakMap<Kysely<any>, Map<string, number>>()
 const totals = new WeakMap<Kysely<any>, Map<string, number>>()
 const latest = new WeakMap<Kysely<any>, Map<string, number>>()
+const probes = new WeakMap<Kysely<any>, Map<string, ProbedMatches>>()
+
+/** Matches counted up to a bound: all of them when `counted < bound`. */
+export interface ProbedMatches {
+  readonly counted: number
+  readonly bound: number
+}
 
 function mapOf(store: WeakMap<Kysely<any>, Map<string, number>>, db: Kysely<any>): Map<string, number> {
   let cache = store.get(db)
@@ -43,14 +50,26 @@ export function rememberedTotals(db: Kysely<any>): Map<string, number> {
   return mapOf(totals, db)
 }
 
-/** Forgets the totals kept in memory for `db` (benchmarks of first counts empty the cache this way too). */
+/**
+ * Matches of queries counted up to a bound (`execute/counts.ts`, `probedMatches`), keyed by data
+ * version and query id: a page without its total steers by them again without a probe.
+ */
+export function rememberedProbes(db: Kysely<any>): Map<string, ProbedMatches> {
+  let cache = probes.get(db)
+  if (!cache) probes.set(db, (cache = new Map()))
+  return cache
+}
+
+/** Forgets the totals and probed bounds kept in memory for `db` (benchmarks of first counts empty the cache this way too). */
 export function forgetRememberedTotals(db: Kysely<any>): void {
   totals.delete(db)
+  probes.delete(db)
 }
 
 /** Forgets every remembered count and total of `db` (its rows were replaced). */
 export function forgetRowCounts(db: Kysely<any>): void {
   counts.delete(db)
   totals.delete(db)
+  probes.delete(db)
   latest.delete(db)
 }

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngine, type Engine } from '../../src/engine.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import type { SqliteVentureDb } from '../../src/store/open.js'
+import { rememberedProbes } from '../../src/store/row-counts.js'
 
 let dir: string
 let vdb: SqliteVentureDb
@@ -79,5 +80,42 @@ describe.each(['pool', 'inline'])('pageWithoutTotal (%s)', (kind) => {
       expect(a.ok).toBe(false)
       expect(a).toEqual(await engine.page(stored.value.query_id, paging))
     }
+  })
+})
+
+describe('the probe that steers a page without total', () => {
+  it('is remembered per data version and query, and probed again when a page needs a larger bound', async () => {
+    const engine = engines.inline!
+    const stored = await engine.store({ dataset: 'companies', filter: { country: 'USA' } })
+    if (!stored.ok) throw new Error(JSON.stringify(stored.issues))
+    const id = stored.value.query_id
+    const version = Number(vdb.sqlite.prepare(`select value from meta where key = 'data_version'`).pluck().get() ?? 0)
+    const key = `${version}\u0000${id}`
+    const probes = rememberedProbes(vdb.db)
+    probes.delete(key)
+    vdb.sqlite.prepare('delete from query_totals where query_id = ?').run(id)
+    const page = async (n: number) => {
+      const r = await engine.pageWithoutTotal(id, { page: n, per_page: 10 })
+      if (!r.ok) throw new Error(JSON.stringify(r.issues))
+      return r.value.results.map((x) => x.id)
+    }
+    const first = await page(1)
+    expect(first).toHaveLength(10)
+    const probed = probes.get(key)
+    expect(probed).toBeDefined()
+    expect(probed!.bound).toBeGreaterThan(1)
+    // A bound at least as large as the page needs is used as it is (a probe would overwrite it).
+    const marker = { counted: probed!.bound + 7, bound: probed!.bound }
+    probes.set(key, marker)
+    expect(await page(1)).toEqual(first)
+    expect(probes.get(key)).toBe(marker)
+    // A lower bound below what page 1 needs is probed again.
+    probes.set(key, { counted: 2, bound: 1 })
+    expect(await page(1)).toEqual(first)
+    expect(probes.get(key)).toEqual(probed)
+    // Steering never changes the records: the counted pages agree.
+    const counted = await engine.page(id, { page: 1, per_page: 10 })
+    if (!counted.ok) throw new Error('page')
+    expect(counted.value.results.map((x) => x.id)).toEqual(first)
   })
 })

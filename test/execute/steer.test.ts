@@ -159,3 +159,35 @@ describe('the walk factor of a filter', () => {
     expect(prefersSortWalk({ canWalkSortIndex: true, walkFactor: UNINDEXABLE_WALK_FACTOR }, s)).toBe(true)
   })
 })
+
+describe('the walk probe', () => {
+  // The matches among the first `reads` rows in sort order, up to `hits`: counted here from the unfiltered order and the filter's ids.
+  it('counts the matches among the first rows of the sort order, up to a number of hits', async () => {
+    let checkedCases = 0
+    for (const k of CASES) {
+      const q = checked(k.dataset, k.filter, k.sort.map(([f, d]) => [f, d] as [string, 'asc' | 'desc']))
+      const plan = planQuery(q, sqliteDialect)
+      if (!plan.walkProbeQuery) continue
+      const everything = planQuery(checked(k.dataset, { kind: 'MatchAll', path: '' } as FilterNode, k.sort.map(([f, d]) => [f, d] as [string, 'asc' | 'desc'])), sqliteDialect)
+      const pk = everything.keys[everything.keys.length - 1]!.alias
+      const order = (await everything.keysQuery(ctx.db, { limit: 100_000 }).execute()).map((r) => Number(r[pk]))
+      const matching = new Set((await plan.keysQuery(ctx.db, { limit: 100_000 }).execute()).map((r) => Number(r[pk])))
+      expect(matching.size).toBeGreaterThan(0)
+      for (const reads of [1, 17, 100, 450]) {
+        for (const hits of [1, 5, 50]) {
+          const expected = Math.min(hits, order.slice(0, reads).filter((id) => matching.has(id)).length)
+          const row = await plan.walkProbeQuery(ctx.db, reads, hits).executeTakeFirstOrThrow()
+          expect(Number(row.count), `${k.name}: ${reads} reads, ${hits} hits`).toBe(expected)
+          checkedCases++
+        }
+      }
+    }
+    expect(checkedCases).toBeGreaterThan(50)
+  })
+  it('exists only where a walk names its index, and with a filter', () => {
+    const q = checked('companies', c('country', 'eq', 'USA', p), [['svc_score', 'desc']])
+    expect(planQuery(q, sqliteDialect).walkProbeQuery).toBeDefined()
+    expect(planQuery(q, postgresDialect).walkProbeQuery).toBeUndefined()
+    expect(planQuery(checked('companies', { kind: 'MatchAll', path: '' } as FilterNode, [['svc_score', 'desc']]), sqliteDialect).walkProbeQuery).toBeUndefined()
+  })
+})

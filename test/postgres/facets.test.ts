@@ -2,7 +2,8 @@
  * @module Facets on PostgreSQL: the fixture copied with copyToPostgres, generated facet requests
  * (test/support/facet-cases.ts), and the engine on PostgreSQL must answer as the reference
  * evaluator does and exactly as the engine on SQLite does (counts, ranking, ties by value, other,
- * missing), with the share of non-trivial cases asserted as on SQLite.
+ * missing), with the share of non-trivial cases asserted as on SQLite; the same for the facets
+ * counted in memory from the PostgreSQL tables (src/execute/facet-columns.ts).
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, expect, it } from 'vitest'
@@ -12,7 +13,9 @@ import { copyToPostgres } from '../../src/store/copy.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import type { PostgresVentureDb, SqliteVentureDb } from '../../src/store/open.js'
 import { filterArbitraries, type FilterArbitraries } from '../../src/testing/arbitraries.js'
-import { compareWithReference, expectNonTrivial, facetCase, newOutcomes } from '../support/facet-cases.js'
+import { postgresDialect } from '../../src/compile/index.js'
+import { dataVersion } from '../../src/store/open.js'
+import { compareInMemory, compareWithReference, expectInMemoryNonTrivial, expectNonTrivial, facetCase, newInMemoryOutcomes, newOutcomes } from '../support/facet-cases.js'
 import { numRuns } from '../support/num-runs.js'
 import { testSchema, type TestSchema } from './support.js'
 
@@ -53,6 +56,16 @@ it('facets on PostgreSQL equal the reference evaluator\'s and SQLite\'s', async 
     { numRuns: numRuns(80) },
   )
   expectNonTrivial(outcomes)
+})
+
+it('facets counted in memory from PostgreSQL equal the reference evaluator\'s whenever they answer', async () => {
+  const outcomes = newInMemoryOutcomes()
+  const exec = { db: target.db, dialect: postgresDialect, dataVersion: await dataVersion(target) }
+  await fc.assert(
+    fc.asyncProperty(facetCase(arbs), async (c) => compareInMemory(exec, snapshot, c, outcomes)),
+    { numRuns: numRuns(120) },
+  )
+  expectInMemoryNonTrivial(outcomes)
 })
 
 it('a facet request on a stored query answers the same on both backends', async () => {

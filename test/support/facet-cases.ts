@@ -14,6 +14,8 @@ import type { Engine } from '../../src/engine.js'
 import { referenceFacets, type Snapshot } from '../../src/reference/index.js'
 import type { FilterArbitraries, RequestJson } from '../../src/testing/arbitraries.js'
 import { checked } from './property-context.js'
+import type { ExecContext } from '../../src/execute/context.js'
+import { evaluatesInMemory, facetsInMemory } from '../../src/execute/facet-columns.js'
 
 export interface FacetCase {
   readonly request: RequestJson
@@ -83,4 +85,63 @@ export function valueFilter(field: FieldDef, value: string): Record<string, unkn
       : { [field.name]: { between: [`${value}-01-01`, `${value}-12-31`] } }
   }
   return { [field.name]: { eq: value } }
+}
+
+/** What the in-memory comparisons covered (test/execute/facet-columns.test.ts and its PostgreSQL twin). */
+export interface InMemoryOutcomes {
+  cases: number
+  answered: number
+  partial: number
+  tagConditions: number
+  negations: number
+  tagFacets: number
+  years: number
+  foreign: number
+  /** Answered with the filter evaluated over the held columns (the rest selected their records in SQL). */
+  evaluated: number
+}
+
+export const newInMemoryOutcomes = (): InMemoryOutcomes => ({ cases: 0, answered: 0, partial: 0, tagConditions: 0, negations: 0, tagFacets: 0, years: 0, foreign: 0, evaluated: 0 })
+
+/**
+ * Runs one case through the in-memory facets (`facetsInMemory`) directly; when they answer, the
+ * total and every group (all values, not the top `limit`) must be the reference evaluator's.
+ */
+export async function compareInMemory(ctx: ExecContext, snapshot: Snapshot, c: FacetCase, outcomes: InMemoryOutcomes): Promise<void> {
+  const query = checked(c.request.filter === undefined ? { dataset: c.request.dataset } : c.request)
+  const fields = c.fields.map((f) => query.dataset.fields[f] as FieldDef)
+  outcomes.cases++
+  const got = await facetsInMemory(ctx, query.dataset, query.filter, fields)
+  if (!got) return
+  const expected = referenceFacets(query.filter, query.dataset, fields, Number.MAX_SAFE_INTEGER, snapshot)
+  expect(got.total).toBe(expected.total)
+  for (const f of fields) {
+    const want = expected.facets[f.name]!
+    const groups = got.groups.get(f.name)!
+    expect(Object.fromEntries(groups.counts), `${query.dataset.name}.${f.name}`).toEqual(Object.fromEntries(want.values.map((v) => [v.value, v.count])))
+    expect(groups.missing, `${query.dataset.name}.${f.name} missing`).toBe(want.missing)
+  }
+  outcomes.answered++
+  const all = snapshot.datasets[query.dataset.name].ids.length
+  if (expected.total > 0 && expected.total < all) outcomes.partial++
+  const nodes = JSON.stringify(query.filter)
+  if (/"operator":"(has_any|has_all|is_empty)"/.test(nodes)) outcomes.tagConditions++
+  if (nodes.includes('"kind":"Not"')) outcomes.negations++
+  if (nodes.includes('"kind":"Foreign"')) outcomes.foreign++
+  if (evaluatesInMemory(query.filter, query.dataset)) outcomes.evaluated++
+  if (fields.some((f) => f.type.kind === 'tags')) outcomes.tagFacets++
+  if (fields.some((f) => f.facet === 'year')) outcomes.years++
+}
+
+/** The in-memory path must answer a good share of the generated cases, of every kind. */
+export function expectInMemoryNonTrivial(outcomes: InMemoryOutcomes): void {
+  console.info(`in-memory facets: ${JSON.stringify(outcomes)}`)
+  expect(outcomes.answered / outcomes.cases, 'the in-memory path must answer a share of the generated cases').toBeGreaterThanOrEqual(0.25)
+  expect(outcomes.foreign, 'filters through foreign must be answered (their records selected in SQL)').toBeGreaterThan(0)
+  expect(outcomes.evaluated / outcomes.cases, 'a share of the filters must be evaluated over the held columns').toBeGreaterThanOrEqual(0.15)
+  expect(outcomes.partial / outcomes.answered, 'answered filters must mostly select some but not all records').toBeGreaterThanOrEqual(0.25)
+  expect(outcomes.tagConditions, 'answered filters must hold tags conditions').toBeGreaterThan(0)
+  expect(outcomes.negations, 'answered filters must hold negations').toBeGreaterThan(0)
+  expect(outcomes.tagFacets, 'tags facets must be answered').toBeGreaterThan(0)
+  expect(outcomes.years, 'year facets must be answered').toBeGreaterThan(0)
 }
