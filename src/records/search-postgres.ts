@@ -31,8 +31,8 @@ import {
 } from '../store/search-index-postgres.js'
 import { tokenizeEach } from '../store/search-tokens.js'
 import {
-  asciiLower, dictionaryKeys, stageWindow, MAX_SEARCH_WORDS, rankHits, SEARCH_OBJECT_TYPES, searchWords, stageScore, termWords, typoStages,
-  type DetailRow, type FoundOfType, type SearchHit, type SearchObjectType, type SearchRequest, type StageGroup, type StageHit,
+  asciiLower, dictionaryKeys, nameKeys, stageWindow, MAX_SEARCH_WORDS, rankHits, SEARCH_OBJECT_TYPES, searchWords, stageScore, typoStages, typoTerm,
+  type DetailRow, type FoundOfType, type SearchHit, type SearchObjectType, type SearchRequest, type Stage, type StageHit,
 } from './search.js'
 
 /** More whole words than this for one long prefix and a range read beats merging them (as on SQLite). */
@@ -198,8 +198,14 @@ function phrasesOf(words: readonly string[]): { anyWords: Group[]; namePrefix: G
   return { anyWords, namePrefix: [{ tokens: cut[2 * lower.length]!, columns: 'name' }] }
 }
 
-/** A stage's groups as phrase groups: the word as typed (cut as the SQLite lookup's quoted strings are), or one of its prefixes. */
-function stagePhrases(groups: readonly StageGroup[]): Group[] {
+/**
+ * A stage's groups as phrase groups: the word as typed (cut as the SQLite lookup's quoted strings
+ * are), or one of its prefixes; a name stage's one group, the name column starting with any of its
+ * name starts (tokens as stored, the last a prefix).
+ */
+function stagePhrases(stage: Pick<Stage, 'groups' | 'names'>): Group[] {
+  if (stage.names !== undefined) return [stage.names.map((tokens) => ({ tokens, columns: 'name' as const }))]
+  const groups = stage.groups
   const raws = groups.map((g) => g.raw)
   const cut = tokenizeEach([...raws, ...raws.map((w) => FIRST_WORD_MARKER + w)])
   return groups.map((g, i) => [
@@ -287,18 +293,19 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
   const staged = types.map(() => new Map<number, StageHit>())
   const known = () => tiers.reduce((n, m) => n + m.size, 0) + staged.reduce((n, m) => n + m.size, 0)
   const mode = request.typo ?? 0
+  const term = typoTerm(words, mode)
   if (mode !== 0 && known() < request.limit) {
-    const term = termWords(words, mode)
-    const keys = dictionaryKeys(term)
+    const keys = dictionaryKeys(term.words)
+    const namesKeys = nameKeys(term)
     const plans = await Promise.all(types.map(async (type) => {
       const t = PG_SEARCH_TABLES[type]
-      const dictionary = await Promise.all(keys.map((k) => dictionaryWords(vdb.db, t, k)))
-      return typoStages(term, (i) => dictionary[i]!)
+      const [names, ...dictionary] = await Promise.all([namesKeys, ...keys].map((k) => dictionaryWords(vdb.db, t, k)))
+      return typoStages(term, (i) => dictionary[i]!, () => names!)
     }))
     for (let k = 0; k < plans[0]!.length && known() < request.limit; k++) {
       const got = await Promise.all(types.map((type, i) => {
         const q: TypeQuery = { db: vdb.db, t: PG_SEARCH_TABLES[type] }
-        return matching(q, stagePhrases(plans[i]![k]!.groups), stageWindow(request.limit) + tiers[i]!.size + staged[i]!.size)
+        return matching(q, stagePhrases(plans[i]![k]!), stageWindow(request.limit) + tiers[i]!.size + staged[i]!.size)
       }))
       types.forEach((_, i) => {
         for (const id of got[i]!) if (!tiers[i]!.has(id) && !staged[i]!.has(id)) staged[i]!.set(id, plans[i]![k]!)
@@ -315,7 +322,7 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
     return {
       type, total: Number(rows[0]?.total ?? 0), keywords,
       rows: rows.map(({ total: _total, keywords: _keywords, ...r }) => ({
-        ...r, id: Number(r.id), tier: tierOf.get(Number(r.id)) ?? 2, ...stageScore(stageOf.get(Number(r.id)), r),
+        ...r, id: Number(r.id), tier: tierOf.get(Number(r.id)) ?? 2, ...stageScore(stageOf.get(Number(r.id)), term, r),
       })),
     }
   }))
