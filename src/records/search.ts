@@ -17,10 +17,11 @@
  * companies before investors on equal footing, then id.
  *
  * Typos and dropped words (`request.typo`, grammar-docs/guides/search.md): while fewer than `limit`
- * hits are known, stages follow (`typoStages`): the term with each word also standing for the
- * prefixes within its edits (from the typo dictionary, `store/search-typo.ts`), then the term
- * without its last words. Their hits rank after the tiers' by words matched, then typos (counted
- * on the hit's own words), then importance; they need their records read before the order is known.
+ * hits are known, stages follow (`typoStages`): the names starting within the term's edits, the
+ * term with each word also standing for the prefixes within its edits (both from the typo
+ * dictionary, `store/search-typo.ts`), then the term without its last words. Their hits rank after
+ * the tiers' by words matched, then typos (counted on the hit's own name and words), then whole
+ * names first, then importance; they need their records read before the order is known.
  *
  * Cost: each tier is a query that FTS5 answers in rank order and stops at the limit (see
  * schema/search-tables.ts), so a one-letter term costs the same as a rare one. The name tiers and
@@ -36,7 +37,7 @@ import type { SqliteVentureDb } from '../store/open.js'
 import { limitedStatement, namedLimitedStatement, type LimitedStatement, type NamedLimitedStatement } from '../execute/statements.js'
 import { tokenize, tokenizePairs } from '../store/search-tokens.js'
 import {
-  allowedEdits, MAX_TYPOS, nameQueryKeys, nameTypos, queryKeys, termBudget, typoNameStarts, typoPrefixes, typosOf, type TypoMode, type TypoWord,
+  allowedEdits, MAX_TYPOS, nameLetters, nameQueryKeys, nameTypos, osaDistance, queryKeys, termBudget, typoNameStarts, typoPrefixes, typosOf, type TypoMode, type TypoWord,
 } from '../store/search-typo.js'
 
 // The kinds of record search finds are the search tables' own (the store builds their postings).
@@ -285,17 +286,19 @@ export interface StageHit {
 }
 
 /**
- * The typos of a stage hit, from its record's name and domain or slug: for a hit of every word,
- * the fewer of its words' edits (each word to a start of one of the record's words) and its
+ * The score of a stage hit, from its record's name and domain or slug. Typos: for a hit of every
+ * word, the fewer of its words' edits (each word to a start of one of the record's words) and its
  * name's (the term's letters to the start of the name's letters), the latter only when within the
- * term's budget; a hit of a name stage counts its name's alone. Above the term's budget: not a hit.
+ * term's budget; a hit of a name stage counts its name's alone (above the term's budget: not a
+ * hit, `rankHits`). Whole: the whole name, not only a start of it, is within the term's budget.
  */
-export function stageTypos(hit: StageHit, term: TypoTerm, name: string | null, other: string | null): number {
+export function stageTypos(hit: StageHit, term: TypoTerm, name: string | null, other: string | null): { typos: number; whole: boolean } {
   const [nameTokens, otherTokens] = recordTokens(name, other)
+  const whole = osaDistance(term.flat, nameLetters(nameTokens)) <= term.budget
   const byName = hit.words === term.words.length ? nameTypos(term.flat, nameTokens) : Infinity
   const named = byName <= term.budget ? byName : Infinity
-  if (hit.names !== undefined) return named
-  return Math.min(typosOf(hit.typoWords, [...nameTokens, ...otherTokens]), named)
+  if (hit.names !== undefined) return { typos: named, whole }
+  return { typos: Math.min(typosOf(hit.typoWords, [...nameTokens, ...otherTokens]), named), whole }
 }
 
 /**
@@ -549,8 +552,8 @@ export function searchRecords(vdb: SqliteVentureDb, request: SearchRequest): Sea
     const { tierOf, total } = candidates[i]!
     if (tierOf.size === 0 && staged[i]!.size === 0) return
     totals.set(type, total)
-    for (const [rank, tier] of tierOf) ordered.push({ objectType: type, rank, tier, importance: rank / Math.max(1, total), words: words.length, typos: 0 })
-    for (const [rank] of staged[i]!) ordered.push({ objectType: type, rank, tier: 2, importance: rank / Math.max(1, total), words: words.length, typos: 0 })
+    for (const [rank, tier] of tierOf) ordered.push({ objectType: type, rank, tier, importance: rank / Math.max(1, total), words: words.length, typos: 0, whole: true })
+    for (const [rank] of staged[i]!) ordered.push({ objectType: type, rank, tier: 2, importance: rank / Math.max(1, total), words: words.length, typos: 0, whole: true })
   })
   ordered.sort(hitOrder)
   // Without stage hits the order is known before any record is read; stage hits need their records' words for their typos.
@@ -573,9 +576,9 @@ export function searchRecords(vdb: SqliteVentureDb, request: SearchRequest): Sea
   return rankHits(request, found)
 }
 
-/** A found row's words and typos: the stage's, scored on the record; none for a hit of the exact query. */
-export function stageScore(stage: StageHit | undefined, term: TypoTerm, row: Pick<DetailRow, 'name' | 'slug'>): { words?: number; typos?: number } {
-  return stage === undefined ? {} : { words: stage.words, typos: stageTypos(stage, term, row.name, row.slug) }
+/** A found row's words, typos and whole-name flag: the stage's, scored on the record; none for a hit of the exact query. */
+export function stageScore(stage: StageHit | undefined, term: TypoTerm, row: Pick<DetailRow, 'name' | 'slug'>): { words?: number; typos?: number; whole?: boolean } {
+  return stage === undefined ? {} : { words: stage.words, ...stageTypos(stage, term, row.name, row.slug) }
 }
 
 interface Ordered {
@@ -585,6 +588,8 @@ interface Ordered {
   readonly importance: number
   readonly words: number
   readonly typos: number
+  /** For a typo hit, its whole name within the term's budget (a hit of the exact query counts as one). */
+  readonly whole: boolean
 }
 
 interface OrderedCandidate extends Ordered {
@@ -593,11 +598,11 @@ interface OrderedCandidate extends Ordered {
 
 /**
  * The ranking rules, in order (grammar-docs/guides/search.md): exact name, name prefix (the tier),
- * more words of the term matched, fewer typos, then importance, companies before investors (ids
+ * more words of the term matched, fewer typos, the whole name within the edits, then importance, companies before investors (ids
  * only break ties within a type, which ranks never leave).
  */
 function hitOrder(a: Ordered, b: Ordered): number {
-  return a.tier - b.tier || b.words - a.words || a.typos - b.typos || a.importance - b.importance
+  return a.tier - b.tier || b.words - a.words || a.typos - b.typos || Number(b.whole) - Number(a.whole) || a.importance - b.importance
     || (a.objectType === b.objectType ? 0 : a.objectType === 'company' ? -1 : 1)
 }
 
@@ -610,7 +615,7 @@ export interface FoundOfType {
    * Each candidate's details, with the tier its queries found it in, and for a hit of a typo or
    * dropped-word stage the words it matched and its typos (else all words, none).
    */
-  readonly rows: readonly (DetailRow & { readonly tier: 0 | 1 | 2; readonly words?: number; readonly typos?: number })[]
+  readonly rows: readonly (DetailRow & { readonly tier: 0 | 1 | 2; readonly words?: number; readonly typos?: number; readonly whole?: boolean })[]
   /** Companies' keywords, `(id, value)`, each company's in value order. */
   readonly keywords: readonly { readonly id: number; readonly value: string }[]
 }
@@ -626,7 +631,7 @@ export function rankHits(request: SearchRequest, found: readonly FoundOfType[]):
   const termWordCount = words.length
   // A hit of several words, each within its own budget, may still exceed the term's: not a hit.
   const budget = (request.typo ?? 0) === 0 ? 0 : typoTerm(words, request.typo ?? 0).budget
-  const scored: (SearchHit & { importance: number })[] = []
+  const scored: (SearchHit & { importance: number; whole: boolean })[] = []
   for (const { type, total, rows, keywords: keywordRows } of found) {
     const keywords = new Map<number, string[]>()
     for (const k of keywordRows) {
@@ -650,10 +655,11 @@ export function rankHits(request: SearchRequest, found: readonly FoundOfType[]):
         tier,
         words: row.words ?? termWordCount,
         typos: row.typos ?? 0,
+        whole: row.whole ?? true,
         importance: row.rank / Math.max(1, total),
       })
     }
   }
   scored.sort((a, b) => hitOrder(a, b) || a.id - b.id)
-  return scored.slice(0, request.limit).map(({ importance: _importance, ...hit }) => hit)
+  return scored.slice(0, request.limit).map(({ importance: _importance, whole: _whole, ...hit }) => hit)
 }

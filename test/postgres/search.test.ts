@@ -217,9 +217,9 @@ describe('search ranking rules with typos, equal on both backends', () => {
     expect(await hits('zent', 0)).toEqual(['c8:t1:w1:e0', 'c7:t1:w1:e0'])
   })
 
-  it('5. then importance: equally many words and typos, the more important record first', async () => {
-    // Each one substitution from "marvelxn"; by score 99, 90, 50, 10, 1.
-    expect(await hits('marvelxn', 1)).toEqual(['c4:t2:w1:e1', 'c3:t2:w1:e1', 'c2:t2:w1:e1', 'c6:t2:w1:e1', 'c1:t2:w1:e1'])
+  it('5. then the whole name within the edits before a start of a name or a word; 6. then importance', async () => {
+    // Each one substitution from "marvelxn"; "Marvelon" is the whole name within it, the others by score 99, 90, 50, 10.
+    expect(await hits('marvelxn', 1)).toEqual(['c1:t2:w1:e1', 'c4:t2:w1:e1', 'c3:t2:w1:e1', 'c2:t2:w1:e1', 'c6:t2:w1:e1'])
   })
 })
 
