@@ -29,6 +29,8 @@ import { copyToPostgres } from '../src/store/copy.js'
 import { openDatabase } from '../src/store/open.js'
 import { openPostgres } from '../src/store/open-postgres.js'
 import { prng } from '../src/testing/arbitraries.js'
+import { tokenize } from '../src/store/search-tokens.js'
+import { osaDistance, termBudget } from '../src/store/search-typo.js'
 import { benchCompanies, benchDatabaseFile } from './support/dataset.js'
 import { BENCH_PG_URL } from './support/postgres-copy.js'
 
@@ -126,7 +128,7 @@ async function main() {
     await f()
     return performance.now() - t
   }
-  const ratios = { prefixVsDetail: [] as number[], typoVsPrefix: [] as number[], pgVsLite: [] as number[] }
+  const ratios = { prefixVsDetail: [] as number[], shortVsDetail: [] as number[], wholeVsDetail: [] as number[], typoVsPrefix: [] as number[], pgVsLite: [] as number[] }
   const medians = { detail: [] as number[], prefix: [] as number[], typo: [] as number[], exactSameLength: [] as number[], pgTypo: [] as number[] }
   for (let r = 0; r < rounds; r++) {
     const detail: number[] = [], prefix: number[] = [], typo: number[] = [], same: number[] = [], pgTypo: number[] = []
@@ -141,18 +143,29 @@ async function main() {
     const m = { detail: median(detail), prefix: median(prefix), typo: median(typo), exactSameLength: median(same), pgTypo: median(pgTypo) }
     for (const k of Object.keys(m) as (keyof typeof m)[]) medians[k].push(m[k])
     ratios.prefixVsDetail.push(m.prefix / m.detail)
+    // The two halves of the exact terms: 1-4 letter prefixes (even places) and whole names (odd).
+    ratios.shortVsDetail.push(median(prefix.filter((_, i) => i % 2 === 0)) / m.detail)
+    ratios.wholeVsDetail.push(median(prefix.filter((_, i) => i % 2 === 1)) / m.detail)
     ratios.typoVsPrefix.push(m.typo / m.exactSameLength)
     ratios.pgVsLite.push(m.pgTypo / m.typo)
   }
 
   const twoEdits = corpus.filter((c) => letters(c.name) >= 9).length
+  // Terms the rule cannot reach: more edits from the name than the term's own length allows (a
+  // deletion takes a 9-letter name with two edits below 9 letters, where one edit is allowed).
+  const beyond = corpus.filter((c) => {
+    const term = tokenize(c.term)
+    return osaDistance(term.join(''), tokenize(c.name).join('')) > termBudget(term, typo === 0 ? 0 : typo)
+  }).length
   console.log(`search-typo at ${companies} companies, seed ${seed}, ${corpus.length} terms (${corpus.length - twoEdits} with one edit, ${twoEdits} with two), ${rounds} rounds`)
+  console.log(`terms further from their name than their own length allows: ${beyond}/${corpus.length}`)
   console.log(`exact prefix terms whose typo=${String(typo)} answer does not start with their exact answer: ${prefixChanged}/${prefixTerms.length}`)
   console.log(`recall@5 SQLite: ${liteFound}/${corpus.length} = ${((100 * liteFound) / corpus.length).toFixed(1)}%`)
   console.log(`recall@5 PostgreSQL: ${pgFound}/${corpus.length} = ${((100 * pgFound) / corpus.length).toFixed(1)}%`)
   console.log(`recall@5 counting a company of the same name: SQLite ${((100 * liteByName) / corpus.length).toFixed(1)}%, PostgreSQL ${((100 * pgByName) / corpus.length).toFixed(1)}%`)
   if (misses.length > 0) console.log(`some misses: ${misses.join('; ')}`)
   console.log(`exact prefix terms / company detail (SQLite): ${fmt(ratios.prefixVsDetail)}`)
+  console.log(`  of which 1-4 letter prefixes / company detail: ${fmt(ratios.shortVsDetail)}; whole names / company detail: ${fmt(ratios.wholeVsDetail)}`)
   console.log(`typo term / exact prefix of the same length (SQLite): ${fmt(ratios.typoVsPrefix)}`)
   console.log(`typo term PostgreSQL / SQLite: ${fmt(ratios.pgVsLite)}`)
   console.log(`medians per round, ms: ${JSON.stringify(Object.fromEntries(Object.entries(medians).map(([k, v]) => [k, v.map((x) => Number(x.toFixed(3)))])))}`)

@@ -31,7 +31,7 @@ import {
 } from '../store/search-index-postgres.js'
 import { tokenizeEach } from '../store/search-tokens.js'
 import {
-  asciiLower, dictionaryKeys, nameKeys, stageWindow, MAX_SEARCH_WORDS, rankHits, SEARCH_OBJECT_TYPES, searchWords, stageScore, typoStages, typoTerm,
+  asciiLower, dictionaryKeys, nameKeys, stageWindow, MAX_SEARCH_WORDS, rankHits, SEARCH_OBJECT_TYPES, searchWords, stageScores, typoStages, typoTerm,
   type DetailRow, type FoundOfType, type SearchHit, type SearchObjectType, type SearchRequest, type Stage, type StageHit, type TypoTerm,
 } from './search.js'
 
@@ -448,10 +448,11 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
     if (tierOf.size === 0 && stageOf.size === 0) return undefined
     const rows = await detailsOf(vdb.db, type, [...tierOf.keys(), ...stageOf.keys()])
     const keywords = rows.flatMap((r) => (r.keywords ?? []).map((value) => ({ id: Number(r.id), value })))
+    const scores = stageScores(rows.map((r) => stageOf.get(Number(r.id))), term, rows)
     return {
       type, total: Number(rows[0]?.total ?? 0), keywords,
-      rows: rows.map(({ total: _total, keywords: _keywords, ...r }) => ({
-        ...r, id: Number(r.id), tier: tierOf.get(Number(r.id)) ?? 2, ...stageScore(stageOf.get(Number(r.id)), term, r),
+      rows: rows.map(({ total: _total, keywords: _keywords, ...r }, j) => ({
+        ...r, id: Number(r.id), tier: tierOf.get(Number(r.id)) ?? 2, ...scores[j],
       })),
     }
   }))

@@ -273,11 +273,6 @@ export function nameKeys(term: TypoTerm): string[] {
   return term.budget === 0 ? [] : nameQueryKeys(term.flat, term.budget)
 }
 
-/** A record's words as the index cut them (name and domain or slug), for scoring its typos. */
-export function recordTokens(name: string | null, other: string | null): [string[], string[]] {
-  return tokenizePairs([[name, other]])[0]!
-}
-
 /** A candidate's place among the stages: the words it matched, the stage's words to score it with, the term's letters and budget. */
 export interface StageHit {
   readonly words: number
@@ -292,8 +287,7 @@ export interface StageHit {
  * term's budget; a hit of a name stage counts its name's alone (above the term's budget: not a
  * hit, `rankHits`). Whole: the whole name, not only a start of it, is within the term's budget.
  */
-export function stageTypos(hit: StageHit, term: TypoTerm, name: string | null, other: string | null): { typos: number; whole: boolean } {
-  const [nameTokens, otherTokens] = recordTokens(name, other)
+export function stageTypos(hit: StageHit, term: TypoTerm, [nameTokens, otherTokens]: readonly [readonly string[], readonly string[]]): { typos: number; whole: boolean } {
   const whole = osaDistance(term.flat, nameLetters(nameTokens)) <= term.budget
   const byName = hit.words === term.words.length ? nameTypos(term.flat, nameTokens) : Infinity
   const named = byName <= term.budget ? byName : Infinity
@@ -568,17 +562,28 @@ export function searchRecords(vdb: SqliteVentureDb, request: SearchRequest): Sea
     const stageOf = staged[types.indexOf(type)]!
     const rows = s.details.all(JSON.stringify(mine.map((c) => c.rank))) as (DetailRow & { keywords?: string | null })[]
     const keywords = rows.flatMap((r) => (r.keywords ? (JSON.parse(r.keywords) as string[]).map((value) => ({ id: r.id, value })) : []))
+    const scores = stageScores(rows.map((r) => stageOf.get(r.rank)), term, rows)
     found.push({
       type, total: totals.get(type)!, keywords,
-      rows: rows.map(({ keywords: _keywords, ...r }) => ({ ...r, tier: tierOf.get(r.rank) ?? 2, ...stageScore(stageOf.get(r.rank), term, r) })),
+      rows: rows.map(({ keywords: _keywords, ...r }, j) => ({ ...r, tier: tierOf.get(r.rank) ?? 2, ...scores[j] })),
     })
   }
   return rankHits(request, found)
 }
 
-/** A found row's words, typos and whole-name flag: the stage's, scored on the record; none for a hit of the exact query. */
-export function stageScore(stage: StageHit | undefined, term: TypoTerm, row: Pick<DetailRow, 'name' | 'slug'>): { words?: number; typos?: number; whole?: boolean } {
-  return stage === undefined ? {} : { words: stage.words, ...stageTypos(stage, term, row.name, row.slug) }
+/**
+ * Each found row's words, typos and whole-name flag: its stage's, scored on the record; none for a
+ * hit of the exact query. The stage hits' names and domains or slugs are cut in one pass.
+ */
+export function stageScores(stages: readonly (StageHit | undefined)[], term: TypoTerm, rows: readonly Pick<DetailRow, 'name' | 'slug'>[]): { words?: number; typos?: number; whole?: boolean }[] {
+  const scored = rows.flatMap((r, i) => (stages[i] === undefined ? [] : [i]))
+  const cut = tokenizePairs(scored.map((i) => [rows[i]!.name, rows[i]!.slug] as const))
+  const out: { words?: number; typos?: number; whole?: boolean }[] = rows.map(() => ({}))
+  scored.forEach((i, j) => {
+    const stage = stages[i]!
+    out[i] = { words: stage.words, ...stageTypos(stage, term, cut[j]!) }
+  })
+  return out
 }
 
 interface Ordered {
