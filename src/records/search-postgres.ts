@@ -415,20 +415,28 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
   const termKey = asciiLower(request.term.trim())
   const types = SEARCH_OBJECT_TYPES.filter((type) => request.objectTypes.includes(type))
   // Both types at once, each on its own connections.
+  const mode = request.typo ?? 0
+  const term = typoTerm(words, mode)
+  // A term that can carry edits asks the typo dictionary while its exact tiers are read: a round
+  // trip less when they come short (a misspelt term nearly always), a statement spent in parallel
+  // when they fill the page. The postings' statistics are cached (`postingStatistics`).
+  const keys = dictionaryKeys(term.words)
+  const namesKeys = nameKeys(term)
+  const typos = mode !== 0 && (namesKeys.length > 0 || keys.some((k) => k.length > 0))
+    ? Promise.all([
+      Promise.all(types.map((type) => dictionaryLookup(vdb.db, PG_SEARCH_TABLES[type], [namesKeys, ...keys]))),
+      Promise.all(types.map((type) => postingStatistics(vdb.db, PG_SEARCH_TABLES[type].keys))),
+    ])
+    : undefined
+  // Not awaited when the tiers fill the page: its failure is then nobody's.
+  typos?.catch(() => undefined)
   const tiers = await Promise.all(types.map((type) => candidatesOf(vdb.db, type, words, termKey, request.limit)))
 
   // The typo and dropped-word stages of the SQLite lookup, asked in the same order with the same limits.
   const staged = types.map(() => new Map<number, StageHit>())
   const known = () => tiers.reduce((n, m) => n + m.size, 0) + staged.reduce((n, m) => n + m.size, 0)
-  const mode = request.typo ?? 0
-  const term = typoTerm(words, mode)
   if (mode !== 0 && known() < request.limit) {
-    const keys = dictionaryKeys(term.words)
-    const namesKeys = nameKeys(term)
-    const [found, postings] = await Promise.all([
-      Promise.all(types.map((type) => dictionaryLookup(vdb.db, PG_SEARCH_TABLES[type], [namesKeys, ...keys]))),
-      Promise.all(types.map((type) => postingStatistics(vdb.db, PG_SEARCH_TABLES[type].keys))),
-    ])
+    const [found, postings] = typos ? await typos : [types.map(() => [namesKeys, ...keys].map(() => [] as string[])), types.map(() => undefined)]
     const plans = found.map(([names, ...dictionary]) => typoStages(term, (i) => dictionary[i]!, () => names!))
     for (let k = 0; k < plans[0]!.length && known() < request.limit; k++) {
       const got = await Promise.all(types.map((type, i) => {
