@@ -256,10 +256,6 @@ async function matching(q: TypeQuery, groups: readonly Group[], limit: number): 
   // Many words with few postings in all (a typo stage's prefixes): one scan of them all and a sort,
   // instead of a limited scan per word, whose plan alone cost more than running it (30 ms to plan
   // 40 words, 9 ms to run).
-  const sources = listedKeys !== undefined && listedKeys.length > 1 && estimatePostings(chosen, q.postings!, q.expansions) <= SINGLE_SCAN_POSTINGS
-    ? [sql`select distinct o1, o2, id from ${sql.table(q.t.keys)} where key = any(${listedKeys}::text[])`]
-    : await driverSources(q, chosen)
-  if (sources.length === 0) return []
   const checks = groups.filter((_, i) => !(best && best.index === i && best.exact)).map(groupSql)
   // One source: its first `limit` that pass the checks, read in index order. Several (the words of
   // a long prefix): the first `limit` of each, then the best `limit` of those. PostgreSQL 15 does
@@ -268,6 +264,24 @@ async function matching(q: TypeQuery, groups: readonly Group[], limit: number): 
     ? sql`select k.o1, k.o2, k.id from (${source}) k order by k.o1, k.o2, k.id limit ${limit}`
     : sql`select k.o1, k.o2, k.id from (${source}) k join ${sql.table(q.t.docs)} d on d.id = k.id
         where ${sql.join(checks, sql` and `)} order by k.o1, k.o2, k.id limit ${limit}`
+  if (chosen.kind === 'prefix' && q.expansions?.get(chosen.prefix) === undefined) {
+    // A long prefix whose words are not known: the words read in the same statement, each word's
+    // postings limited by a lateral scan, or the range when it has too many words to list (a
+    // round trip less than reading the words first).
+    const keys = sql.table(q.t.keys)
+    const upper = upperBound(chosen.prefix)
+    const words = sql`select term from ${sql.table(q.t.terms)} where term >= ${chosen.prefix} and term < ${upper} order by term limit ${MAX_EXPANDED_WORDS + 1}`
+    const many = sql`(select count(*) from (${words}) c) > ${MAX_EXPANDED_WORDS}`
+    const { rows } = await sql<{ id: number }>`select t.id from (
+        select x.o1, x.o2, x.id from (${words}) w cross join lateral (${top(sql`select o1, o2, id from ${keys} where key = w.term`)}) x where not ${many}
+        union select r.o1, r.o2, r.id from (${top(sql`select distinct o1, o2, id from ${keys} where key >= ${chosen.prefix} and key < ${upper}`)}) r where ${many}
+      ) t order by t.o1, t.o2, t.id limit ${limit}`.execute(q.db)
+    return rows.map((r) => Number(r.id))
+  }
+  const sources = listedKeys !== undefined && listedKeys.length > 1 && estimatePostings(chosen, q.postings!, q.expansions) <= SINGLE_SCAN_POSTINGS
+    ? [sql`select distinct o1, o2, id from ${sql.table(q.t.keys)} where key = any(${listedKeys}::text[])`]
+    : await driverSources(q, chosen)
+  if (sources.length === 0) return []
   const query = sources.length === 1
     ? sql<{ id: number }>`select t.id from (${top(sources[0]!)}) t`
     : sql<{ id: number }>`select t.id from (${sql.join(sources.map((x) => sql`(${top(x)})`), sql` union `)}) t order by t.o1, t.o2, t.id limit ${limit}`
