@@ -2,19 +2,24 @@
  * Typo-tolerant search on the benchmark database (BENCH_COMPANIES, default 100,000), both
  * backends, every figure a ratio from the same run:
  *
- * - recall@5 of a generated misspelling corpus: company names of 5-8 characters with one random
- *   edit (insert, delete, substitute, swap), of 9+ characters with two; the intended company must
- *   be among the first 5 results (`typo=auto`), on SQLite and on PostgreSQL;
- * - exact prefix terms (1-4 letter prefixes and whole names) against a company detail lookup;
+ * - recall@5 of a generated misspelling corpus (bench/README.md defines it): company names of 5-8
+ *   letters and digits with one random edit (insert, delete, substitute, swap), of 9+ with two;
+ *   counted twice, the intended company among the first 5 results (`typo=auto`), and a company
+ *   with the intended name among them (the generator gives one name to several companies), on
+ *   SQLite and on PostgreSQL;
+ * - exact prefix terms (1-4 letter prefixes and whole names) against a company detail lookup, and
+ *   that their answers with typos allowed start with their exact answers;
  * - a typo term against the exact prefix of the same length (the name cut there);
  * - the typo term on PostgreSQL against SQLite.
  *
  * Each round times every term of each kind once (kinds interleaved term by term) and takes the
  * median per kind; the ratios are reported as the median of the rounds and their range.
  *
- *   npx tsx bench/search-typo.ts             # BENCH_ROUNDS (5), BENCH_TERMS (120)
+ *   npx tsx bench/search-typo.ts             # BENCH_ROUNDS (5), BENCH_TERMS (120), BENCH_SEED (33)
  *
- * The PostgreSQL copy lives in schema `vq_bench_typo_<companies>` of VENTUREQL_PG_URL, made once.
+ * BENCH_TYPO_DB: the SQLite file to search (default the benchmark database; opening it runs the
+ * migrations, so point this at a copy to leave the shared file as it is). The PostgreSQL copy lives
+ * in schema BENCH_TYPO_SCHEMA (default `vq_bench_typo_<companies>`) of VENTUREQL_PG_URL, made once.
  */
 import { sql } from 'kysely'
 import { companyDetail } from '../src/records/company.js'
@@ -24,12 +29,15 @@ import { copyToPostgres } from '../src/store/copy.js'
 import { openDatabase } from '../src/store/open.js'
 import { openPostgres } from '../src/store/open-postgres.js'
 import { prng } from '../src/testing/arbitraries.js'
+import { tokenize } from '../src/store/search-tokens.js'
+import { osaDistance, prefixDistance, termBudget } from '../src/store/search-typo.js'
 import { benchCompanies, benchDatabaseFile } from './support/dataset.js'
 import { BENCH_PG_URL } from './support/postgres-copy.js'
 
 const companies = benchCompanies()
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
 const termCount = Number(process.env.BENCH_TERMS ?? 120)
+const seed = Number(process.env.BENCH_SEED ?? 33)
 
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz'
 
@@ -55,8 +63,8 @@ const median = (xs: readonly number[]) => {
 const fmt = (xs: readonly number[]) => `${median(xs).toFixed(2)}x (${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)} over ${xs.length} rounds)`
 
 async function main() {
-  const lite = openDatabase(benchDatabaseFile(companies))
-  const schema = `vq_bench_typo_${companies}`
+  const lite = openDatabase(process.env.BENCH_TYPO_DB ?? benchDatabaseFile(companies))
+  const schema = process.env.BENCH_TYPO_SCHEMA ?? `vq_bench_typo_${companies}`
   const pg = await openPostgres({ connectionString: BENCH_PG_URL, schema })
   const pgCount = Number((await sql<{ n: string }>`select count(*) as n from companies`.execute(pg.db)).rows[0]?.n ?? 0)
   if (pgCount !== companies) {
@@ -64,15 +72,17 @@ async function main() {
     await copyToPostgres(lite, pg)
   }
 
-  const random = prng(33)
+  const random = prng(seed)
   const maxId = lite.sqlite.prepare('select max(id) from companies').pluck().get() as number
   const byId = lite.sqlite.prepare('select id, name from companies where id >= ? and name is not null order by id limit 1')
   const corpus: { id: number; name: string; term: string; exact: string }[] = []
+  // A name's length is its letters and digits: the characters the edits fall on, and what the term's edit budget counts.
+  const letters = (text: string) => [...text].filter((c) => /[\p{L}\p{N}]/u.test(c)).length
   while (corpus.length < termCount) {
     const row = byId.get(1 + Math.floor(random() * maxId)) as { id: number; name: string } | undefined
-    if (!row || [...row.name].length < 5 || corpus.some((c) => c.id === row.id)) continue
+    if (!row || letters(row.name) < 5 || corpus.some((c) => c.id === row.id)) continue
     let term = edit(row.name, random)
-    if ([...row.name].length >= 9) term = edit(term, random)
+    if (letters(row.name) >= 9) term = edit(term, random)
     if (term.toLowerCase() === row.name.toLowerCase()) continue
     corpus.push({ id: row.id, name: row.name, term, exact: row.name.slice(0, term.length) })
   }
@@ -80,6 +90,14 @@ async function main() {
 
   const typo = (process.env.BENCH_TYPO === undefined ? 'auto' : process.env.BENCH_TYPO === 'auto' ? 'auto' : Number(process.env.BENCH_TYPO)) as TypoMode
   const request = (term: string, limit: number): SearchRequest => ({ term, objectTypes: ['company', 'investor'], limit, typo })
+
+  // Exact prefix terms: with typos allowed, the exact answer comes first, unchanged.
+  let prefixChanged = 0
+  for (const term of prefixTerms) {
+    const exact = searchRecords(lite, { ...request(term, 10), typo: 0 }).map((h) => `${h.objectType}:${h.id}`)
+    const tolerant = searchRecords(lite, request(term, 10)).map((h) => `${h.objectType}:${h.id}`)
+    if (JSON.stringify(tolerant.slice(0, exact.length)) !== JSON.stringify(exact)) prefixChanged++
+  }
 
   // Recall@5, both backends.
   let liteFound = 0
@@ -94,7 +112,7 @@ async function main() {
     // The generator gives some names to several companies: any of them is the answer the user meant.
     const named = (hits: typeof a) => hits.some((h) => h.objectType === 'company' && h.name === c.name)
     if (hit(a)) liteFound++
-    else if (misses.length < 8) misses.push(`${JSON.stringify(c.term)} for ${JSON.stringify(c.name)}`)
+    if (!named(a) && misses.length < 8) misses.push(`${JSON.stringify(c.term)} for ${JSON.stringify(c.name)}`)
     if (hit(b)) pgFound++
     if (named(a)) liteByName++
     if (named(b)) pgByName++
@@ -110,7 +128,7 @@ async function main() {
     await f()
     return performance.now() - t
   }
-  const ratios = { prefixVsDetail: [] as number[], typoVsPrefix: [] as number[], pgVsLite: [] as number[] }
+  const ratios = { prefixVsDetail: [] as number[], shortVsDetail: [] as number[], wholeVsDetail: [] as number[], typoVsPrefix: [] as number[], pgVsLite: [] as number[] }
   const medians = { detail: [] as number[], prefix: [] as number[], typo: [] as number[], exactSameLength: [] as number[], pgTypo: [] as number[] }
   for (let r = 0; r < rounds; r++) {
     const detail: number[] = [], prefix: number[] = [], typo: number[] = [], same: number[] = [], pgTypo: number[] = []
@@ -125,16 +143,37 @@ async function main() {
     const m = { detail: median(detail), prefix: median(prefix), typo: median(typo), exactSameLength: median(same), pgTypo: median(pgTypo) }
     for (const k of Object.keys(m) as (keyof typeof m)[]) medians[k].push(m[k])
     ratios.prefixVsDetail.push(m.prefix / m.detail)
+    // The two halves of the exact terms: 1-4 letter prefixes (even places) and whole names (odd).
+    ratios.shortVsDetail.push(median(prefix.filter((_, i) => i % 2 === 0)) / m.detail)
+    ratios.wholeVsDetail.push(median(prefix.filter((_, i) => i % 2 === 1)) / m.detail)
     ratios.typoVsPrefix.push(m.typo / m.exactSameLength)
     ratios.pgVsLite.push(m.pgTypo / m.typo)
   }
 
-  console.log(`search-typo at ${companies} companies, ${corpus.length} terms, ${rounds} rounds`)
+  const twoEdits = corpus.filter((c) => letters(c.name) >= 9).length
+  // Terms the rule cannot reach: more edits from the name than the term's own length allows (a
+  // deletion takes a 9-letter name with two edits below 9 letters, where one edit is allowed).
+  const beyond = corpus.filter((c) => {
+    const term = tokenize(c.term)
+    return osaDistance(term.join(''), tokenize(c.name).join('')) > termBudget(term, typo === 0 ? 0 : typo)
+  }).length
+  console.log(`search-typo at ${companies} companies, seed ${seed}, ${corpus.length} terms (${corpus.length - twoEdits} with one edit, ${twoEdits} with two), ${rounds} rounds`)
+  // Terms a search cannot be blamed for missing: another name starts closer to the term than the
+  // intended one (fewer typos rank first), e.g. "doroo" is a start of "Doroos" for "Doroio".
+  const names = (lite.sqlite.prepare('select distinct name from companies where name is not null').pluck().all() as string[]).map((n) => [n, tokenize(n).join('')] as const)
+  const closer = corpus.filter((c) => {
+    const term = tokenize(c.term).join('')
+    const own = prefixDistance(term, tokenize(c.name).join(''))
+    return names.some(([n, letters]) => n !== c.name && prefixDistance(term, letters) < own)
+  }).length
+  console.log(`terms further from their name than their own length allows: ${beyond}/${corpus.length}; terms with another name starting closer to them than their own: ${closer}/${corpus.length}`)
+  console.log(`exact prefix terms whose typo=${String(typo)} answer does not start with their exact answer: ${prefixChanged}/${prefixTerms.length}`)
   console.log(`recall@5 SQLite: ${liteFound}/${corpus.length} = ${((100 * liteFound) / corpus.length).toFixed(1)}%`)
   console.log(`recall@5 PostgreSQL: ${pgFound}/${corpus.length} = ${((100 * pgFound) / corpus.length).toFixed(1)}%`)
   console.log(`recall@5 counting a company of the same name: SQLite ${((100 * liteByName) / corpus.length).toFixed(1)}%, PostgreSQL ${((100 * pgByName) / corpus.length).toFixed(1)}%`)
   if (misses.length > 0) console.log(`some misses: ${misses.join('; ')}`)
   console.log(`exact prefix terms / company detail (SQLite): ${fmt(ratios.prefixVsDetail)}`)
+  console.log(`  of which 1-4 letter prefixes / company detail: ${fmt(ratios.shortVsDetail)}; whole names / company detail: ${fmt(ratios.wholeVsDetail)}`)
   console.log(`typo term / exact prefix of the same length (SQLite): ${fmt(ratios.typoVsPrefix)}`)
   console.log(`typo term PostgreSQL / SQLite: ${fmt(ratios.pgVsLite)}`)
   console.log(`medians per round, ms: ${JSON.stringify(Object.fromEntries(Object.entries(medians).map(([k, v]) => [k, v.map((x) => Number(x.toFixed(3)))])))}`)

@@ -31,8 +31,8 @@ import {
 } from '../store/search-index-postgres.js'
 import { tokenizeEach } from '../store/search-tokens.js'
 import {
-  asciiLower, dictionaryKeys, stageWindow, MAX_SEARCH_WORDS, rankHits, SEARCH_OBJECT_TYPES, searchWords, stageScore, termWords, typoStages,
-  type DetailRow, type FoundOfType, type SearchHit, type SearchObjectType, type SearchRequest, type StageGroup, type StageHit,
+  asciiLower, dictionaryKeys, nameKeys, stageWindow, MAX_SEARCH_WORDS, rankHits, SEARCH_OBJECT_TYPES, searchWords, stageScores, typoStages, typoTerm,
+  type DetailRow, type FoundOfType, type SearchHit, type SearchObjectType, type SearchRequest, type Stage, type StageHit, type TypoTerm,
 } from './search.js'
 
 /** More whole words than this for one long prefix and a range read beats merging them (as on SQLite). */
@@ -102,6 +102,80 @@ function upperBound(prefix: string): string {
 interface TypeQuery {
   readonly db: Kysely<any>
   readonly t: PgSearchTableNames
+  /**
+   * Long prefixes whose words are already known (a typo stage's, from the typo dictionary): the
+   * words of `terms` that start with each, sorted, so that no round trip reads them again.
+   */
+  readonly expansions?: ReadonlyMap<string, readonly string[]>
+  /** The postings' statistics: with them the driver is the group with the fewest postings (typo stages), else the longest word. */
+  readonly postings?: PostingStatistics
+}
+
+/** What ANALYZE knows of a `keys` table: its rows, the most common keys' shares, and the share of any other key. */
+export interface PostingStatistics {
+  readonly rows: number
+  readonly common: ReadonlyMap<string, number>
+  readonly other: number
+}
+
+/**
+ * The postings a driver reads, estimated from the statistics as the planner would: a common key's
+ * share, any other key's, the listed words of a long prefix (or a range: as many as can be listed).
+ */
+function estimatePostings(driver: Driver, stats: PostingStatistics, expansions: ReadonlyMap<string, readonly string[]> | undefined): number {
+  const key = (k: string) => (stats.common.get(k) ?? stats.other) * stats.rows
+  if (driver.kind === 'key') return key(driver.key)
+  if (driver.kind === 'all') return Infinity
+  if (driver.kind === 'any') return driver.parts.reduce((n, part) => n + estimatePostings(part, stats, expansions), 0)
+  const listed = expansions?.get(driver.prefix)
+  if (listed === undefined || listed.length > MAX_EXPANDED_WORDS) return (MAX_EXPANDED_WORDS + 1) * stats.other * stats.rows
+  return listed.reduce((n, w) => n + key(w), 0)
+}
+
+/** At most this many postings (estimated) are read in one scan and sorted, rather than per word. */
+const SINGLE_SCAN_POSTINGS = 20_000
+
+/** The keys a driver reads, when they are known without a round trip (`undefined`: a range, every record, or an unlisted prefix). */
+function driverKeys(driver: Driver, expansions: ReadonlyMap<string, readonly string[]> | undefined): string[] | undefined {
+  if (driver.kind === 'key') return [driver.key]
+  if (driver.kind === 'all') return undefined
+  if (driver.kind === 'prefix') {
+    const listed = expansions?.get(driver.prefix)
+    return listed === undefined || listed.length > MAX_EXPANDED_WORDS ? undefined : [...listed]
+  }
+  const out = new Set<string>()
+  for (const part of driver.parts) {
+    const keys = driverKeys(part, expansions)
+    if (keys === undefined) return undefined
+    for (const k of keys) out.add(k)
+  }
+  return [...out]
+}
+
+/** Statistics per database and table, read again after this long (an index refresh re-analyzes). */
+const STATISTICS_TTL_MS = 10 * 60_000
+const statisticsCache = new WeakMap<Kysely<any>, Map<string, { readonly at: number; readonly stats: Promise<PostingStatistics | undefined> }>>()
+
+/** The `keys` table's statistics (`pg_stats`), cached; `undefined` before its first ANALYZE. */
+export function postingStatistics(db: Kysely<any>, table: string): Promise<PostingStatistics | undefined> {
+  let tables = statisticsCache.get(db)
+  if (!tables) statisticsCache.set(db, (tables = new Map()))
+  const cached = tables.get(table)
+  if (cached && performance.now() - cached.at < STATISTICS_TTL_MS) return cached.stats
+  const stats = sql<{ rows: number; vals: string[] | null; freqs: number[] | null; n_distinct: number }>`
+    select c.reltuples as rows, s.most_common_vals::text::text[] as vals, s.most_common_freqs as freqs, s.n_distinct
+    from pg_stats s join pg_class c on c.oid = to_regclass(quote_ident(s.schemaname) || '.' || quote_ident(s.tablename))
+    where s.schemaname = current_schema() and s.tablename = ${table} and s.attname = 'key'`.execute(db).then(({ rows }) => {
+    const r = rows[0]
+    if (!r || !(Number(r.rows) > 0)) return undefined
+    const total = Number(r.rows)
+    const common = new Map<string, number>((r.vals ?? []).map((v, i) => [v, Number(r.freqs?.[i] ?? 0)]))
+    const distinct = Number(r.n_distinct) < 0 ? -Number(r.n_distinct) * total : Number(r.n_distinct)
+    const rest = 1 - [...common.values()].reduce((a, b) => a + b, 0)
+    return { rows: total, common, other: Math.max(0, rest) / Math.max(1, distinct - common.size) }
+  }, () => undefined)
+  tables.set(table, { at: performance.now(), stats })
+  return stats
 }
 
 /**
@@ -115,8 +189,11 @@ async function driverSources(q: TypeQuery, driver: Driver): Promise<RawBuilder<u
   if (driver.kind === 'key') return [sql`select o1, o2, id from ${keys} where key = ${driver.key}`]
   if (driver.kind === 'all') return [sql`select o1, o2, id from ${sql.table(q.t.docs)}`]
   const upper = upperBound(driver.prefix)
-  const { rows } = await sql<{ term: string }>`select term from ${sql.table(q.t.terms)}
-    where term >= ${driver.prefix} and term < ${upper} order by term limit ${MAX_EXPANDED_WORDS + 1}`.execute(q.db)
+  const listed = q.expansions?.get(driver.prefix)
+  const { rows } = listed !== undefined
+    ? { rows: listed.slice(0, MAX_EXPANDED_WORDS + 1).map((term) => ({ term })) }
+    : await sql<{ term: string }>`select term from ${sql.table(q.t.terms)}
+      where term >= ${driver.prefix} and term < ${upper} order by term limit ${MAX_EXPANDED_WORDS + 1}`.execute(q.db)
   if (rows.length > MAX_EXPANDED_WORDS) {
     return [sql`select distinct o1, o2, id from ${keys} where key >= ${driver.prefix} and key < ${upper}`]
   }
@@ -149,20 +226,36 @@ async function matching(q: TypeQuery, groups: readonly Group[], limit: number): 
       candidate = { driver: first.driver.kind === 'key' ? { kind: 'key', key: word } : { kind: 'prefix', prefix: word }, exact: false, weight: first.weight }
       candidate = { ...candidate, exact: isExactPair(live) }
     } else {
-      // Several words (a misspelt word's prefixes): the union of their postings, each word's unmarked
-      // key (its postings hold the marked tokens' records too). A group of one word drives first.
+      // Several words (a misspelt word's prefixes, or the first words of name starts): the union of
+      // their postings, each word's unmarked key (its postings hold the marked tokens' records too),
+      // or its marked key when only first words are asked for (a name stage: far fewer postings).
+      const unmarked = new Set<string>()
+      for (const d of drivers) {
+        const key = d!.driver.kind === 'key' ? d!.driver.key : d!.driver.kind === 'prefix' ? d!.driver.prefix : ''
+        if (!stripMarker(key)[1]) unmarked.add(`${d!.driver.kind}:${key}`)
+      }
       const parts = new Map<string, Driver>()
       for (const d of drivers) {
         const word = plainKey(d!.driver)
         if (word === '') return
-        parts.set(`${d!.driver.kind}:${word}`, d!.driver.kind === 'key' ? { kind: 'key', key: word } : { kind: 'prefix', prefix: word })
+        const id = `${d!.driver.kind}:${word}`
+        const key = unmarked.has(id) ? word : FIRST_WORD_MARKER + word
+        parts.set(id, d!.driver.kind === 'key' ? { kind: 'key', key } : { kind: 'prefix', prefix: key })
       }
-      candidate = { driver: { kind: 'any', parts: [...parts.values()] }, exact: false, weight: -parts.size }
+      // Weighed by its shortest word, ahead of a single word as long: a misspelt word's prefixes are
+      // rare words, while the term's other words may be common ones ("ai", "health", thousands of
+      // postings each checked against its record).
+      const shortest = Math.min(...[...parts.keys()].map((k) => [...k.slice(k.indexOf(':') + 1)].length))
+      candidate = { driver: { kind: 'any', parts: [...parts.values()] }, exact: false, weight: shortest + 0.5 }
     }
+    if (q.postings) candidate = { ...candidate, weight: -estimatePostings(candidate.driver, q.postings, q.expansions) }
     if (!best || candidate.weight > best.weight) best = { index, ...candidate }
   })
-  const sources = await driverSources(q, best ? best.driver : { kind: 'all' })
-  if (sources.length === 0) return []
+  const chosen: Driver = best ? best.driver : { kind: 'all' }
+  const listedKeys = q.postings ? driverKeys(chosen, q.expansions) : undefined
+  // Many words with few postings in all (a typo stage's prefixes): one scan of them all and a sort,
+  // instead of a limited scan per word, whose plan alone cost more than running it (30 ms to plan
+  // 40 words, 9 ms to run).
   const checks = groups.filter((_, i) => !(best && best.index === i && best.exact)).map(groupSql)
   // One source: its first `limit` that pass the checks, read in index order. Several (the words of
   // a long prefix): the first `limit` of each, then the best `limit` of those. PostgreSQL 15 does
@@ -171,6 +264,24 @@ async function matching(q: TypeQuery, groups: readonly Group[], limit: number): 
     ? sql`select k.o1, k.o2, k.id from (${source}) k order by k.o1, k.o2, k.id limit ${limit}`
     : sql`select k.o1, k.o2, k.id from (${source}) k join ${sql.table(q.t.docs)} d on d.id = k.id
         where ${sql.join(checks, sql` and `)} order by k.o1, k.o2, k.id limit ${limit}`
+  if (chosen.kind === 'prefix' && q.expansions?.get(chosen.prefix) === undefined) {
+    // A long prefix whose words are not known: the words read in the same statement, each word's
+    // postings limited by a lateral scan, or the range when it has too many words to list (a
+    // round trip less than reading the words first).
+    const keys = sql.table(q.t.keys)
+    const upper = upperBound(chosen.prefix)
+    const words = sql`select term from ${sql.table(q.t.terms)} where term >= ${chosen.prefix} and term < ${upper} order by term limit ${MAX_EXPANDED_WORDS + 1}`
+    const many = sql`(select count(*) from (${words}) c) > ${MAX_EXPANDED_WORDS}`
+    const { rows } = await sql<{ id: number }>`select t.id from (
+        select x.o1, x.o2, x.id from (${words}) w cross join lateral (${top(sql`select o1, o2, id from ${keys} where key = w.term`)}) x where not ${many}
+        union select r.o1, r.o2, r.id from (${top(sql`select distinct o1, o2, id from ${keys} where key >= ${chosen.prefix} and key < ${upper}`)}) r where ${many}
+      ) t order by t.o1, t.o2, t.id limit ${limit}`.execute(q.db)
+    return rows.map((r) => Number(r.id))
+  }
+  const sources = listedKeys !== undefined && listedKeys.length > 1 && estimatePostings(chosen, q.postings!, q.expansions) <= SINGLE_SCAN_POSTINGS
+    ? [sql`select distinct o1, o2, id from ${sql.table(q.t.keys)} where key = any(${listedKeys}::text[])`]
+    : await driverSources(q, chosen)
+  if (sources.length === 0) return []
   const query = sources.length === 1
     ? sql<{ id: number }>`select t.id from (${top(sources[0]!)}) t`
     : sql<{ id: number }>`select t.id from (${sql.join(sources.map((x) => sql`(${top(x)})`), sql` union `)}) t order by t.o1, t.o2, t.id limit ${limit}`
@@ -198,8 +309,14 @@ function phrasesOf(words: readonly string[]): { anyWords: Group[]; namePrefix: G
   return { anyWords, namePrefix: [{ tokens: cut[2 * lower.length]!, columns: 'name' }] }
 }
 
-/** A stage's groups as phrase groups: the word as typed (cut as the SQLite lookup's quoted strings are), or one of its prefixes. */
-function stagePhrases(groups: readonly StageGroup[]): Group[] {
+/**
+ * A stage's groups as phrase groups: the word as typed (cut as the SQLite lookup's quoted strings
+ * are), or one of its prefixes; a name stage's one group, the name column starting with any of its
+ * name starts (tokens as stored, the last a prefix).
+ */
+function stagePhrases(stage: Pick<Stage, 'groups' | 'names'>): Group[] {
+  if (stage.names !== undefined) return [stage.names.map((tokens) => ({ tokens, columns: 'name' as const }))]
+  const groups = stage.groups
   const raws = groups.map((g) => g.raw)
   const cut = tokenizeEach([...raws, ...raws.map((w) => FIRST_WORD_MARKER + w)])
   return groups.map((g, i) => [
@@ -209,11 +326,42 @@ function stagePhrases(groups: readonly StageGroup[]): Group[] {
   ])
 }
 
-/** The typo dictionary's words for some keys (sorted, as on SQLite). */
-async function dictionaryWords(db: Kysely<any>, t: PgSearchTableNames, keys: readonly string[]): Promise<string[]> {
-  if (keys.length === 0) return []
-  const { rows } = await sql<{ word: string }>`select distinct word from ${sql.table(t.typoKeys)} where key = any(${[...keys]}::text[]) order by word`.execute(db)
-  return rows.map((r) => r.word)
+/** The typo dictionary's words for each list of keys (each sorted, as on SQLite), in one statement. */
+async function dictionaryLookup(db: Kysely<any>, t: PgSearchTableNames, keyLists: readonly (readonly string[])[]): Promise<string[][]> {
+  const out = keyLists.map(() => new Set<string>())
+  const keys = keyLists.flatMap((list) => list)
+  if (keys.length > 0) {
+    const lists = keyLists.flatMap((list, i) => list.map(() => i))
+    const { rows } = await sql<{ i: number; word: string }>`select distinct g.i, k.word from unnest(${keys}::text[], ${lists}::int[]) as g(key, i)
+      join ${sql.table(t.typoKeys)} k on k.key = g.key`.execute(db)
+    for (const r of rows) out[r.i]!.add(r.word)
+  }
+  // Code point order, as the dictionary's "C" collation and SQLite's binary order sort.
+  return out.map((words) => [...words].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)))
+}
+
+/**
+ * The words a stage's long prefixes stand for, from what the dictionary lookup found: every word
+ * with a start within a word's edits shares a key with it, so the dictionary words that start with
+ * one of its prefixes (or with the word itself) are all the indexed words that do; and every name
+ * with a start within the term's edits was found, so the first words of the names found that start
+ * with a name start's first word are all the first words that do.
+ */
+function stageExpansions(stage: Stage, term: TypoTerm, found: readonly string[][]): Map<string, readonly string[]> {
+  const out = new Map<string, readonly string[]>()
+  const long = (p: string) => [...stripMarker(p)[0]].length > PG_PREFIX_KEY_LENGTH
+  if (stage.names !== undefined) {
+    const firsts = [...new Set(found[0]!.map((entry) => entry.split(' ')[0]!))].sort()
+    for (const start of stage.names) if (start.length === 1 && long(start[0]!)) out.set(start[0]!, firsts.filter((w) => w.startsWith(start[0]!)))
+    return out
+  }
+  stage.groups.forEach((g, i) => {
+    const w = term.words[i]!
+    if (w.token === undefined || w.edits === 0) return
+    const dictionary = found[i + 1]!
+    for (const p of [w.token, ...g.prefixes]) if (long(p)) out.set(p, dictionary.filter((d) => d.startsWith(p)))
+  })
+  return out
 }
 
 interface PgDetailRow extends Omit<DetailRow, 'rank' | 'id'> { rank: number; id: number | string; total: number; keywords?: string[] | null }
@@ -281,24 +429,34 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
   const termKey = asciiLower(request.term.trim())
   const types = SEARCH_OBJECT_TYPES.filter((type) => request.objectTypes.includes(type))
   // Both types at once, each on its own connections.
+  const mode = request.typo ?? 0
+  const term = typoTerm(words, mode)
+  // A term that can carry edits asks the typo dictionary while its exact tiers are read: a round
+  // trip less when they come short (a misspelt term nearly always), a statement spent in parallel
+  // when they fill the page. The postings' statistics are cached (`postingStatistics`).
+  const keys = dictionaryKeys(term.words)
+  const namesKeys = nameKeys(term)
+  const typos = mode !== 0 && (namesKeys.length > 0 || keys.some((k) => k.length > 0))
+    ? Promise.all([
+      Promise.all(types.map((type) => dictionaryLookup(vdb.db, PG_SEARCH_TABLES[type], [namesKeys, ...keys]))),
+      Promise.all(types.map((type) => postingStatistics(vdb.db, PG_SEARCH_TABLES[type].keys))),
+    ])
+    : undefined
+  // Not awaited when the tiers fill the page: its failure is then nobody's.
+  typos?.catch(() => undefined)
   const tiers = await Promise.all(types.map((type) => candidatesOf(vdb.db, type, words, termKey, request.limit)))
 
   // The typo and dropped-word stages of the SQLite lookup, asked in the same order with the same limits.
   const staged = types.map(() => new Map<number, StageHit>())
   const known = () => tiers.reduce((n, m) => n + m.size, 0) + staged.reduce((n, m) => n + m.size, 0)
-  const mode = request.typo ?? 0
   if (mode !== 0 && known() < request.limit) {
-    const term = termWords(words, mode)
-    const keys = dictionaryKeys(term)
-    const plans = await Promise.all(types.map(async (type) => {
-      const t = PG_SEARCH_TABLES[type]
-      const dictionary = await Promise.all(keys.map((k) => dictionaryWords(vdb.db, t, k)))
-      return typoStages(term, (i) => dictionary[i]!)
-    }))
+    const [found, postings] = typos ? await typos : [types.map(() => [namesKeys, ...keys].map(() => [] as string[])), types.map(() => undefined)]
+    const plans = found.map(([names, ...dictionary]) => typoStages(term, (i) => dictionary[i]!, () => names!))
     for (let k = 0; k < plans[0]!.length && known() < request.limit; k++) {
       const got = await Promise.all(types.map((type, i) => {
-        const q: TypeQuery = { db: vdb.db, t: PG_SEARCH_TABLES[type] }
-        return matching(q, stagePhrases(plans[i]![k]!.groups), stageWindow(request.limit) + tiers[i]!.size + staged[i]!.size)
+        const stage = plans[i]![k]!
+        const q: TypeQuery = { db: vdb.db, t: PG_SEARCH_TABLES[type], expansions: stageExpansions(stage, term, found[i]!), postings: postings[i] }
+        return matching(q, stagePhrases(stage), stageWindow(request.limit) + tiers[i]!.size + staged[i]!.size)
       }))
       types.forEach((_, i) => {
         for (const id of got[i]!) if (!tiers[i]!.has(id) && !staged[i]!.has(id)) staged[i]!.set(id, plans[i]![k]!)
@@ -312,10 +470,11 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
     if (tierOf.size === 0 && stageOf.size === 0) return undefined
     const rows = await detailsOf(vdb.db, type, [...tierOf.keys(), ...stageOf.keys()])
     const keywords = rows.flatMap((r) => (r.keywords ?? []).map((value) => ({ id: Number(r.id), value })))
+    const scores = stageScores(rows.map((r) => stageOf.get(Number(r.id))), term, rows)
     return {
       type, total: Number(rows[0]?.total ?? 0), keywords,
-      rows: rows.map(({ total: _total, keywords: _keywords, ...r }) => ({
-        ...r, id: Number(r.id), tier: tierOf.get(Number(r.id)) ?? 2, ...stageScore(stageOf.get(Number(r.id)), r),
+      rows: rows.map(({ total: _total, keywords: _keywords, ...r }, j) => ({
+        ...r, id: Number(r.id), tier: tierOf.get(Number(r.id)) ?? 2, ...scores[j],
       })),
     }
   }))

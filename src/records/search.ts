@@ -17,10 +17,11 @@
  * companies before investors on equal footing, then id.
  *
  * Typos and dropped words (`request.typo`, grammar-docs/guides/search.md): while fewer than `limit`
- * hits are known, stages follow (`typoStages`): the term with each word also standing for the
- * prefixes within its edits (from the typo dictionary, `store/search-typo.ts`), then the term
- * without its last words. Their hits rank after the tiers' by words matched, then typos (counted
- * on the hit's own words), then importance; they need their records read before the order is known.
+ * hits are known, stages follow (`typoStages`): the names starting within the term's edits, the
+ * term with each word also standing for the prefixes within its edits (both from the typo
+ * dictionary, `store/search-typo.ts`), then the term without its last words. Their hits rank after
+ * the tiers' by words matched, then typos (counted on the hit's own name and words), then whole
+ * names first, then importance; they need their records read before the order is known.
  *
  * Cost: each tier is a query that FTS5 answers in rank order and stops at the limit (see
  * schema/search-tables.ts), so a one-letter term costs the same as a rare one. The name tiers and
@@ -35,7 +36,9 @@ import { FIRST_WORD_MARKER, MIN_EXPANDED_PREFIX, SEARCH_OBJECT_TYPES, SEARCH_TAB
 import type { SqliteVentureDb } from '../store/open.js'
 import { limitedStatement, namedLimitedStatement, type LimitedStatement, type NamedLimitedStatement } from '../execute/statements.js'
 import { tokenize, tokenizePairs } from '../store/search-tokens.js'
-import { allowedEdits, MAX_TYPOS, queryKeys, typoPrefixes, typosOf, type TypoMode, type TypoWord } from '../store/search-typo.js'
+import {
+  allowedEdits, MAX_TYPOS, nameLetters, nameQueryKeys, nameTypos, osaDistance, queryKeys, termBudget, typoNameStarts, typoPrefixes, typosOf, type TypoMode, type TypoWord,
+} from '../store/search-typo.js'
 
 // The kinds of record search finds are the search tables' own (the store builds their postings).
 export { SEARCH_OBJECT_TYPES, type SearchObjectType } from '../store/schema/search-tables.js'
@@ -180,28 +183,50 @@ export interface StageGroup {
 
 /**
  * A query after the exact one: the first `words` words of the term, each with at most `budget`
- * edits (its own budget when smaller). The hits it adds are scored with `typoWords`.
+ * edits (its own budget when smaller: `groups`), or, for the whole term, the names whose start is
+ * within `budget` edits of the term's letters (`names`: the name starts as tokens, the first with
+ * the first-word marker). The hits it adds are scored with `typoWords` and the term's letters.
  */
 export interface Stage {
   readonly words: number
   readonly groups: readonly StageGroup[]
+  readonly names?: readonly (readonly string[])[]
   readonly typoWords: readonly TypoWord[]
+}
+
+/** The whole term as typo matching sees it: its words, its letters (tokens joined) and its edit budget. */
+export interface TypoTerm {
+  readonly words: readonly TermWord[]
+  readonly flat: string
+  readonly budget: number
+}
+
+export function typoTerm(words: readonly string[], mode: TypoMode): TypoTerm {
+  const term = termWords(words, mode)
+  const tokens = term.map((w) => w.token ?? w.raw)
+  return { words: term, flat: tokens.join(''), budget: termBudget(tokens, mode) }
 }
 
 /**
  * The stages of a tolerant search, in the order they are asked while fewer than `limit` hits are
- * known: the whole term with 1 then 2 edits per word, then (dropping words from the end, as
- * Typesense's drop_tokens_threshold does) the first n-1 words exactly, with 1, with 2 edits, and
- * so on down to the first word. Levels no word has the budget for are left out. `dictionary(i)`:
- * the typo dictionary's words for term word i (its `queryKeys` looked up), asked once per word.
+ * known: for the whole term, at 1 then 2 edits, the names starting within that many edits of the
+ * term's letters (spaces ignored, so the edits fall in any word, a short one too), then the records
+ * with each word within that many edits of a start of one of their words (each word within its
+ * own budget); then (dropping words from the end, as Typesense's drop_tokens_threshold does) the
+ * first n-1 words exactly, with 1, with 2 edits per word, and so on down to the first word. Levels
+ * nothing has the budget for are left out. `dictionary(i)`: the typo dictionary's words for term
+ * word i (its `queryKeys` looked up), `names()`: its names for the term's letters (`nameQueryKeys`);
+ * each asked once.
  */
-export function typoStages(words: readonly TermWord[], dictionary: (i: number) => readonly string[]): Stage[] {
+export function typoStages(term: TypoTerm, dictionary: (i: number) => readonly string[], names: () => readonly string[]): Stage[] {
+  const words = term.words
   const found = new Map<number, readonly string[]>()
   const dict = (i: number) => {
     let d = found.get(i)
     if (d === undefined) found.set(i, (d = dictionary(i)))
     return d
   }
+  let nameEntries: readonly string[] | undefined
   const prefixes = new Map<string, string[]>()
   const prefixesOf = (i: number, token: string, k: number) => {
     const key = `${i}:${k}`
@@ -212,13 +237,19 @@ export function typoStages(words: readonly TermWord[], dictionary: (i: number) =
   const out: Stage[] = []
   for (let m = words.length; m >= 1; m--) {
     const head = words.slice(0, m)
-    const most = Math.max(...head.map((w) => w.edits))
+    const most = Math.max(...head.map((w) => w.edits), m === words.length ? term.budget : 0)
     for (let budget = m === words.length ? 1 : 0; budget <= Math.min(most, MAX_TYPOS); budget++) {
+      const typoWords = head.map((w) => ({ token: w.token ?? w.raw, edits: Math.min(w.edits, budget) }))
+      if (m === words.length && budget >= 1 && budget <= term.budget) {
+        // Pushed even when empty, so that every type's plan has the same stages in the same places.
+        out.push({ words: m, groups: [], names: typoNameStarts(term.flat, budget, (nameEntries ??= names())), typoWords })
+      }
+      if (budget > 0 && !head.some((w) => w.edits >= budget)) continue
       const groups = head.map((w, i): StageGroup => {
         const k = Math.min(w.edits, budget)
         return { raw: w.raw, prefixes: k === 0 || w.token === undefined ? [] : prefixesOf(i, w.token, k) }
       })
-      out.push({ words: m, groups, typoWords: head.map((w) => ({ token: w.token ?? w.raw, edits: Math.min(w.edits, budget) })) })
+      out.push({ words: m, groups, typoWords })
     }
   }
   return out
@@ -237,25 +268,40 @@ export function dictionaryKeys(words: readonly TermWord[]): string[][] {
   return words.map((w) => (w.token === undefined || w.edits === 0 ? [] : queryKeys(w.token, w.edits)))
 }
 
-/** A record's words as the index cut them (name and domain or slug), for scoring its typos. */
-export function recordTokens(name: string | null, other: string | null): string[] {
-  const [a, b] = tokenizePairs([[name, other]])[0]!
-  return [...a, ...b]
+/** The keys of the term's letters for the names of the dictionary (none without a budget). */
+export function nameKeys(term: TypoTerm): string[] {
+  return term.budget === 0 ? [] : nameQueryKeys(term.flat, term.budget)
 }
 
-/** A candidate's place among the stages: the words it matched and the stage's words to score it with. */
+/** A candidate's place among the stages: the words it matched, the stage's words to score it with, the term's letters and budget. */
 export interface StageHit {
   readonly words: number
   readonly typoWords: readonly TypoWord[]
+  readonly names?: unknown
 }
 
-/** The typos of a stage hit, from its record's name and domain or slug. */
-export function stageTypos(hit: StageHit, name: string | null, other: string | null): number {
-  return typosOf(hit.typoWords, recordTokens(name, other))
+/**
+ * The score of a stage hit, from its record's name and domain or slug. Typos: for a hit of every
+ * word, the fewer of its words' edits (each word to a start of one of the record's words) and its
+ * name's (the term's letters to the start of the name's letters), the latter only when within the
+ * term's budget; a hit of a name stage counts its name's alone (above the term's budget: not a
+ * hit, `rankHits`). Whole: the whole name, not only a start of it, is within the term's budget.
+ */
+export function stageTypos(hit: StageHit, term: TypoTerm, [nameTokens, otherTokens]: readonly [readonly string[], readonly string[]]): { typos: number; whole: boolean } {
+  const whole = osaDistance(term.flat, nameLetters(nameTokens)) <= term.budget
+  const byName = hit.words === term.words.length ? nameTypos(term.flat, nameTokens) : Infinity
+  const named = byName <= term.budget ? byName : Infinity
+  if (hit.names !== undefined) return { typos: named, whole }
+  return { typos: Math.min(typosOf(hit.typoWords, [...nameTokens, ...otherTokens]), named), whole }
 }
 
-/** A stage's FTS5 query: every group, any of its alternatives (word or prefix, plain or first word). `undefined`: nothing can match. */
-export function stageQuery(groups: readonly StageGroup[], expand: ExpandPrefix = () => undefined): string | undefined {
+/**
+ * A stage's FTS5 query: every group, any of its alternatives (word or prefix, plain or first word);
+ * for a name stage, the name column starting with any of the name starts. `undefined`: nothing can match.
+ */
+export function stageQuery(stage: Pick<Stage, 'groups' | 'names'>, nameColumn: string, expand: ExpandPrefix = () => undefined): string | undefined {
+  if (stage.names !== undefined) return nameStartsQuery(stage.names, nameColumn, expand)
+  const groups = stage.groups
   const parts: string[] = []
   for (const g of groups) {
     const alts = [g.raw, ...g.prefixes].flatMap((w) => [...alternatives(w, expand), ...alternatives(FIRST_WORD_MARKER + w, expand)])
@@ -263,6 +309,20 @@ export function stageQuery(groups: readonly StageGroup[], expand: ExpandPrefix =
     parts.push(`(${[...new Set(alts)].join(' OR ')})`)
   }
   return parts.join(' AND ')
+}
+
+/** The name column starting with any of the name starts (each its tokens, the first marked, the last a prefix). */
+function nameStartsQuery(starts: readonly (readonly string[])[], nameColumn: string, expand: ExpandPrefix): string | undefined {
+  const phrases: string[] = []
+  for (const tokens of starts) {
+    const last = tokens[tokens.length - 1]!
+    if (tokens.length === 1) { phrases.push(...alternatives(last, expand)); continue }
+    const lead = `${tokens.slice(0, -1).join(' ')} `
+    const lastWords = expand(last)
+    phrases.push(...(lastWords === undefined ? [`${quoted(lead + last)}*`] : lastWords.map((w) => quoted(lead + w))))
+  }
+  if (phrases.length === 0) return undefined
+  return `${quoted(nameColumn)} : (${[...new Set(phrases)].join(' OR ')})`
 }
 
 interface TypeStatements {
@@ -455,19 +515,20 @@ export function searchRecords(vdb: SqliteVentureDb, request: SearchRequest): Sea
 
   // Typo and dropped-word stages, while fewer than `limit` hits are known (each type's stages from its own dictionary).
   const staged = types.map(() => new Map<number, StageHit>())
+  const term = typoTerm(words, request.typo ?? 0)
   if ((request.typo ?? 0) !== 0 && candidates.reduce((n, c) => n + c.tierOf.size, 0) < request.limit) {
-    const term = termWords(words, request.typo ?? 0)
-    const keys = dictionaryKeys(term)
+    const keys = dictionaryKeys(term.words)
+    const namesKeys = nameKeys(term)
     const plans = types.map((type) => {
       const dictionary = statements[type].dictionary
-      return typoStages(term, (i) => (dictionary ? dictionary(keys[i]!) : []))
+      return typoStages(term, (i) => (dictionary ? dictionary(keys[i]!) : []), () => (dictionary ? dictionary(namesKeys) : []))
     })
     const known = () => candidates.reduce((n, c) => n + c.tierOf.size, 0) + staged.reduce((n, m) => n + m.size, 0)
     for (let k = 0; k < plans[0]!.length && known() < request.limit; k++) {
       types.forEach((type, i) => {
         const stage = plans[i]![k]!
         const s = statements[type]
-        const query = stageQuery(stage.groups, s.expand)
+        const query = stageQuery(stage, SEARCH_TABLES[type].ftsColumns[0], s.expand)
         if (query === undefined) return
         const tierOf = candidates[i]!.tierOf
         const mine = staged[i]!
@@ -485,8 +546,8 @@ export function searchRecords(vdb: SqliteVentureDb, request: SearchRequest): Sea
     const { tierOf, total } = candidates[i]!
     if (tierOf.size === 0 && staged[i]!.size === 0) return
     totals.set(type, total)
-    for (const [rank, tier] of tierOf) ordered.push({ objectType: type, rank, tier, importance: rank / Math.max(1, total), words: words.length, typos: 0 })
-    for (const [rank] of staged[i]!) ordered.push({ objectType: type, rank, tier: 2, importance: rank / Math.max(1, total), words: words.length, typos: 0 })
+    for (const [rank, tier] of tierOf) ordered.push({ objectType: type, rank, tier, importance: rank / Math.max(1, total), words: words.length, typos: 0, whole: true })
+    for (const [rank] of staged[i]!) ordered.push({ objectType: type, rank, tier: 2, importance: rank / Math.max(1, total), words: words.length, typos: 0, whole: true })
   })
   ordered.sort(hitOrder)
   // Without stage hits the order is known before any record is read; stage hits need their records' words for their typos.
@@ -501,17 +562,28 @@ export function searchRecords(vdb: SqliteVentureDb, request: SearchRequest): Sea
     const stageOf = staged[types.indexOf(type)]!
     const rows = s.details.all(JSON.stringify(mine.map((c) => c.rank))) as (DetailRow & { keywords?: string | null })[]
     const keywords = rows.flatMap((r) => (r.keywords ? (JSON.parse(r.keywords) as string[]).map((value) => ({ id: r.id, value })) : []))
+    const scores = stageScores(rows.map((r) => stageOf.get(r.rank)), term, rows)
     found.push({
       type, total: totals.get(type)!, keywords,
-      rows: rows.map(({ keywords: _keywords, ...r }) => ({ ...r, tier: tierOf.get(r.rank) ?? 2, ...stageScore(stageOf.get(r.rank), r) })),
+      rows: rows.map(({ keywords: _keywords, ...r }, j) => ({ ...r, tier: tierOf.get(r.rank) ?? 2, ...scores[j] })),
     })
   }
   return rankHits(request, found)
 }
 
-/** A found row's words and typos: the stage's, scored on the record; none for a hit of the exact query. */
-export function stageScore(stage: StageHit | undefined, row: Pick<DetailRow, 'name' | 'slug'>): { words?: number; typos?: number } {
-  return stage === undefined ? {} : { words: stage.words, typos: stageTypos(stage, row.name, row.slug) }
+/**
+ * Each found row's words, typos and whole-name flag: its stage's, scored on the record; none for a
+ * hit of the exact query. The stage hits' names and domains or slugs are cut in one pass.
+ */
+export function stageScores(stages: readonly (StageHit | undefined)[], term: TypoTerm, rows: readonly Pick<DetailRow, 'name' | 'slug'>[]): { words?: number; typos?: number; whole?: boolean }[] {
+  const scored = rows.flatMap((r, i) => (stages[i] === undefined ? [] : [i]))
+  const cut = tokenizePairs(scored.map((i) => [rows[i]!.name, rows[i]!.slug] as const))
+  const out: { words?: number; typos?: number; whole?: boolean }[] = rows.map(() => ({}))
+  scored.forEach((i, j) => {
+    const stage = stages[i]!
+    out[i] = { words: stage.words, ...stageTypos(stage, term, cut[j]!) }
+  })
+  return out
 }
 
 interface Ordered {
@@ -521,6 +593,8 @@ interface Ordered {
   readonly importance: number
   readonly words: number
   readonly typos: number
+  /** For a typo hit, its whole name within the term's budget (a hit of the exact query counts as one). */
+  readonly whole: boolean
 }
 
 interface OrderedCandidate extends Ordered {
@@ -529,11 +603,11 @@ interface OrderedCandidate extends Ordered {
 
 /**
  * The ranking rules, in order (grammar-docs/guides/search.md): exact name, name prefix (the tier),
- * more words of the term matched, fewer typos, then importance, companies before investors (ids
+ * more words of the term matched, fewer typos, the whole name within the edits, then importance, companies before investors (ids
  * only break ties within a type, which ranks never leave).
  */
 function hitOrder(a: Ordered, b: Ordered): number {
-  return a.tier - b.tier || b.words - a.words || a.typos - b.typos || a.importance - b.importance
+  return a.tier - b.tier || b.words - a.words || a.typos - b.typos || Number(b.whole) - Number(a.whole) || a.importance - b.importance
     || (a.objectType === b.objectType ? 0 : a.objectType === 'company' ? -1 : 1)
 }
 
@@ -546,7 +620,7 @@ export interface FoundOfType {
    * Each candidate's details, with the tier its queries found it in, and for a hit of a typo or
    * dropped-word stage the words it matched and its typos (else all words, none).
    */
-  readonly rows: readonly (DetailRow & { readonly tier: 0 | 1 | 2; readonly words?: number; readonly typos?: number })[]
+  readonly rows: readonly (DetailRow & { readonly tier: 0 | 1 | 2; readonly words?: number; readonly typos?: number; readonly whole?: boolean })[]
   /** Companies' keywords, `(id, value)`, each company's in value order. */
   readonly keywords: readonly { readonly id: number; readonly value: string }[]
 }
@@ -558,8 +632,11 @@ export interface FoundOfType {
  */
 export function rankHits(request: SearchRequest, found: readonly FoundOfType[]): SearchHit[] {
   const termFolded = fold(request.term)
-  const termWordCount = searchWords(request.term).slice(0, MAX_SEARCH_WORDS).length
-  const scored: (SearchHit & { importance: number })[] = []
+  const words = searchWords(request.term).slice(0, MAX_SEARCH_WORDS)
+  const termWordCount = words.length
+  // A hit of several words, each within its own budget, may still exceed the term's: not a hit.
+  const budget = (request.typo ?? 0) === 0 ? 0 : typoTerm(words, request.typo ?? 0).budget
+  const scored: (SearchHit & { importance: number; whole: boolean })[] = []
   for (const { type, total, rows, keywords: keywordRows } of found) {
     const keywords = new Map<number, string[]>()
     for (const k of keywordRows) {
@@ -568,6 +645,7 @@ export function rankHits(request: SearchRequest, found: readonly FoundOfType[]):
       else keywords.set(k.id, [k.value])
     }
     for (const row of rows) {
+      if (row.typos !== undefined && row.typos > budget) continue
       const tier = row.tier === 1 && row.name !== null && fold(row.name) === termFolded ? 0 : row.tier
       scored.push({
         objectType: type,
@@ -582,10 +660,11 @@ export function rankHits(request: SearchRequest, found: readonly FoundOfType[]):
         tier,
         words: row.words ?? termWordCount,
         typos: row.typos ?? 0,
+        whole: row.whole ?? true,
         importance: row.rank / Math.max(1, total),
       })
     }
   }
   scored.sort((a, b) => hitOrder(a, b) || a.id - b.id)
-  return scored.slice(0, request.limit).map(({ importance: _importance, ...hit }) => hit)
+  return scored.slice(0, request.limit).map(({ importance: _importance, whole: _whole, ...hit }) => hit)
 }

@@ -12,7 +12,7 @@ import { detailTableStatements } from './schema/detail-tables.js'
 import { cacheOrderStatements, checkpointTableStatements, storedQueryStatements, storedQueryUsageStatements } from './schema/stored-query-tables.js'
 import { compositeIndexStatements } from './schema/composite-indexes.js'
 import { apiKeyStatements } from './schema/api-key-tables.js'
-import { companyHitFieldsStatements, searchIndexStatements, typoDictionaryStatements } from './search-index.js'
+import { companyHitFieldsStatements, searchIndexStatements, typoDictionaryStatements, typoNameStatements } from './search-index.js'
 import { postgresSearchIndexStatements, postgresTypoDictionaryStatements } from './search-index-postgres.js'
 import { postgresSortIndexStatements } from './schema/postgres-sort-indexes.js'
 import { missingValueStatements } from './schema/missing-values-migration.js'
@@ -47,6 +47,10 @@ export const MIGRATIONS: readonly StoreMigration[] = Object.freeze([
   {
     name: '017-search-typo-dictionary',
     statements: (db, dialect) => [...typoDictionaryStatements(db, dialect), ...postgresTypoDictionaryStatements(db, dialect)],
+  },
+  {
+    name: '018-search-typo-names',
+    statements: (db, dialect) => [...typoNameStatements(db, dialect), ...postgresTypoDictionaryStatements(db, dialect)],
   },
 ])
 

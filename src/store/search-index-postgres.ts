@@ -42,7 +42,7 @@ import { datasets, relations } from '../catalog/index.js'
 import { columnName } from './sql-names.js'
 import type { DialectName } from './schema/column-types.js'
 import {
-  FIRST_WORD_MARKER, FIRST_WORD_MARKER_CODE_POINT, rawStatement, SEARCH_TABLES, typoDictionaryDdl, typoKeysSelect,
+  FIRST_WORD_MARKER, FIRST_WORD_MARKER_CODE_POINT, rawStatement, SEARCH_TABLES, typoDictionaryDdl, typoKeysSelect, typoNameKeysSelect,
 } from './schema/search-tables.js'
 import { MIN_DICTIONARY_WORD } from './search-typo.js'
 import { tokenizePairs } from './search-tokens.js'
@@ -127,18 +127,28 @@ function docsWordsSelect(t: PgSearchTableNames): string {
     where length(word) >= ${MIN_DICTIONARY_WORD}`
 }
 
+/** The dictionary's names of every record in `docs`: its name tokens as stored, joined by spaces (`NAME_ENTRY_MARKER`). */
+function docsNamesSelect(t: PgSearchTableNames): string {
+  return `select distinct substr(d.name_words, 2) as word from "${t.docs}" d where d.name_words <> ''`
+}
+
+const isNameEntry = (column: string) => `left(${column}, 1) = chr(${FIRST_WORD_MARKER_CODE_POINT})`
+
 /** The typo dictionary of a type from scratch, from `docs` (SQL only). */
 function typoDictionaryRebuildSql(t: PgSearchTableNames): string[] {
   return [
     `truncate table "${t.typoWords}", "${t.typoKeys}"`,
-    `insert into "${t.typoWords}" (word) ${docsWordsSelect(t)}`,
-    `insert into "${t.typoKeys}" (key, word) ${typoKeysSelect(`select word from "${t.typoWords}"`)}`,
+    `insert into "${t.typoWords}" (word) ${docsWordsSelect(t)} union ${docsNamesSelect(t)}`,
+    `insert into "${t.typoKeys}" (key, word) ${typoKeysSelect(`select word from "${t.typoWords}" where not ${isNameEntry('word')}`)}`,
+    `insert into "${t.typoKeys}" (key, word) ${typoNameKeysSelect(`select word from "${t.typoWords}" where ${isNameEntry('word')}`, 'postgres')}`,
+    // Without statistics the planner takes a key lookup for a third of the table and runs it in parallel workers (50 ms instead of 0.2).
+    `analyze "${t.typoWords}", "${t.typoKeys}"`,
   ]
 }
 
 /**
  * Migration 015 on PostgreSQL: the typo dictionary's tables, filled from an index already built
- * (empty otherwise: the next refresh fills them).
+ * (empty otherwise: the next refresh fills them). Migration 018 runs it again for the names.
  */
 export function postgresTypoDictionaryStatements(db: Kysely<any>, dialect: DialectName): Compilable[] {
   if (dialect !== 'postgres') return []
@@ -149,21 +159,37 @@ export function postgresTypoDictionaryStatements(db: Kysely<any>, dialect: Diale
  * The typo dictionary after an incremental refresh: `added` (tokens of the re-cut records) come
  * in with their keys when new; `dropped` (their old tokens) leave with theirs when no record's
  * tokens hold them any more (the postings of the word, or of the prefix key it is, then its docs).
+ * Names the same way (`addedNames`, `droppedNames`: name tokens joined by spaces), a name staying
+ * while some record's name tokens are it (found through the postings of its first token).
  */
-async function updateTypoDictionary(db: Kysely<any>, t: PgSearchTableNames, added: ReadonlySet<string>, dropped: ReadonlySet<string>): Promise<void> {
+async function updateTypoDictionary(
+  db: Kysely<any>, t: PgSearchTableNames, added: ReadonlySet<string>, dropped: ReadonlySet<string>,
+  addedNames: ReadonlySet<string>, droppedNames: ReadonlySet<string>,
+): Promise<void> {
   const words = (set: ReadonlySet<string>) => [...set].map((x) => stripMarker(x)[0]).filter((x) => chars(x).length >= MIN_DICTIONARY_WORD)
   const gone = words(dropped)
+  const remove = async (list: readonly string[]) => {
+    if (list.length === 0) return
+    await sql`delete from ${sql.table(t.typoKeys)} where word = any(${list}::text[])`.execute(db)
+    await sql`delete from ${sql.table(t.typoWords)} where word = any(${list}::text[])`.execute(db)
+  }
   if (gone.length > 0) {
     const marker = FIRST_WORD_MARKER
     const { rows } = await sql<{ word: string }>`select g.word from unnest(${[...new Set(gone)]}::text[]) as g(word)
       where not exists (select 1 from ${sql.table(t.keys)} k join ${sql.table(t.docs)} d on d.id = k.id where k.key = g.word
         and (strpos(d.name_words || ' ', ' ' || g.word || ' ') > 0 or strpos(d.name_words || ' ', ' ' || ${marker} || g.word || ' ') > 0
           or strpos(d.other_words || ' ', ' ' || g.word || ' ') > 0))`.execute(db)
-    const list = rows.map((r) => r.word)
-    if (list.length > 0) {
-      await sql`delete from ${sql.table(t.typoKeys)} where word = any(${list}::text[])`.execute(db)
-      await sql`delete from ${sql.table(t.typoWords)} where word = any(${list}::text[])`.execute(db)
-    }
+    await remove(rows.map((r) => r.word))
+  }
+  const goneNames = [...droppedNames].filter((x) => !addedNames.has(x))
+  if (goneNames.length > 0) {
+    // The first token is a key of its own (behind the marker) unless it is the marker alone: then every record is looked at.
+    const { rows } = await sql<{ word: string }>`select g.word from unnest(${goneNames}::text[]) as g(word)
+      where not exists (select 1 from ${sql.table(t.keys)} k join ${sql.table(t.docs)} d on d.id = k.id
+          where k.key = split_part(g.word, ' ', 1) and d.name_words = ' ' || g.word)
+        and not (split_part(g.word, ' ', 1) = ${FIRST_WORD_MARKER}
+          and exists (select 1 from ${sql.table(t.docs)} d where d.name_words = ' ' || g.word))`.execute(db)
+    await remove(rows.map((r) => r.word))
   }
   const fresh = words(added)
   if (fresh.length > 0) {
@@ -171,6 +197,14 @@ async function updateTypoDictionary(db: Kysely<any>, t: PgSearchTableNames, adde
       on conflict do nothing returning word`.execute(db)
     if (rows.length > 0) {
       await db.executeQuery(CompiledQuery.raw(`insert into "${t.typoKeys}" (key, word) ${typoKeysSelect('select unnest($1::text[]) as word')}
+        on conflict do nothing`, [rows.map((r) => r.word)]))
+    }
+  }
+  if (addedNames.size > 0) {
+    const { rows } = await sql<{ word: string }>`insert into ${sql.table(t.typoWords)} (word) select distinct unnest(${[...addedNames]}::text[])
+      on conflict do nothing returning word`.execute(db)
+    if (rows.length > 0) {
+      await db.executeQuery(CompiledQuery.raw(`insert into "${t.typoKeys}" (key, word) ${typoNameKeysSelect('select unnest($1::text[]) as word', 'postgres')}
         on conflict do nothing`, [rows.map((r) => r.word)]))
     }
   }
@@ -294,10 +328,11 @@ async function renumber(db: Kysely<any>, type: SearchObjectType): Promise<void> 
 const BATCH = 5000
 
 /** Cuts `rows` and writes their docs, keys and long terms (none of them may be indexed yet). */
-async function indexRows(db: Kysely<any>, t: PgSearchTableNames, rows: readonly SourceRow[], tokensOut?: Set<string>): Promise<number> {
+async function indexRows(db: Kysely<any>, t: PgSearchTableNames, rows: readonly SourceRow[], tokensOut?: Set<string>, namesOut?: Set<string>): Promise<number> {
   if (rows.length === 0) return 0
   const cut = tokenizePairs(rows.map((r) => [markedName(r.name), r.other] as const))
   if (tokensOut) for (const [a, b] of cut) for (const token of [...a, ...b]) tokensOut.add(token)
+  if (namesOut) for (const [a] of cut) if (a.length > 0) namesOut.add(a.join(' '))
   const keyCol: string[] = [], o1Col: number[] = [], o2Col: number[] = [], idCol: string[] = []
   const terms = new Set<string>()
   rows.forEach((r, i) => {
@@ -358,6 +393,8 @@ async function updateType(db: Kysely<any>, type: SearchObjectType, ids: readonly
   const all = [...new Set([...ids.map(String), ...stale.map((r) => String(r.id))])]
   const oldTokens = new Set<string>()
   const newTokens = new Set<string>()
+  const oldNames = new Set<string>()
+  const newNames = new Set<string>()
   for (let i = 0; i < all.length; i += BATCH) {
     const batch = all.slice(i, i + BATCH)
     // The old postings, from the old tokens: deleted by primary key (no index on id needed).
@@ -368,6 +405,7 @@ async function updateType(db: Kysely<any>, type: SearchObjectType, ids: readonly
     for (const d of old) {
       const tokens = [...d.name_words.split(' '), ...d.other_words.split(' ')].filter((x) => x !== '')
       for (const token of tokens) oldTokens.add(token)
+      if (d.name_words !== '') oldNames.add(d.name_words.slice(1))
       for (const key of keysOfTokens(tokens)) {
         keyCol.push(key); o1Col.push(d.o1); o2Col.push(d.o2); idCol.push(String(d.id))
         if (isLongKey(key)) oldTerms.add(key)
@@ -379,14 +417,14 @@ async function updateType(db: Kysely<any>, type: SearchObjectType, ids: readonly
     }
     await sql`delete from ${sql.table(t.docs)} where id = any(${batch}::bigint[])`.execute(db)
     const { rows } = await sql<SourceRow>`${sql.raw(sourceSelect(s))} where x.${sql.ref(s.id)} = any(${batch}::bigint[])`.execute(db)
-    await indexRows(db, t, rows, newTokens)
+    await indexRows(db, t, rows, newTokens, newNames)
     // Words no record has any more leave the expansion list (an index probe each).
     if (oldTerms.size > 0) {
       await sql`delete from ${sql.table(t.terms)} w where w.term = any(${[...oldTerms]}::text[])
         and not exists (select 1 from ${sql.table(t.keys)} k where k.key = w.term)`.execute(db)
     }
   }
-  await updateTypoDictionary(db, t, newTokens, oldTokens)
+  await updateTypoDictionary(db, t, newTokens, oldTokens, newNames, oldNames)
   return all.length
 }
 

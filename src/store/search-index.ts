@@ -16,7 +16,7 @@ import { columnOf } from './sql-names.js'
 import type { DialectName } from './schema/column-types.js'
 import {
   COMPANY_HIT_FIELDS, companyRankColumns, FIRST_WORD_MARKER_CODE_POINT, MIN_EXPANDED_PREFIX, rawStatement, SEARCH_TABLES, searchTableDdl,
-  typoDictionaryDdl, typoKeysSelect, type SearchTableNames,
+  instancesDdl, sqliteTypoNamesSelect, typoDictionaryDdl, typoKeysSelect, typoNameKeysSelect, type SearchTableNames,
 } from './schema/search-tables.js'
 import { MIN_DICTIONARY_WORD } from './search-typo.js'
 
@@ -58,19 +58,36 @@ function finishTable(t: SearchTableNames): string[] {
 }
 
 /**
- * Brings the typo dictionary of a type up to date with its FTS vocabulary: words no record has
- * any more leave it with their keys, new words come in with theirs; words still there are not
- * touched, so an import costs the keys of the words it brought (the FTS table itself is rebuilt).
+ * Brings the typo dictionary of a type up to date with its FTS index: words and names no record
+ * has any more leave it with their keys, new ones come in with theirs; entries still there are not
+ * touched, so an import costs the keys of the words and names it brought (the FTS table itself is
+ * rebuilt). The current entries are gathered once into a temporary table (names come from the
+ * `instances` vocabulary: a pass over the index's postings).
  */
 export function typoDictionaryUpdateSql(t: SearchTableNames): string[] {
-  const word = `case when substr(term, 1, 1) = char(${FIRST_WORD_MARKER_CODE_POINT}) then substr(term, 2) else term end`
-  const current = `select word from (select ${word} as word from "${t.vocab}") where length(word) >= ${MIN_DICTIONARY_WORD}`
+  const marker = `char(${FIRST_WORD_MARKER_CODE_POINT})`
+  const word = `case when substr(term, 1, 1) = ${marker} then substr(term, 2) else term end`
+  const words = `select word from (select ${word} as word from "${t.vocab}") where length(word) >= ${MIN_DICTIONARY_WORD}`
+  const current = `temp."${t.typoWords}_current"`
+  const fresh = (names: boolean) => `select word from ${current} where substr(word, 1, 1) ${names ? '=' : '<>'} ${marker} except select word from "${t.typoWords}"`
   return [
-    `delete from "${t.typoKeys}" where word in (select word from "${t.typoWords}" except ${current})`,
-    `delete from "${t.typoWords}" where word not in (${current})`,
-    `insert into "${t.typoKeys}" (key, word) ${typoKeysSelect(`${current} except select word from "${t.typoWords}"`)}`,
-    `insert into "${t.typoWords}" (word) ${current} except select word from "${t.typoWords}"`,
+    instancesDdl(t),
+    `drop table if exists ${current}`,
+    `create temp table "${t.typoWords}_current" (word text primary key) without rowid`,
+    `insert into ${current} (word) ${words} union ${sqliteTypoNamesSelect(t)}`,
+    `delete from "${t.typoKeys}" where word in (select word from "${t.typoWords}" except select word from ${current})`,
+    `delete from "${t.typoWords}" where word not in (select word from ${current})`,
+    `insert into "${t.typoKeys}" (key, word) ${typoKeysSelect(fresh(false))}`,
+    `insert into "${t.typoKeys}" (key, word) ${typoNameKeysSelect(fresh(true), 'sqlite')}`,
+    `insert into "${t.typoWords}" (word) select word from ${current} except select word from "${t.typoWords}"`,
+    `drop table ${current}`,
   ]
+}
+
+/** Migration 018 (SQLite): the names of the typo dictionary, added to the words it holds. */
+export function typoNameStatements(db: Kysely<any>, dialect: DialectName): Compilable[] {
+  if (dialect !== 'sqlite') return []
+  return Object.values(SEARCH_TABLES).flatMap((t) => typoDictionaryUpdateSql(t)).map((text) => rawStatement(db, text))
 }
 
 /** Migration 015 (SQLite): the typo dictionary's tables, filled from the index's vocabulary. */

@@ -39,7 +39,11 @@ const chars = (text: string): string[] => [...text]
 
 /** The edits a word (folded token) may carry under the mode. */
 export function allowedEdits(word: string, mode: TypoMode): number {
-  const n = chars(word).length
+  return editsForLength(chars(word).length, mode)
+}
+
+/** The edits `n` letters may carry under the mode: none below 5, then 1 (`auto`: 2 from 9). */
+function editsForLength(n: number, mode: TypoMode): number {
   if (mode === 0 || n < MIN_TYPO_WORD) return 0
   if (mode === 'auto') return n >= TWO_TYPOS_WORD ? 2 : 1
   return mode
@@ -162,6 +166,77 @@ function shortestPrefixWithin(w: readonly string[], d: readonly string[], k: num
     prev = row
   }
   return 0
+}
+
+//// whole names ////
+
+/**
+ * Marks a whole name in the dictionary: the entry is the marker and the name's tokens joined by
+ * spaces (`\uE000korily inc`, the first token as the index stores it), its keys are the marker and
+ * the keys of the name's letters with the spaces left out (`korilyinc`). Plain words never start
+ * with it (the dictionary strips the first-word marker from them), so a word lookup never meets a
+ * name and a name lookup never meets a word. The first-word marker of `schema/search-tables.ts`.
+ */
+export const NAME_ENTRY_MARKER = '\uE000'
+
+/**
+ * The edit budget of a whole term: Meilisearch's thresholds on its letters and digits (the
+ * tokens of its words joined), so `zentrx lbas` (10 letters) may carry 2 edits, spread over its
+ * words as they fall. A term of 1 to 4 letters gets none.
+ */
+export function termBudget(tokens: readonly string[], mode: TypoMode): number {
+  return editsForLength(tokens.reduce((n, t) => n + chars(t).length, 0), mode)
+}
+
+/** The keys a term's letters (`flat`: its tokens joined) ask the dictionary for, to find names within `k` edits of their start. */
+export function nameQueryKeys(flat: string, k: number): string[] {
+  return queryKeys(flat, k).map((key) => NAME_ENTRY_MARKER + key)
+}
+
+/** A name entry's tokens, the first with the index's first-word marker (as the FTS name column stores them). */
+export function nameEntryTokens(entry: string): string[] {
+  return entry.split(' ')
+}
+
+/** The letters of a name's tokens, spaces (and the first-word marker) left out. */
+export function nameLetters(tokens: readonly string[]): string {
+  return tokens.join('').replace(/\uE000/g, '')
+}
+
+/**
+ * The name starts a misspelt term stands for, given the name entries its keys found: of each
+ * name, its shortest start (letters, spaces ignored) within `k` edits of the term's letters, as the
+ * name's tokens up to there (the last one cut, so a phrase prefix); then only those that no other
+ * one is a start of. A name is within `k` edits of the term exactly when it starts with one.
+ */
+export function typoNameStarts(flat: string, k: number, entries: Iterable<string>): string[][] {
+  const w = chars(flat)
+  const found = new Map<string, string[]>()
+  for (const entry of entries) {
+    const tokens = nameEntryTokens(entry)
+    const length = shortestPrefixWithin(w, chars(nameLetters(tokens)), k)
+    if (length === 0) continue
+    const cut: string[] = []
+    let left = length
+    for (const token of tokens) {
+      const cs = chars(token)
+      const marker = cs[0] === NAME_ENTRY_MARKER ? 1 : 0
+      const letters = cs.length - marker
+      if (letters >= left) { cut.push(cs.slice(0, marker + left).join('')); break }
+      cut.push(token)
+      left -= letters
+    }
+    found.set(cut.join(' '), cut)
+  }
+  const sorted = [...found.keys()].sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0))
+  const kept: string[] = []
+  for (const p of sorted) if (!kept.some((q) => p.startsWith(q))) kept.push(p)
+  return kept.sort().map((p) => found.get(p)!)
+}
+
+/** The whole-name typos of a record: the least distance from the term's letters to a start of its name's letters. */
+export function nameTypos(flat: string, nameTokens: readonly string[]): number {
+  return prefixDistance(flat, nameLetters(nameTokens))
 }
 
 /** A term word as typo matching sees it: its folded token and budget. */

@@ -166,6 +166,8 @@ describe('search ranking rules with typos, equal on both backends', () => {
       company(4, 'Marvelun Works', 'c4.example', 99),
       company(5, 'Marvlun Works', 'c5.example', 100),
       company(6, 'Marvelin Group', 'c6.example', 10),
+      company(7, 'Zentrix Labs', 'c7.example', 20),
+      company(8, 'Zentrix AI', 'c8.example', 30),
       investor(9001, 'Marvelous Angels', 'marvelous-angels'),
     ])
     p = await pairOf(lite, 'search_typo_rules')
@@ -195,9 +197,29 @@ describe('search ranking rules with typos, equal on both backends', () => {
     expect(await hits('marvelon', 2)).toEqual(['c1:t0:w1:e0', 'c2:t1:w1:e0', 'c3:t2:w1:e0', 'c4:t2:w1:e1', 'c6:t2:w1:e1', 'i9001:t2:w1:e1', 'c5:t2:w1:e2'])
   })
 
-  it('5. then importance: equally many words and typos, the more important record first', async () => {
-    // Each one substitution from "marvelxn"; by score 99, 90, 50, 10, 1.
-    expect(await hits('marvelxn', 1)).toEqual(['c4:t2:w1:e1', 'c3:t2:w1:e1', 'c2:t2:w1:e1', 'c6:t2:w1:e1', 'c1:t2:w1:e1'])
+  it('the term\'s budget spreads over its words: two edits over two words of a 9+ letter name, one in a 4-letter word', async () => {
+    // "zentrx lbas": 10 letters, 2 edits; "lbas" is two letters swapped, in a word too short to be typo-matched alone.
+    expect((await hits('zentrx lbas'))[0]).toBe('c7:t2:w2:e2')
+    expect(await hits('zentrx lbas', 1)).not.toContain('c7:t2:w2:e2')
+    // One edit in the short word alone (11 letters).
+    expect((await hits('zentrix lbas'))[0]).toBe('c7:t2:w2:e1')
+    // Both edits in a 7-letter word at the start of the name (its own budget is 1).
+    expect((await hits('zntrx labs'))[0]).toBe('c7:t2:w2:e2')
+    // Spaces are ignored at the start of the name.
+    expect((await hits('zen trix labs'))[0]).toBe('c7:t2:w3:e0')
+  })
+
+  it('a term of 1 to 4 letters is never typo-matched, however it is cut into words', async () => {
+    for (const typo of ['auto', 1, 2] as const) {
+      expect(await hits('zenx', typo)).toEqual([])
+      expect(await hits('zn ai', typo)).toEqual([])
+    }
+    expect(await hits('zent', 0)).toEqual(['c8:t1:w1:e0', 'c7:t1:w1:e0'])
+  })
+
+  it('5. then the whole name within the edits before a start of a name or a word; 6. then importance', async () => {
+    // Each one substitution from "marvelxn"; "Marvelon" is the whole name within it, the others by score 99, 90, 50, 10.
+    expect(await hits('marvelxn', 1)).toEqual(['c1:t2:w1:e1', 'c4:t2:w1:e1', 'c3:t2:w1:e1', 'c2:t2:w1:e1', 'c6:t2:w1:e1'])
   })
 })
 
@@ -356,7 +378,9 @@ describe('refreshPostgresSearchIndex after changes', () => {
 
   it('the typo dictionary follows an import incrementally, the same on both backends and as a fresh build', async () => {
     const [renamed] = p.lite.sqlite.prepare('select id from companies where id < 880000 order by id limit 1 offset 20').pluck().all() as number[]
-    const oldWord = (p.lite.sqlite.prepare('select name from companies where id = ?').pluck().get(renamed) as string).split(' ')[0]!.toLowerCase()
+    const oldName = p.lite.sqlite.prepare('select name from companies where id = ?').pluck().get(renamed) as string
+    const oldWord = oldName.split(' ')[0]!.toLowerCase()
+    const othersWithOldName = p.lite.sqlite.prepare('select count(*) from companies where id <> ? and lower(name) = lower(?)').pluck().get(renamed, oldName) as number
     const othersWithOldWord = p.lite.sqlite.prepare(`select count(*) from companies where id <> ? and (lower(name) like ? or lower(website) like ?)`)
       .pluck().get(renamed, `%${oldWord}%`, `%${oldWord}%`) as number
     await mutate(`insert into companies (id, name, website, svc_score, total_funding) values (?, ?, ?, ?, ?)`, 880002, 'Quillowmere Dynamics', 'quillowmere.example', 3, 0)
@@ -367,6 +391,10 @@ describe('refreshPostgresSearchIndex after changes', () => {
     expect(pg).toEqual(lite)
     expect(lite).toContain('search_companies_typo_words quillowmere')
     expect(lite).toContain('search_companies_typo_words brandnewword')
+    // Names are entries of their own (the marker, the name's tokens), keyed by their letters behind the marker.
+    expect(lite).toContain('search_companies_typo_words \uE000quillowmere dynamics')
+    expect(lite).toContain('search_companies_typo_keys \uE000quill \uE000quillowmere dynamics')
+    if (othersWithOldName === 0) expect(lite).not.toContain(`search_companies_typo_words \uE000${oldName.toLowerCase()}`)
     // The old first word left with its keys, unless another record still has it.
     expect(othersWithOldWord).toBe(0)
     {
@@ -374,7 +402,7 @@ describe('refreshPostgresSearchIndex after changes', () => {
       expect(lite.some((x) => x.startsWith('search_companies_typo_keys ') && x.endsWith(` ${oldWord}`))).toBe(false)
     }
     // Found misspelt right after the import, on both backends.
-    for (const term of ['quillowmrre', 'qiullowmere', 'brandnewwrod']) {
+    for (const term of ['quillowmrre', 'qiullowmere', 'brandnewwrod', 'quillowmere dynamcis', 'quillowmeer dinamics']) {
       expect((await same(p, { term, objectTypes: both, limit: 5, typo: 'auto' })).map((h) => h.id), term).toContain(term.startsWith('b') ? renamed : 880002)
     }
     // A fresh build of SQLite's dictionary (emptied, refreshed) equals the incremental one.

@@ -271,6 +271,31 @@ describe('typo dictionary (migration 015)', () => {
     expect(vdb.sqlite.prepare(`select count(*) from "${SEARCH_TABLES.company.typoKeys}" where word = 'quillowmere'`).pluck().get()).toBe(0)
   })
 
+  test('migration 018 adds the names to a dictionary of words only, and a misspelt short word of a name is found after it', async () => {
+    const file = join(dir, 'typo-names-migration.db')
+    const built = await createFixtureDatabase({ companies: 40, file })
+    const before = words(built)
+    const keys = keyCount(built)
+    const names = before.filter((w) => w.startsWith('\uE000'))
+    expect(names.length).toBeGreaterThan(20)
+    // "Verabit Inc" with a swap in its 3-letter word and a deletion in its first: reachable only through the name.
+    const term = { term: 'verbit icn', objectTypes: ['company', 'investor'] as const, limit: 5, typo: 'auto' as const }
+    const target = built.sqlite.prepare(`select id from companies where name = 'Verabit Inc'`).pluck().get() as number
+    // Found with both words (without the names, only through the first word, the second dropped).
+    const whole = (vdb: SqliteVentureDb) => searchRecords(vdb, term).filter((h) => h.words === 2).map((h) => h.id)
+    expect(whole(built)).toContain(target)
+    for (const t of Object.values(SEARCH_TABLES)) {
+      built.sqlite.exec(`delete from "${t.typoKeys}" where substr(word, 1, 1) = char(57344); delete from "${t.typoWords}" where substr(word, 1, 1) = char(57344)`)
+    }
+    built.sqlite.exec("delete from kysely_migration where name = '018-search-typo-names'")
+    expect(whole(built)).not.toContain(target)
+    await built.close()
+    const migrated = track(openDatabase(file))
+    expect(words(migrated)).toEqual(before)
+    expect(keyCount(migrated)).toBe(keys)
+    expect(whole(migrated)).toContain(target)
+  })
+
   test('the migration fills the dictionary of a database indexed before it; a read-only one without it searches exactly', async () => {
     const file = join(dir, 'typo-migration.db')
     const built = await createFixtureDatabase({ companies: 40, file })

@@ -2,12 +2,14 @@
  * The typo module (store/search-typo.ts): the distance against a plain reference (every edit kind,
  * a swap counting one), the budgets, and the property the dictionary lookup rests on: whenever a
  * prefix of a dictionary word is within k <= 2 edits of a word, the word's query keys meet the
- * dictionary word's keys (so no candidate is missed), checked on generated near misses.
+ * dictionary word's keys (so no candidate is missed), checked on generated near misses; the same
+ * for whole names (the term's letters against the start of a name's letters, spaces ignored).
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
-  allowedEdits, osaDistance, prefixDistance, queryKeys, TYPO_KEY_PATTERNS, typoKeys, typoPrefixes, typosOf,
+  allowedEdits, nameQueryKeys, nameTypos, NAME_ENTRY_MARKER, osaDistance, prefixDistance, queryKeys, termBudget, TYPO_KEY_PATTERNS, typoKeys,
+  typoNameStarts, typoPrefixes, typosOf,
 } from '../../src/store/search-typo.js'
 import { numRuns } from '../support/num-runs.js'
 
@@ -75,6 +77,17 @@ describe('budgets', () => {
   })
 })
 
+describe('the whole term\'s budget', () => {
+  it('counts the letters of all the words: 1 edit from 5, 2 from 9, none below 5', () => {
+    expect(termBudget(['zen', 'lab'], 'auto')).toBe(1)
+    expect(termBudget(['ab', 'cd'], 'auto')).toBe(0)
+    expect(termBudget(['zentrx', 'lbas'], 'auto')).toBe(2)
+    expect(termBudget(['zentrx', 'lbas'], 1)).toBe(1)
+    expect(termBudget(['ab', 'cde'], 2)).toBe(2)
+    expect(termBudget(['zentrx', 'lbas'], 0)).toBe(0)
+  })
+})
+
 describe('the dictionary keys miss no candidate', () => {
   it('46 key patterns: j of the first j + 2 letters, for j from 3 to 5', () => {
     expect(TYPO_KEY_PATTERNS).toHaveLength(10 + 15 + 21)
@@ -97,6 +110,43 @@ describe('the dictionary keys miss no candidate', () => {
       expect(within).toBeGreaterThan(100)
     })
   }
+
+  for (const k of [1, 2]) {
+    it(`k = ${k}: a term within ${k} edits of the start of a name (spaces ignored) shares a key with the name and gets a start of it`, () => {
+      let within = 0
+      let shortWordEdited = 0
+      const entryKeys = (entry: string) => typoKeys(entry.slice(1).replace(/ /g, '')).map((key) => NAME_ENTRY_MARKER + key)
+      fc.assert(fc.property(edited(k), fc.array(fc.stringMatching(/^[a-f]{1,4}$/), { minLength: 1, maxLength: 3 }), fc.nat(), ({ base, w }, rest, cut) => {
+        if ([...w].length < 5) return
+        // The name: the edited word's base split after `cut` letters, then short words; the term: the edited letters.
+        const at = 1 + (cut % base.length)
+        const tokens = [base.slice(0, at), base.slice(at), ...rest].filter((x) => x !== '')
+        const entry = NAME_ENTRY_MARKER + tokens.join(' ')
+        if (nameTypos(w, [NAME_ENTRY_MARKER + tokens[0]!, ...tokens.slice(1)]) > k) return
+        within++
+        if ([...tokens[0]!].length <= 4) shortWordEdited++
+        const stored = new Set(entryKeys(entry))
+        expect(nameQueryKeys(w, k).some((q) => stored.has(q)), `${w} / ${entry}`).toBe(true)
+        const starts = typoNameStarts(w, k, [entry]).map((t) => t.join(' '))
+        expect(starts.length).toBe(1)
+        expect(entry.startsWith(starts[0]!), `${starts[0]} / ${entry}`).toBe(true)
+      }), { numRuns: numRuns(400) })
+      expect(within).toBeGreaterThan(100)
+      expect(shortWordEdited).toBeGreaterThan(10)
+    })
+  }
+
+  it('typoNameStarts cuts the name at its shortest start within budget, as tokens, the first marked', () => {
+    const m = NAME_ENTRY_MARKER
+    // "zentrxlbas": 2 edits from "zentrixlabs", one in each word.
+    expect(typoNameStarts('zentrxlbas', 2, [`${m}zentrix labs`, `${m}zentrix`])).toEqual([[`${m}zentrix`, 'labs']])
+    // The term ends inside the second word: the start is cut there (a phrase prefix).
+    expect(typoNameStarts('zentirxla', 1, [`${m}zentrix labs`])).toEqual([[`${m}zentrix`, 'la']])
+    expect(typoNameStarts('zentirxla', 1, [`${m}quorum labs`])).toEqual([])
+    // A start another covers is left out.
+    expect(typoNameStarts('acmex', 1, [`${m}acme corp`, `${m}acme`])).toEqual([[`${m}acme`]])
+    expect(nameTypos('zentrxlbas', [`${m}zentrix`, 'labs'])).toBe(2)
+  })
 
   it('typoPrefixes keeps the shortest prefix within budget, and none that another covers', () => {
     expect(typoPrefixes('acmex', 1, ['acme', 'acmecorp', 'acmexyz', 'zzzzz'])).toEqual(['acme'])

@@ -54,7 +54,12 @@ export interface SearchTableNames {
   readonly vocab: string
   /** Every indexed word of 4+ characters, for expanding long prefixes into exact words (see below). */
   readonly terms: string
-  /** The typo dictionary: every indexed word (first-word marker stripped) of 3+ characters. */
+  /** fts5vocab `instance` over `fts` (SQLite): every token with its record and position, for the names of the typo dictionary. */
+  readonly instances: string
+  /**
+   * The typo dictionary: every indexed word (first-word marker stripped) of 3+ characters, and
+   * every name as an entry of its own (store/search-typo.ts, `NAME_ENTRY_MARKER`).
+   */
   readonly typoWords: string
   /** `(key, word)`: the dictionary's deletion keys (store/search-typo.ts), the way from a misspelt word to its candidates. */
   readonly typoKeys: string
@@ -73,6 +78,7 @@ export const SEARCH_TABLES = Object.freeze({
     ftsColumns: ['name', 'domain'] as const,
     vocab: 'search_companies_vocab',
     terms: 'search_companies_terms',
+    instances: 'search_companies_instances',
     typoWords: 'search_companies_typo_words',
     typoKeys: 'search_companies_typo_keys',
   }),
@@ -84,6 +90,7 @@ export const SEARCH_TABLES = Object.freeze({
     ftsColumns: ['name', 'slug'] as const,
     vocab: 'search_investors_vocab',
     terms: 'search_investors_terms',
+    instances: 'search_investors_instances',
     typoWords: 'search_investors_typo_words',
     typoKeys: 'search_investors_typo_keys',
   }),
@@ -151,6 +158,30 @@ export function typoKeysSelect(wordsSelect: string): string {
     from (${wordsSelect}) w cross join ${keyPatternsValues()} p where length(w.word) >= p.column6`
 }
 
+/**
+ * `select key, word` of the keys of the name entries `names` selects (one column, \`word\`, each
+ * the marker and the name's tokens joined by spaces): the marker and the keys of the name's letters,
+ * spaces and the first-word marker left out (store/search-typo.ts, `NAME_ENTRY_MARKER`).
+ */
+export function typoNameKeysSelect(namesSelect: string, dialect: DialectName): string {
+  const marker = dialect === 'postgres' ? `chr(${FIRST_WORD_MARKER_CODE_POINT})` : `char(${FIRST_WORD_MARKER_CODE_POINT})`
+  const at = (c: string) => `case when p.${c} = 0 then '' else substr(w.flat, p.${c}, 1) end`
+  return `select distinct ${marker} || ${['column1', 'column2', 'column3', 'column4', 'column5'].map(at).join(' || ')} as key, w.word
+    from (select n.word, replace(replace(n.word, ${marker}, ''), ' ', '') as flat from (${namesSelect}) n) w
+    cross join ${keyPatternsValues()} p where length(w.flat) >= p.column6`
+}
+
+/**
+ * The name entries of the typo dictionary on SQLite, from the index itself (`instances`): each
+ * record's name tokens in order, joined by spaces (the first carries the first-word marker).
+ */
+export function sqliteTypoNamesSelect(t: SearchTableNames): string {
+  return `select group_concat(term, ' ' order by offset) as word from "${t.instances}" where col = '${t.ftsColumns[0]}' group by doc`
+}
+
+/** The `instances` vocabulary table (SQLite). */
+export const instancesDdl = (t: SearchTableNames) => `create virtual table if not exists "${t.instances}" using fts5vocab("${t.fts}", 'instance')`
+
 /** `create` statements of the search tables (empty). */
 export function searchTableDdl(): string[] {
   const c = SEARCH_TABLES.company
@@ -161,6 +192,7 @@ export function searchTableDdl(): string[] {
     + `content='', tokenize='${SEARCH_TOKENIZER}', prefix='${SEARCH_PREFIX_LENGTHS}')`
   const words = (t: SearchTableNames) => [
     `create virtual table if not exists "${t.vocab}" using fts5vocab("${t.fts}", 'row')`,
+    instancesDdl(t),
     `create table if not exists "${t.terms}" (term text primary key) without rowid`,
   ]
   return [
