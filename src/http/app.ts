@@ -17,7 +17,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { Hono } from 'hono'
-import { TYPO_MODES } from '../records/search.js'
+import { DEFAULT_TYPO_THRESHOLD, TYPO_MODES } from '../records/search.js'
 import { HTTPException } from 'hono/http-exception'
 import { EngineClosedError, InvalidInputError, KeyRefusedError, QueryCancelledError, QueryTimeoutError, TenantBusyError, type Engine } from '../engine.js'
 import { authMiddleware, requestKey } from './auth.js'
@@ -46,6 +46,9 @@ export interface VentureApp {
 export function resolveOptions(options: AppOptions = {}): ResolvedOptions {
   if (options.searchTypo !== undefined && !TYPO_MODES.includes(options.searchTypo)) {
     throw new TypeError(`createApp: searchTypo must be 0, 1, 2 or 'auto'; got ${JSON.stringify(options.searchTypo)}`)
+  }
+  if (options.searchTypoThreshold !== undefined && !(Number.isSafeInteger(options.searchTypoThreshold) && options.searchTypoThreshold >= 1)) {
+    throw new TypeError(`createApp: searchTypoThreshold must be a positive integer; got ${JSON.stringify(options.searchTypoThreshold)}`)
   }
   if (options.auth !== undefined && typeof options.auth !== 'function') throw new TypeError('createApp: auth must be a function (request) => AuthResult')
   if (options.quota !== undefined && options.quota !== false && typeof options.quota !== 'function') {
@@ -81,6 +84,7 @@ export function resolveOptions(options: AppOptions = {}): ResolvedOptions {
     defaultPerPage: options.defaultPerPage ?? 50,
     trialMaxResults: options.trialMaxResults ?? 50,
     searchTypo: options.searchTypo ?? 'auto',
+    searchTypoThreshold: options.searchTypoThreshold ?? DEFAULT_TYPO_THRESHOLD,
     exportBatchRows: options.exportBatchRows ?? 1000,
     queryTimeoutMs: options.queryTimeoutMs,
     onInternalError: options.onInternalError ?? reportToStderr,

@@ -51,6 +51,12 @@ export interface AppOptions {
   /** GET /search's typo tolerance when a request sends no `typo`: 0, 1, 2 or `auto` (the default). */
   readonly searchTypo?: TypoMode
   /**
+   * GET /search tries typos and dropped words only when fewer than this many records match the term
+   * exactly (Typesense's `typo_tokens_threshold`): a positive integer, default 1. Set it to the
+   * largest `per_page` (50) to fill every short page with typo hits, as Meilisearch does.
+   */
+  readonly searchTypoThreshold?: number
+  /**
    * Records per batch of an export (GET /queries/:query_id/export): each batch is one engine call,
    * with the call's budget, taking its turn among other calls. Default 1,000.
    */
@@ -112,6 +118,7 @@ export interface ResolvedOptions {
   readonly defaultPerPage: number
   readonly trialMaxResults: number
   readonly searchTypo: TypoMode
+  readonly searchTypoThreshold: number
   readonly exportBatchRows: number
   readonly queryTimeoutMs: number | undefined
   readonly onInternalError: NonNullable<AppOptions['onInternalError']>

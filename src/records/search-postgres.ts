@@ -31,7 +31,7 @@ import {
 } from '../store/search-index-postgres.js'
 import { tokenizeEach } from '../store/search-tokens.js'
 import {
-  asciiLower, dictionaryKeys, nameKeys, stageWindow, MAX_SEARCH_WORDS, rankHits, SEARCH_OBJECT_TYPES, searchWords, stageScores, typoStages, typoTerm,
+  asciiLower, dictionaryKeys, nameKeys, stageWindow, MAX_SEARCH_WORDS, rankHits, runsTypoStages, SEARCH_OBJECT_TYPES, searchWords, stageScores, typoStages, typoTerm,
   type DetailRow, type FoundOfType, type SearchHit, type SearchObjectType, type SearchRequest, type Stage, type StageHit, type TypoTerm,
 } from './search.js'
 
@@ -433,7 +433,7 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
   const term = typoTerm(words, mode)
   // A term that can carry edits asks the typo dictionary while its exact tiers are read: a round
   // trip less when they come short (a misspelt term nearly always), a statement spent in parallel
-  // when they fill the page. The postings' statistics are cached (`postingStatistics`).
+  // when they find the term exactly. The postings' statistics are cached (`postingStatistics`).
   const keys = dictionaryKeys(term.words)
   const namesKeys = nameKeys(term)
   const typos = mode !== 0 && (namesKeys.length > 0 || keys.some((k) => k.length > 0))
@@ -449,7 +449,7 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
   // The typo and dropped-word stages of the SQLite lookup, asked in the same order with the same limits.
   const staged = types.map(() => new Map<number, StageHit>())
   const known = () => tiers.reduce((n, m) => n + m.size, 0) + staged.reduce((n, m) => n + m.size, 0)
-  if (mode !== 0 && known() < request.limit) {
+  if (runsTypoStages(request, known())) {
     const [found, postings] = typos ? await typos : [types.map(() => [namesKeys, ...keys].map(() => [] as string[])), types.map(() => undefined)]
     const plans = found.map(([names, ...dictionary]) => typoStages(term, (i) => dictionary[i]!, () => names!))
     for (let k = 0; k < plans[0]!.length && known() < request.limit; k++) {

@@ -16,8 +16,8 @@
  * number of records of the type, so that a top-1% investor sits with the top-1% companies;
  * companies before investors on equal footing, then id.
  *
- * Typos and dropped words (`request.typo`, grammar-docs/guides/search.md): while fewer than `limit`
- * hits are known, stages follow (`typoStages`): the names starting within the term's edits, the
+ * Typos and dropped words (`request.typo`, grammar-docs/guides/search.md): when fewer than
+ * `request.typoThreshold` records match exactly, and then while fewer than `limit` hits are known, stages follow (`typoStages`): the names starting within the term's edits, the
  * term with each word also standing for the prefixes within its edits (both from the typo
  * dictionary, `store/search-typo.ts`), then the term without its last words. Their hits rank after
  * the tiers' by words matched, then typos (counted on the hit's own name and words), then whole
@@ -55,6 +55,22 @@ export interface SearchRequest {
   readonly limit: number
   /** Typo tolerance (`store/search-typo.ts`); default 0, exact prefixes only. */
   readonly typo?: TypoMode
+  /**
+   * The typo and dropped-word stages run only when fewer than this many records match every word
+   * of the term exactly (Typesense's `typo_tokens_threshold`); once they run, they fill up to
+   * `limit`. Default `DEFAULT_TYPO_THRESHOLD` (1): a term that finds anything exactly is answered
+   * exactly, at the cost of an exact search. `limit` fills every page that exact matches leave short.
+   */
+  readonly typoThreshold?: number
+}
+
+/** The default `typoThreshold`: typos are tried only for a term nothing matches exactly. */
+export const DEFAULT_TYPO_THRESHOLD = 1
+
+/** Whether the typo and dropped-word stages run after `exact` exact hits (shared with search-postgres.ts). */
+export function runsTypoStages(request: SearchRequest, exact: number): boolean {
+  if ((request.typo ?? 0) === 0) return false
+  return exact < Math.min(request.limit, request.typoThreshold ?? DEFAULT_TYPO_THRESHOLD)
 }
 
 export interface SearchHit {
@@ -516,7 +532,7 @@ export function searchRecords(vdb: SqliteVentureDb, request: SearchRequest): Sea
   // Typo and dropped-word stages, while fewer than `limit` hits are known (each type's stages from its own dictionary).
   const staged = types.map(() => new Map<number, StageHit>())
   const term = typoTerm(words, request.typo ?? 0)
-  if ((request.typo ?? 0) !== 0 && candidates.reduce((n, c) => n + c.tierOf.size, 0) < request.limit) {
+  if (runsTypoStages(request, candidates.reduce((n, c) => n + c.tierOf.size, 0))) {
     const keys = dictionaryKeys(term.words)
     const namesKeys = nameKeys(term)
     const plans = types.map((type) => {

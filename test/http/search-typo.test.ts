@@ -103,6 +103,24 @@ describe('GET /search: thresholds and typo modes', () => {
     expect(searchResponseSchema.parse(await tolerant.json()).map((r) => `${r.object_type}:${r.object_id}`).slice(0, 5)).toContain(companyNamed('Istuscape Technologies'))
     expect(() => createApp(h.engine, { searchTypo: 3 as never })).toThrow(/searchTypo must be 0, 1, 2 or 'auto'; got 3/)
   })
+
+  it('typos are tried only when nothing matches exactly, unless the server sets searchTypoThreshold', async () => {
+    const search = async (threshold: number | undefined, term: string) => {
+      const app = createApp(h.engine, { searchTypoThreshold: threshold, auth: async () => ({ ok: true, identity: { owner: 'typo-test' } }), quota: false })
+      const res = await app.fetch(new Request(`https://localhost/search?term=${encodeURIComponent(term)}&per_page=50&object_types=company`))
+      expect(res.status).toBe(200)
+      return searchResponseSchema.parse(await res.json()).map((r) => r.object_id)
+    }
+    // "Istuscape" alone is a whole name's first word: the default answers its exact matches only.
+    const exact = await search(undefined, 'istuscape')
+    expect(exact).toContain(Number(companyNamed('Istuscape Technologies').split(':')[1]))
+    expect(await ids('term=istuscape&typo=0&per_page=50&object_types=company')).toEqual(exact.map((id) => `company:${id}`))
+    // A server that fills short pages with typo hits answers the same exact matches first, then more.
+    const filled = await search(50, 'istuscape')
+    expect(filled.slice(0, exact.length)).toEqual(exact)
+    expect(filled.length).toBeGreaterThan(exact.length)
+    for (const bad of [0, 1.5, -1]) expect(() => createApp(h.engine, { searchTypoThreshold: bad })).toThrow(/searchTypoThreshold must be a positive integer/)
+  })
 })
 
 describe('GET /search: bad typo values', () => {

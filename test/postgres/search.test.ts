@@ -174,8 +174,21 @@ describe('search ranking rules with typos, equal on both backends', () => {
   })
   afterAll(async () => { await closePair(p) })
 
-  const hits = async (term: string, typo: TypoMode = 'auto', limit = 10) =>
-    (await same(p, { term, objectTypes: both, limit, typo })).map((h) => `${h.objectType[0]}${h.id}:t${h.tier}:w${h.words}:e${h.typos}`)
+  // The rules are shown on full pages: typo hits fill what exact matches leave (typoThreshold = limit).
+  // `null`: the engine's default threshold.
+  const hits = async (term: string, typo: TypoMode = 'auto', limit = 10, typoThreshold: number | null = limit) =>
+    (await same(p, { term, objectTypes: both, limit, typo, typoThreshold: typoThreshold ?? undefined })).map((h) => `${h.objectType[0]}${h.id}:t${h.tier}:w${h.words}:e${h.typos}`)
+
+  it('by default typos are tried only for a term nothing matches exactly (typo_tokens_threshold 1)', async () => {
+    // "marvelon" matches three names exactly: the answer is those, without the typo hits of rule 2's full page.
+    expect(await hits('marvelon', 'auto', 10, null)).toEqual(['c1:t0:w1:e0', 'c2:t1:w1:e0', 'c3:t2:w1:e0'])
+    expect(await hits('marvelon', 2, 10, 3)).toEqual(['c1:t0:w1:e0', 'c2:t1:w1:e0', 'c3:t2:w1:e0'])
+    // One more than the exact matches lets the typo stages run, and they fill the page.
+    expect(await hits('marvelon', 2, 10, 4)).toEqual(await hits('marvelon', 2, 10))
+    // A misspelt term matches nothing exactly, so its typo hits come with the default.
+    expect(await hits('marvelxn', 1, 10, null)).toEqual(await hits('marvelxn', 1, 10))
+    expect(await hits('marvelxn', 1, 10, null)).toHaveLength(5)
+  })
 
   it('1. exact name first, even for the least important record', async () => {
     expect((await hits('marvelon'))[0]).toBe('c1:t0:w1:e0')

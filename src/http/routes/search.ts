@@ -181,7 +181,7 @@ export const searchRoutes: RouteModule = {
     path: '/search',
     summary: 'Type-ahead search over companies and investors',
     description: 'Prefix matching on the words of names, company domains and investor slugs; every word of the term must match, '
-      + 'within the typos `typo` allows (default: 1 from 5 letters, 2 from 9); when fewer than per_page records match, words are dropped from the end. '
+      + 'within the typos `typo` allows (default: 1 from 5 letters, 2 from 9) when no record matches the term exactly; then, while fewer than per_page records match, words are dropped from the end. '
       + 'Results are ranked: exact name, then name starting with the term, then more words matched, then fewer typos, then importance. '
       + `A bare array of at most per_page results (default ${SEARCH_DEFAULT_RESULTS}, at most ${SEARCH_MAX_RESULTS}); no paging.`,
     specSection: '4.9',
@@ -196,7 +196,7 @@ export const searchRoutes: RouteModule = {
       const read = await readParams(c, deps)
       if (!read.ok) return read.response
       const { term, objectTypes, perPage, typo } = read.value
-      const hits = await deps.engine.records.search({ term, objectTypes, limit: perPage, typo }, callOptions(c))
+      const hits = await deps.engine.records.search({ term, objectTypes, limit: perPage, typo, typoThreshold: deps.options.searchTypoThreshold }, callOptions(c))
       if (hits === undefined) {
         // Not the client's fault and not a bug: the database predates the index and was opened read-only.
         return problemResponse(503, {
