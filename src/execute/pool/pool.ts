@@ -88,6 +88,8 @@ export interface PoolStats {
   readonly replaced: number
   /** Short calls posted to a busy worker behind its running short call, not started yet (`PIPELINE_DEPTH`). */
   readonly pipelined: number
+  /** Calls posted to a worker thread (each one message there and its answer back). */
+  readonly posted: number
   /** Calls given up on at their deadline or by their signal. */
   readonly timedOut: number
   readonly cancelled: number
@@ -201,7 +203,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
   let warm = false
   let respawnTimer: ReturnType<typeof setTimeout> | undefined
   const drained: (() => void)[] = []
-  const counters = { started: 0, replaced: 0, timedOut: 0, cancelled: 0 }
+  const counters = { started: 0, replaced: 0, posted: 0, timedOut: 0, cancelled: 0 }
   let starting = 0
   const onReady: (() => void)[] = []
   const startedOne = () => {
@@ -396,6 +398,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
     const message: ToWorker = { type: 'call', token: call.token, seq: call.seq, op: call.op, args: call.args }
     try {
       worker.thread.postMessage(message)
+      counters.posted++
     } catch (error) {
       // The structured clone refused the arguments (too deep: a RangeError; a function: a
       // DataCloneError). The engine guards its callers' input before this (`guardInput`); for any
