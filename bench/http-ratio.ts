@@ -12,7 +12,9 @@
  *   git worktree add /tmp/before <commit> && ln -s "$PWD/node_modules" /tmp/before/node_modules
  *   BENCH_CHECKOUTS=/tmp/before,. BENCH_ROUNDS=3 nice npx tsx bench/http-ratio.ts
  *
- * BENCH_SERVE_ARGS adds flags to `serve` (e.g. `--workers 1`); BENCH_ONLY=detail,search picks loads.
+ * BENCH_SERVE_ARGS adds flags to `serve`, variants `;`-separated (`--workers 1;--workers 2`: each
+ * checkout runs each); BENCH_ONLY=detail,search picks loads. The bare route is measured again
+ * before each server, so every ratio has a baseline from minutes before it.
  */
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs'
 import { loadavg } from 'node:os'
@@ -31,7 +33,8 @@ const seconds = Number(process.env.BENCH_HTTP_SECONDS ?? 5)
 const connections = Number(process.env.BENCH_HTTP_CONNECTIONS ?? 100)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const checkouts = (process.env.BENCH_CHECKOUTS ?? '.').split(',').map((c) => resolve(c))
-const serveArgs = (process.env.BENCH_SERVE_ARGS ?? '').split(/\s+/).filter(Boolean)
+/** Server flags per variant, `;`-separated (e.g. `--workers 1;--workers 2`): each checkout runs each. */
+const variants = (process.env.BENCH_SERVE_ARGS ?? '').split(';').map((v) => v.split(/\s+/).filter(Boolean))
 const only = process.env.BENCH_ONLY?.split(',')
 
 // A private copy: the key (and its quota counts) go into the copy's state file.
@@ -86,18 +89,21 @@ async function bareRps(): Promise<number> {
 }
 
 const la = () => loadavg().map((x) => x.toFixed(2)).join(' ')
-console.log(`http-ratio: ${companies} companies, ${connections} connections, ${seconds} s a load, ${rounds} rounds, serve ${serveArgs.join(' ') || '(defaults)'}`)
+console.log(`http-ratio: ${companies} companies, ${connections} connections, ${seconds} s a load, ${rounds} rounds`)
+const runs = checkouts.flatMap((cwd) => variants.map((args) => ({ cwd, args })))
 for (let round = 0; round < rounds; round++) {
-  const bare = await bareRps()
-  console.log(`round ${round + 1}: bare ${Math.round(bare)} req/s (load average ${la()})`)
-  const order = round % 2 === 0 ? checkouts : [...checkouts].reverse()
-  for (const cwd of order) {
-    const server = await startServeProcess({ database: file, cwd, args: serveArgs })
+  console.log(`round ${round + 1}`)
+  const order = round % 2 === 0 ? runs : [...runs].reverse()
+  for (const { cwd, args } of order) {
+    const bare = await bareRps()
+    const label = `${cwd}${args.length > 0 ? ` ${args.join(' ')}` : ''}`
+    console.log(`  ${label}: bare ${Math.round(bare)} req/s (load average ${la()})`)
+    const server = await startServeProcess({ database: file, cwd, args })
     try {
       for (const [name, requests] of loads) {
         await cannon(server.url, requests, 2)
         const r = await cannon(server.url, requests, seconds)
-        console.log(`  ${cwd}  ${name.padEnd(16)} ${String(Math.round(r.rps)).padStart(6)} req/s  ratio ${(r.rps / bare).toFixed(3)}  p99 ${r.p99} ms  non-2xx ${r.non2xx}  errors ${r.errors}  (load average ${la()})`)
+        console.log(`  ${label}  ${name.padEnd(16)} ${String(Math.round(r.rps)).padStart(6)} req/s  ratio ${(r.rps / bare).toFixed(3)}  p99 ${r.p99} ms  non-2xx ${r.non2xx}  errors ${r.errors}  (load average ${la()})`)
       }
     } finally {
       await server.stop()

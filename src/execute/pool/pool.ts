@@ -5,7 +5,8 @@
  *
  * - `size` workers run any operation; `reserve` more take only light ones (`LIGHT_OPERATIONS`: key
  *   checks, detail lookups by id), so cheap requests keep flowing while every general worker is
- *   busy with slow counts.
+ *   busy with slow counts. (An engine answers light calls on its own thread, `caller-lane.ts`; they
+ *   come here only when that connection found the write lock taken.)
  * - A worker runs one call at a time. Light calls wait in their own first-come, first-served lane;
  *   the others (heavy calls) wait per tenant and are served in a fair order, each tenant with a cap
  *   on calls running, a bounded backlog and a worker-time allowance (`../fair-queue.ts`). When no
