@@ -33,6 +33,7 @@ import type { ExplainResult, ExportBatch, ExportBatchRequest, FacetOptions, Face
 import { createWatchdog, makeInterruptible } from './execute/pool/interrupt.js'
 import { admits, claimKeyCheck, DeferredKeyCheck, KeyRefusedError, type Guarded, type KeyCheckRequest } from './execute/key-check.js'
 import { createWorkerPool, defaultPoolSize, type WorkerPool } from './execute/pool/pool.js'
+import { withCallerLane, type CallerLaneStats } from './execute/pool/caller-lane.js'
 import { TenantBusyError, type FairnessOptions } from './execute/fair-queue.js'
 import { newCacheTally, type CacheTally } from './execute/context.js'
 import type { PagingPolicy } from './execute/cursor.js'
@@ -258,6 +259,10 @@ export interface EngineStats {
       readonly kind: 'workers'; readonly workers: number; readonly busy: number; readonly queued: number
       /** Threads ended and started again since the engine opened: a worker that died, or stayed silent after its call was given up on. */
       readonly replaced: number
+      /** Calls posted to a worker thread since the engine opened (one message there and its answer back each). */
+      readonly posted: number
+      /** Light calls (key checks, detail lookups) answered on the caller's thread instead, on a connection of its own. */
+      readonly onCallerThread: number
     }
     | { readonly kind: 'postgres'; readonly total: number; readonly idle: number; readonly waiting: number }
     | { readonly kind: 'inline' }
@@ -505,7 +510,11 @@ function chooseBackend(vdb: VentureDb, limits: Limits, paging: Partial<PagingPol
     const file = vdb.sqlite.name
     const onDisk = file !== ':memory:' && file !== '' && !vdb.sqlite.memory
     const size = workers ?? (owned ? defaultPoolSize() : 0)
-    if (onDisk && size > 0) return createWorkerPool({ file, size, readonly: vdb.readonly, limits, paging, busyTimeoutMs: writeWaitMs, fairness, ...(mmapBytes !== undefined ? { mmapBytes } : {}) })
+    if (onDisk && size > 0) {
+      const pool = createWorkerPool({ file, size, readonly: vdb.readonly, limits, paging, busyTimeoutMs: writeWaitMs, fairness, ...(mmapBytes !== undefined ? { mmapBytes } : {}) })
+      // Light calls (key checks, detail lookups) on a connection of this thread: pool/caller-lane.ts.
+      return withCallerLane(pool, { file, readonly: vdb.readonly, limits, paging, mmapBytes })
+    }
     // Inline on SQLite: the caller's thread runs each statement; the watchdog interrupts it at the deadline.
     if (owned) vdb.sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(writeWaitMs))}`)
     const interruptible = makeInterruptible(vdb.sqlite)
@@ -519,13 +528,14 @@ function chooseBackend(vdb: VentureDb, limits: Limits, paging: Partial<PagingPol
 
 /**
  * Connections a SQLite engine opens to its file: the caller's (or the given handle's), plus each
- * worker of the pool and the one kept for light lookups (`chooseBackend`'s choice of pool size).
+ * worker of the pool, the reserved worker for light lookups and the caller's thread's connection
+ * for light calls (`chooseBackend`'s choice of pool size; pool/caller-lane.ts).
  */
 function sqliteConnections(database: string | VentureDb, workers: number | undefined, owned: boolean): number {
   const file = typeof database === 'string' ? database : database.dialect === 'sqlite' ? database.sqlite.name : ''
   const inMemory = file === ':memory:' || file === '' || (typeof database !== 'string' && database.dialect === 'sqlite' && database.sqlite.memory)
   const size = inMemory ? 0 : (workers ?? (owned ? defaultPoolSize() : 0))
-  return 1 + (size > 0 ? size + 1 : 0)
+  return 1 + (size > 0 ? size + 2 : 0)
 }
 
 const REQUEST_METHODS: ReadonlySet<string> = new Set(['query', 'list', 'store', 'explain', 'count', 'listWithoutTotal', 'queryWithoutTotal', 'facets'])
@@ -565,6 +575,6 @@ function poolState(backend: Backend<Operations>, vdb: VentureDb): EngineStats['p
   if (vdb.dialect === 'postgres') return Object.freeze({ kind: 'postgres' as const, ...vdb.poolState() })
   const stats = (backend as Partial<Pick<WorkerPool, 'stats'>>).stats
   if (backend.kind !== 'pool' || typeof stats !== 'function') return Object.freeze({ kind: 'inline' as const })
-  const { workers, busy, queued, replaced } = stats.call(backend)
-  return Object.freeze({ kind: 'workers' as const, workers, busy, queued, replaced })
+  const { workers, busy, queued, replaced, posted, onCallerThread } = stats.call(backend) as CallerLaneStats
+  return Object.freeze({ kind: 'workers' as const, workers, busy, queued, replaced, posted, onCallerThread: onCallerThread ?? 0 })
 }

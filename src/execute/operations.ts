@@ -150,8 +150,9 @@ export type OperationArgs<K extends OperationName> = Parameters<Operations[K]>
 export type OperationResult<K extends OperationName> = Awaited<ReturnType<Operations[K]>>
 
 /**
- * Operations that are index lookups of a bounded number of rows: they may use the pool's reserved
- * worker, so a key check or a detail lookup never waits behind slow counts (`pool/pool.ts`).
+ * Operations that are index lookups of a bounded number of rows: an engine with workers answers
+ * them on the caller's thread (`pool/caller-lane.ts`), else they may use the pool's reserved worker,
+ * so a key check or a detail lookup never waits behind slow counts (`pool/pool.ts`).
  */
 export const LIGHT_OPERATIONS: ReadonlySet<OperationName> = new Set<OperationName>([
   'authorize', 'reserveQuota', 'companyDetail', 'companyByDomain', 'companyExists', 'companyStories', 'companyPeople',

@@ -55,7 +55,7 @@ export function requestKey(request: Request): string | undefined {
  * identity (and quota, if any) on the context, and the X-Quota-* headers on the response.
  *
  * With the built-in keys, a route whose spec says `carriesKeyCheck` gets the check deferred: it
- * rides with the route's first engine call (execute/key-check.ts), one call to a worker instead of
+ * rides with the route's first engine call (execute/key-check.ts), one engine call instead of
  * two, and that call runs only if the key passes. The refusal (403, 429) replaces whatever the route
  * answered, so a bad key is refused as before (403 before 404 or 400), and a route that answered
  * without an engine call (a malformed id) has the check run on its own afterwards, counted as

@@ -194,7 +194,7 @@ export interface RouteSpec {
   /**
    * The handler's first database work is one engine call made with `callOptions(c)`, and it reads
    * the caller's identity only through `callerIdentity(c)`: the built-in key check then runs inside
-   * that call (one call to a worker instead of two; auth.ts).
+   * that call (one engine call instead of two; auth.ts).
    */
   readonly carriesKeyCheck?: boolean
   /** The handler runs a filter and answers its cost in `X-Query-Cost` (query-cost.ts), documented in the OpenAPI document. */

@@ -5,7 +5,8 @@
  *
  * - `size` workers run any operation; `reserve` more take only light ones (`LIGHT_OPERATIONS`: key
  *   checks, detail lookups by id), so cheap requests keep flowing while every general worker is
- *   busy with slow counts.
+ *   busy with slow counts. (An engine answers light calls on its own thread, `caller-lane.ts`; they
+ *   come here only when that connection found the write lock taken.)
  * - A worker runs one call at a time. Light calls wait in their own first-come, first-served lane;
  *   the others (heavy calls) wait per tenant and are served in a fair order, each tenant with a cap
  *   on calls running, a bounded backlog and a worker-time allowance (`../fair-queue.ts`). When no
@@ -88,6 +89,8 @@ export interface PoolStats {
   readonly replaced: number
   /** Short calls posted to a busy worker behind its running short call, not started yet (`PIPELINE_DEPTH`). */
   readonly pipelined: number
+  /** Calls posted to a worker thread (each one message there and its answer back). */
+  readonly posted: number
   /** Calls given up on at their deadline or by their signal. */
   readonly timedOut: number
   readonly cancelled: number
@@ -201,7 +204,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
   let warm = false
   let respawnTimer: ReturnType<typeof setTimeout> | undefined
   const drained: (() => void)[] = []
-  const counters = { started: 0, replaced: 0, timedOut: 0, cancelled: 0 }
+  const counters = { started: 0, replaced: 0, posted: 0, timedOut: 0, cancelled: 0 }
   let starting = 0
   const onReady: (() => void)[] = []
   const startedOne = () => {
@@ -396,6 +399,7 @@ export function createWorkerPool<Ops extends OperationTable = Operations>(option
     const message: ToWorker = { type: 'call', token: call.token, seq: call.seq, op: call.op, args: call.args }
     try {
       worker.thread.postMessage(message)
+      counters.posted++
     } catch (error) {
       // The structured clone refused the arguments (too deep: a RangeError; a function: a
       // DataCloneError). The engine guards its callers' input before this (`guardInput`); for any
