@@ -85,7 +85,7 @@ export async function benchSimilarIndex(file: string = benchDatabaseFile()): Pro
   if (coverage === 'current') return 0
   process.stderr.write(`bench: building the similarity index of ${file} (${coverage === 'partial' ? 'completing it' : 'once'}; resumable) ...\n`)
   const started = Date.now()
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'similar-index', '--database', file, '--jobs', '2'], { stdio: ['ignore', 'inherit', 'inherit'] })
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'similar-index', '--database', file], { stdio: ['ignore', 'inherit', 'inherit'] })
   if (run.status !== 0) throw new Error(`bench: the similarity index was not built (exit ${run.status}); run the command again to complete it`)
   return Date.now() - started
 }

@@ -21,3 +21,24 @@ export function similarIndexStatements(db: Kysely<any>, dialect: DialectName): C
       .addColumn('neighbours', 'text', (c) => c.notNull()),
   ]
 }
+
+/** The weights the index was built with (one row, `name` 'weights'): kept so an update scores as the build did. */
+export const SIMILAR_INDEX_STATE_TABLE = 'similar_companies_state'
+
+/**
+ * Migration `018-similar-index-update`: each answer's fingerprint (what it depends on of its
+ * company's own data and the weights), so an update recomputes only the companies an import
+ * changed and those whose answer they can enter or leave; and the weights the index was built with.
+ */
+export function similarIndexUpdateStatements(db: Kysely<any>, dialect: DialectName): Compilable[] {
+  // PostgreSQL may run it again over its own result (a migration test re-runs the later ones).
+  const addColumn = dialect === 'postgres'
+    ? sql`alter table ${sql.table(SIMILAR_INDEX_TABLE)} add column if not exists fingerprint text`
+    : sql`alter table ${sql.table(SIMILAR_INDEX_TABLE)} add column fingerprint text`
+  return [
+    { compile: () => addColumn.compile(db) },
+    db.schema.createTable(SIMILAR_INDEX_STATE_TABLE).ifNotExists()
+      .addColumn('name', 'text', (c) => c.primaryKey())
+      .addColumn('value', 'text', (c) => c.notNull()),
+  ]
+}
