@@ -1,5 +1,5 @@
 /**
- * @module The similarity index's bench: `nice npx tsx bench/similar-index.ts [--size N] [--sample S] [--changed K]`.
+ * @module The similarity index's bench: `nice npx tsx bench/similar-index.ts [--size N | --database FILE] [--sample S] [--changed K]`.
  * On a copy of the bench database (the build writes the index), in one run:
  * - a full build (`ventureql similar-index --reweigh`): wall time and this process's CPU time;
  * - an import's kind of change (K companies take another's keywords), then the update: its time
@@ -17,7 +17,7 @@ import { buildSimilarIndex } from '../src/records/similar-index-build.js'
 import { companyDetail } from '../src/records/company.js'
 import { similarCompanies } from '../src/records/similar.js'
 import { bumpDataVersionSync, openDatabase } from '../src/store/open.js'
-import { benchDatabaseFile } from './support/dataset.js'
+import { BENCH_DIR } from './support/dataset.js'
 import { exhaustiveSimilar, overlapWith, spreadCompanyIds } from './support/similar.js'
 
 const arg = (name: string, fallback: number) => {
@@ -27,7 +27,8 @@ const arg = (name: string, fallback: number) => {
 const size = arg('size', 100_000)
 const sample = arg('sample', 20)
 const changed = arg('changed', 100)
-const source = benchDatabaseFile(size)
+const named = process.argv.indexOf('--database')
+const source = named >= 0 ? process.argv[named + 1]! : join(BENCH_DIR, `companies-${size}.db`)
 if (!existsSync(source)) throw new Error(`bench: ${source} does not exist (npm run bench -- --size ${size} generates it)`)
 const file = join(tmpdir(), `vq-similar-index-bench-${size}-${process.pid}.db`)
 copyFileSync(source, file)
