@@ -24,7 +24,7 @@
 import { dataVersion, type VentureDb } from '../store/open.js'
 import { SIMILAR_INDEX_STATE_TABLE, SIMILAR_INDEX_TABLE } from '../store/schema/similar-index-tables.js'
 import { recordSession } from './session.js'
-import { currentWeights, loadModelInput, type ModelWeights } from './similar/load.js'
+import { companiesNow, currentWeights, loadModelInput, type ModelWeights } from './similar/load.js'
 import { SimilarityModel } from './similar/lsh.js'
 import { decodeNeighbours, encodeNeighbours, SIMILAR_LIMIT } from './similar-index.js'
 import type { TagKey } from './similar/statements.js'
@@ -97,10 +97,9 @@ async function attempt(vdb: VentureDb, options: SimilarIndexOptions, batchSize: 
   const s = recordSession(vdb)
   const version = await dataVersion(vdb)
   let kept = options.reweigh ? undefined : await keptWeights(vdb)
-  const now = await currentWeights(s)
   let reweighed = false
-  if (kept === undefined || Math.abs(now.companies - kept.companies) > REWEIGH_SHARE * kept.companies) {
-    kept = { ...now, epoch: `${version}.${Date.now().toString(36)}` }
+  if (kept === undefined || Math.abs((await companiesNow(s)) - kept.companies) > REWEIGH_SHARE * kept.companies) {
+    kept = { ...(await currentWeights(s)), epoch: `${version}.${Date.now().toString(36)}` }
     reweighed = true
   }
   const { input, fingerprints } = await loadModelInput(s, kept, kept.epoch)

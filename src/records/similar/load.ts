@@ -35,15 +35,19 @@ export interface ModelWeights {
   readonly df: ReadonlyMap<TagKey, number>
 }
 
-/** N and every tag's df now (the weights a full build takes). */
+const COMPANIES_NOW = queryShape<object, { n: number | string }>('similar model: companies', (db) => db.selectFrom(COMPANY_TABLE).select((eb) => eb.fn.countAll().as('n')))
+
+/** N now. */
+export async function companiesNow(s: RecordSession): Promise<number> {
+  return Number((await s.first(COMPANIES_NOW, {}))?.n ?? 0)
+}
+
+/** N and every tag's df now (the weights a build takes when it weighs anew). */
 export async function currentWeights(s: RecordSession): Promise<ModelWeights> {
-  const [bounds, counted] = await Promise.all([
-    s.all(queryShape<object, { n: number | string }>('similar model: companies', (db) => db.selectFrom(COMPANY_TABLE).select((eb) => eb.fn.countAll().as('n'))), {}),
-    Promise.all(ALL_COUNTS.map((shape) => s.all(shape, {}))),
-  ])
+  const [companies, counted] = await Promise.all([companiesNow(s), Promise.all(ALL_COUNTS.map((shape) => s.all(shape, {})))])
   const df = new Map<TagKey, number>()
   counted.forEach((rows, field) => { for (const r of rows) df.set(keyOf(field, r.value), Number(r.n)) })
-  return { companies: Number(bounds[0]?.n ?? 0), df }
+  return { companies, df }
 }
 
 /** A tag's weight under `weights`: a tag they do not know (new since) weighs as one company's tag. */
