@@ -10,8 +10,8 @@
  *   set, so two sets agree on hash k exactly when the least draw over their union falls on a shared
  *   tag, which happens with probability Σ_{A∩B} w / Σ_{A∪B} w: their weighted Jaccard (the
  *   weights are per tag, the sets plain sets).
- * - `LSH_BANDS` bands of `LSH_ROWS` hashes (one on a small dataset): two sets are candidates when they agree on every hash of some
- *   band, with probability 1 − (1 − J^ROWS)^BANDS. Only candidate generation is approximate: the
+ * - Bands of hashes (`bandingFor`: more rows a band on more data): two sets are candidates when
+ *   they agree on every hash of some band, with probability 1 − (1 − J^rows)^bands. Only candidate generation is approximate: the
  *   candidates are scored exactly, so an answer holds the search's scores and order for the
  *   companies it holds (the bench's similar phase measures the share of the exhaustive answer
  *   found: `npm run bench`).
@@ -29,15 +29,24 @@ const UNIT = 2 ** -32
 const TAG_WEIGHT = 0.8
 const DESCRIPTION_WEIGHT = 0.2
 
-/** LSH banding: `BANDS` bands of `ROWS` MinHash values each (the bench's similar phase measures the overlap they give). */
-export const LSH_BANDS = 24
-export const LSH_ROWS = 2
+/** LSH banding: bands of MinHash values, `rows` values a band. */
+export interface Banding {
+  readonly bands: number
+  readonly rows: number
+}
+
 /**
- * Fewer distinct tag sets than this take one row a band: a small dataset's best matches share
- * little (a weighted Jaccard of 0.1 to 0.2 among 300 companies, where 0.35 to 0.7 at a million), and
- * its buckets stay small anyway.
+ * The banding for a number of distinct tag sets. The more companies, the closer a company's best
+ * matches (their tag Jaccard is 0.1-0.2 among 300 companies, 0.25-0.5 at 100,000, 0.35-0.75 at a
+ * million) and the larger the buckets: more rows a band find fewer, closer candidates. Measured by
+ * `bench/similar-index.ts` (overlap with the exhaustive search, and the build's time); at a million
+ * companies 24 bands of 2 rows found 36,800 candidate sets a set, 40 of 3 found 8,500.
  */
-export const SMALL_MODEL_SETS = 20_000
+export function bandingFor(sets: number): Banding {
+  if (sets < 20_000) return { bands: 24, rows: 1 }
+  if (sets < 200_000) return { bands: 24, rows: 2 }
+  return { bands: 40, rows: 3 }
+}
 
 /** What the model is built from: companies in ascending id order, their tags and description words as ids. */
 export interface SimilarityInput {
@@ -78,9 +87,8 @@ export class SimilarityModel {
   /** Scratch of `candidates`: the last set that marked a set (+1; 0 is none). */
   readonly #seen: Uint32Array
 
-  constructor(input: SimilarityInput, bands = LSH_BANDS, rowsPerBand?: number) {
+  constructor(input: SimilarityInput, banding?: Banding) {
     this.input = input
-    this.bands = bands
     const n = input.ids.length
     const { tagStart, tags } = input
     // Distinct sets, in the order their first company comes.
@@ -103,7 +111,8 @@ export class SimilarityModel {
       this.setOf[i] = s
     }
     const sets = starts.length - 1
-    const rows = rowsPerBand ?? (sets < SMALL_MODEL_SETS ? 1 : LSH_ROWS)
+    const { bands, rows } = banding ?? bandingFor(sets)
+    this.bands = bands
     this.rows = rows
     this.setStart = Uint32Array.from(starts)
     this.setTags = Uint32Array.from(setTags)
