@@ -13,8 +13,8 @@
  * - Bands of hashes (`bandingFor`: more rows a band on more data): two sets are candidates when
  *   they agree on every hash of some band, with probability 1 − (1 − J^rows)^bands. Only candidate generation is approximate: the
  *   candidates are scored exactly, so an answer holds the search's scores and order for the
- *   companies it holds (the bench's similar phase measures the share of the exhaustive answer
- *   found: `npm run bench`).
+ *   companies it holds (`bench/similar-index.ts` measures the share of the exhaustive answer
+ *   found).
  * - A company's answer walks its set's candidates best tag score first, scoring every member with
  *   its description words, and stops when the tag score plus the description's largest part can no
  *   longer reach the `limit`-th best: score = 0.8 · tag Jaccard + 0.2 · description Jaccard (the tag
