@@ -1,6 +1,6 @@
 /**
  * @module The similarity index (migration `014-similar-companies`): each company's similar
- * companies (spec 4.5) as `similarCompanies` answers them, computed ahead by `buildSimilarIndex`
+ * companies (spec 4.5) by the score of `similarCompanies`, computed ahead by `buildSimilarIndex`
  * (records/similar-index-build.ts, `ventureql similar-index`) and served when they are of the
  * current data version. Derived data of the dataset, like the search index: on SQLite it lives in
  * the data file (only the build writes the table).
