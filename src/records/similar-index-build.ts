@@ -57,9 +57,11 @@ export interface SimilarIndexSummary {
   readonly restarts: number
   /** Whether this build took new weights. */
   readonly reweighed: boolean
-  /** Distinct tag sets and LSH buckets of the model. */
+  /** Distinct tag sets of the companies. */
   readonly sets: number
+  /** LSH buckets of the model. */
   readonly buckets: number
+  /** Wall time of the build (ms). */
   readonly ms: number
 }
 
