@@ -3,7 +3,7 @@
  * query's total is computed once per data version and kept in `query_totals`; an ingest bumps the
  * data version, which retires every cached total at once without a purge.
  */
-import { sql, type Compilable, type CompiledQuery, type Kysely } from 'kysely'
+import { sql, type Compilable, type CompiledQuery, type ExpressionBuilder, type Kysely } from 'kysely'
 import type { DatasetDef } from '../catalog/define.js'
 import type { QueryPlan } from '../compile/plan.js'
 import { completeOwners } from '../store/owner-integrity.js'
@@ -87,17 +87,19 @@ async function countOf(ctx: ExecContext, query: CompiledQuery): Promise<number> 
 const TOTAL = queryShape<{ queryId: string; dataVersion: number }, { total: number }>('cached total', (db, _d, p) =>
   db.selectFrom('query_totals').select('total').where('query_id', '=', p.queryId).where('data_version', '=', p.dataVersion))
 
+/** The query's total cached at the data version `m.value` (a subquery of the statements below). */
+function totalAtVersion(eb: ExpressionBuilder<any, any>, queryId: string) {
+  return eb.selectFrom('query_totals as qt').select('qt.total')
+    .where('qt.query_id', '=', queryId)
+    // meta holds text; the cast is to the column's integer type on both dialects.
+    .where('qt.data_version', '=', sql<number>`cast(${sql.ref('m.value')} as bigint)`)
+    .as('total')
+}
+
 /** `select m.value, (select total from query_totals where query_id = ? and data_version = m.value) from meta m where m.key = ?` */
 const VERSION_AND_TOTAL = queryShape<{ queryId: string }, { version: string; total: number | null }>('data version and cached total', (db, _d, p) =>
   db.selectFrom(`${META_TABLE} as m`)
-    .select((eb) => [
-      'm.value as version',
-      eb.selectFrom('query_totals as qt').select('qt.total')
-        .where('qt.query_id', '=', p.queryId)
-        // meta holds text; the cast is to the column's integer type on both dialects.
-        .where('qt.data_version', '=', sql<number>`cast(${sql.ref('m.value')} as bigint)`)
-        .as('total'),
-    ])
+    .select((eb) => ['m.value as version', totalAtVersion(eb, p.queryId)])
     .where('m.key', '=', DATA_VERSION_KEY))
 
 /** `VERSION_AND_TOTAL` and the stored query's row (NULLs when it is not stored). */
@@ -105,10 +107,7 @@ const VERSION_TOTAL_AND_STORED = queryShape<{ queryId: string }, { version: stri
   db.selectFrom(`${META_TABLE} as m`)
     .select((eb) => [
       'm.value as version',
-      eb.selectFrom('query_totals as qt').select('qt.total')
-        .where('qt.query_id', '=', p.queryId)
-        .where('qt.data_version', '=', sql<number>`cast(${sql.ref('m.value')} as bigint)`)
-        .as('total'),
+      totalAtVersion(eb, p.queryId),
       eb.selectFrom('stored_queries as sq').select('sq.last_used_at').where('sq.query_id', '=', p.queryId).as('last_used_at'),
       eb.selectFrom('stored_queries as sq').select('sq.query_version').where('sq.query_id', '=', p.queryId).as('query_version'),
       eb.selectFrom('stored_queries as sq').select('sq.canonical').where('sq.query_id', '=', p.queryId).as('canonical'),

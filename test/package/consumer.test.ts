@@ -60,11 +60,12 @@ afterAll(() => {
 
 /**
  * The unpacked package's budget, in bytes as npm counts them (`npm pack --dry-run` "unpacked size"):
- * 2.93 MB with facets, field selection, export, typo search and `ventureql/testing`, about two
- * thirds of it the unminified ESM and CJS builds and their declarations. A jump past it is a
+ * 3.09 MB with in-memory facets, the caller's-thread lane, typo search by whole names and
+ * `ventureql/testing`, about two thirds of it the unminified ESM and CJS builds and their
+ * declarations. A jump past it is a
  * bundling mistake (a dependency inlined, a build duplicated) until shown otherwise.
  */
-const PACKAGE_BUDGET_BYTES = 3_000_000
+const PACKAGE_BUDGET_BYTES = 3_300_000
 
 /** Every file under `dir`, recursively. */
 function listFiles(dir: string): string[] {
@@ -187,7 +188,7 @@ describe('the packed package in a strict consumer project', () => {
     }
   })
 
-  it('fits the size budget: at most 3 MB unpacked, and no source map carries sources', async () => {
+  it('fits the size budget: at most 3.3 MB unpacked, and no source map carries sources', async () => {
     const dir = join(work, 'unpacked')
     mkdirSync(dir)
     await run('tar', ['-xzf', tarball, '-C', dir, '--strip-components=1'])

@@ -42,9 +42,10 @@ describe('an engine over a file', () => {
   it('maps its share on its own connection and on every worker connection', async () => {
     const engine = createEngine({ database: file, workers: 2, memoryBudget: 64 * MiB })
     try {
-      // Its own, two general workers and the light one.
-      expect(engine.execution.memory).toEqual({ budgetBytes: 64 * MiB, connections: 4, mmapBytesPerConnection: 8 * MiB })
-      expect((engine.database as SqliteVentureDb).sqlite.pragma('mmap_size', { simple: true })).toBe(8 * MiB)
+      // Its own, the caller's-thread lane (execute/pool/caller-lane.ts), two general workers and the light one.
+      const share = Math.floor(32 * MiB / 5 / 4096) * 4096
+      expect(engine.execution.memory).toEqual({ budgetBytes: 64 * MiB, connections: 5, mmapBytesPerConnection: share })
+      expect((engine.database as SqliteVentureDb).sqlite.pragma('mmap_size', { simple: true })).toBe(share)
     } finally {
       await engine.close()
     }
@@ -63,7 +64,7 @@ describe('an engine over a file', () => {
   it('defaults to 1 GiB, and an open handle keeps its own mapping', async () => {
     const engine = createEngine({ database: file, workers: 1 })
     try {
-      expect(engine.execution.memory).toEqual({ budgetBytes: DEFAULT_MEMORY_BUDGET_BYTES, connections: 3, mmapBytesPerConnection: Math.floor(512 * MiB / 3 / 4096) * 4096 })
+      expect(engine.execution.memory).toEqual({ budgetBytes: DEFAULT_MEMORY_BUDGET_BYTES, connections: 4, mmapBytesPerConnection: Math.floor(512 * MiB / 4 / 4096) * 4096 })
     } finally {
       await engine.close()
     }
