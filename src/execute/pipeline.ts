@@ -463,6 +463,14 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     return ok({ stored, cost: cost.value, read })
   }
 
+  /** `query` and `queryWithoutTotal`'s first half: the request prepared (fields checked), then stored within its budget. */
+  async function preparedAndStored(fullRequest: unknown, storeOptions: StoreOptions, run: RunOptions | undefined) {
+    const prepared = prepareWithFields(fullRequest)
+    if (!prepared.ok) return prepared
+    const kept = await storeToRun(prepared.value, storeOptions, run)
+    return kept.ok ? ok({ ...prepared.value, ...kept.value }) : kept
+  }
+
   const pipeline: Pipeline = {
     async list(fullRequest, run) {
       const prepared = prepareWithFields(fullRequest)
@@ -476,12 +484,9 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     },
 
     async query(fullRequest, storeOptions = {}, run) {
-      const prepared = prepareWithFields(fullRequest)
-      if (!prepared.ok) return prepared
-      const kept = await storeToRun(prepared.value, storeOptions, run)
+      const kept = await preparedAndStored(fullRequest, storeOptions, run)
       if (!kept.ok) return kept
-      const { checked, canonical, selection } = prepared.value
-      const { stored, cost, read } = kept.value
+      const { checked, canonical, selection, stored, cost, read } = kept.value
       return ok(await envelope(planOf(checked), canonical, stored.query_id, stored.query_version, checked.page, checked.perPage, cost, selection, read))
     },
 
@@ -524,12 +529,9 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     },
 
     async queryWithoutTotal(fullRequest, storeOptions = {}, run) {
-      const prepared = prepareWithFields(fullRequest)
-      if (!prepared.ok) return prepared
-      const kept = await storeToRun(prepared.value, storeOptions, run)
+      const kept = await preparedAndStored(fullRequest, storeOptions, run)
       if (!kept.ok) return kept
-      const { checked, canonical, selection } = prepared.value
-      const { stored, cost, read } = kept.value
+      const { checked, canonical, selection, stored, cost, read } = kept.value
       const page = await pageOnly(planOf(checked), canonical, stored.query_id, stored.query_version, checked.page, checked.perPage, selection, read)
       return ok(Object.freeze({ ...page, cost }))
     },
