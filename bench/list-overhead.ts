@@ -45,6 +45,8 @@ async function variant(name: string, root: string): Promise<Variant> {
   const fixtureModule = (await import(url('src/store/generate/fixture.ts'))) as typeof import('../src/store/generate/fixture.js')
   const database = await fixtureModule.createFixtureDatabase()
   const engine = engineModule.createEngine({ database })
+  // Statistics read before timing, as `serve` does (an older checkout may not have `ready`).
+  await (engine as { ready?: () => Promise<void> }).ready?.()
   for (const r of picked) {
     const answer = await engine.list(r)
     if (!answer.ok) throw new Error(`bench list-overhead (${name}): ${JSON.stringify(answer.issues)}`)

@@ -99,6 +99,8 @@ const admin = new pg.Pool({ connectionString: BENCH_PG_URL, options: `-c search_
 
 const lite = createEngine({ database: vdb })
 const post = createEngine({ database: pgdb })
+// As `serve` does: each engine reads its cost statistics before the first timed call.
+await Promise.all([lite.ready(), post.ready()])
 const forgetTotals = {
   lite: () => forgetTotalsOf(vdb),
   post: async () => { await admin.query('delete from query_totals'); forgetRememberedTotals(pgdb.db) },
