@@ -37,6 +37,8 @@ import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './cursor.js'
 import { fetchPage } from './run.js'
 import type { ResultRecord } from './records.js'
 import { readStatistics } from './statistics.js'
+import { isInterrupted } from './backend.js'
+import { TimeCorrection } from './time-correction.js'
 import {
   canonicalQuery, loadStoredQuery, queryIdOf, QUERY_VERSION, storageIssues, storeOwner, storeQuery,
   type CanonicalFilter, type CanonicalQuery,
@@ -198,13 +200,27 @@ export interface ExportBatch {
   readonly next?: readonly (string | number | boolean | null)[]
 }
 
+/** The model's cost of a checked query, before the online correction; `onStatistics`: predicted on the data's statistics, not the worst case. */
+interface ModelCost {
+  readonly estimate: CostEstimate
+  readonly predicted: PredictedCost
+  readonly onStatistics: boolean
+}
+
+/** Whether an envelope's total was counted (not found cached): the work the prediction is for. */
+const countedTotal = (envelope: { readonly cache?: CacheTally }): boolean => (envelope.cache?.totalMisses ?? 0) > 0
+
 interface Prepared {
   readonly checked: CheckedQuery
   readonly canonical: CanonicalQuery
   readonly queryId: string
 }
 
-export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Partial<PagingPolicy> = {}): Pipeline {
+/**
+ * `correction` scales the time prediction by what this connection measured of the requests it ran
+ * (`time-correction.ts`); tests pass one with their own clock.
+ */
+export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Partial<PagingPolicy> = {}, correction: TimeCorrection = new TimeCorrection()): Pipeline {
   const dialect = DIALECTS[vdb.dialect]
   const paging: PagingPolicy = Object.freeze({ ...DEFAULT_PAGING, ...pagingPolicy })
   // Cache writes go through the raw SQLite handle so they never wait for the lock (execute/cache-write.ts).
@@ -251,7 +267,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
    * version. Until they are read, a request is predicted by the worst case on the data's row counts
    * (`workOnData`, `TIME_MODEL`), and that prediction is not kept.
    */
-  const costs = new WeakMap<CheckedQuery, { version: number; value: { estimate: CostEstimate; predicted: PredictedCost } }>()
+  const costs = new WeakMap<CheckedQuery, { version: number; value: ModelCost }>()
   let statistics: { version: number; value: DataStatistics } | undefined
   let reading: { version: number; done: Promise<void> } | undefined
   function readInBackground(version: number): void {
@@ -275,21 +291,52 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     await reading?.done
   }
 
-  async function costOf(checked: CheckedQuery, knownVersion?: number): Promise<{ estimate: CostEstimate; predicted: PredictedCost }> {
+  async function costOf(checked: CheckedQuery, knownVersion?: number): Promise<ModelCost> {
     const version = knownVersion ?? (vdb.dialect === 'sqlite' ? dataVersionSync(vdb.sqlite) : seenVersion ?? (seenVersion = await dataVersion(vdb)))
     const known = costs.get(checked)
     if (known && known.version === version) return known.value
     const estimate = estimateCost(checked.filter)
     if (statistics?.version !== version) {
       readInBackground(version)
-      return { estimate, predicted: await worstCase(checked, estimate, version) }
+      return { estimate, predicted: await worstCase(checked, estimate, version), onStatistics: false }
     }
     const stats = statistics.value
     const work = expectedWork(checked.filter, checked.dataset.name, stats)
     const predicted = predictCost(estimate.total, work, stats.rows(checked.dataset.table), vdb.dialect, checked.dataset.name, EXPECTED_TIME_MODEL[vdb.dialect])
-    const value = { estimate, predicted }
+    const value = { estimate, predicted, onStatistics: true }
     costs.set(checked, { version, value })
     return value
+  }
+
+  /**
+   * The prediction on the statistics scaled by the online correction: what this machine is
+   * measured to take now. The worst case is another model, whose ratio the correction does not
+   * learn: it is left as it is.
+   */
+  function corrected(model: ModelCost): PredictedCost {
+    if (!model.onStatistics) return model.predicted
+    const scale = correction.scale()
+    return scale === 1 ? model.predicted : Object.freeze({ ...model.predicted, ms: Math.ceil(model.predicted.ms * scale) })
+  }
+
+  /**
+   * Runs the work a prediction on the statistics was made for (a count and page 1) and tells the
+   * correction how long it took: `counted` says, once it has run, whether the count ran (a total
+   * found cached takes no time the model predicts). A statement stopped at the budget is observed
+   * as taking at least the time it ran.
+   */
+  async function observed<T>(model: ModelCost, counted: (value: T) => boolean, work: () => Promise<T>): Promise<T> {
+    if (!model.onStatistics) return work()
+    const now = correction.options.now
+    const started = now()
+    try {
+      const value = await work()
+      if (counted(value)) correction.observe({ predictedMs: model.predicted.ms, tookMs: now() - started, finished: true })
+      return value
+    } catch (error) {
+      if (isInterrupted(error)) correction.observe({ predictedMs: model.predicted.ms, tookMs: now() - started, finished: false })
+      throw error
+    }
   }
 
   /**
@@ -306,18 +353,16 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
   }
 
   /** The cost, or `cost_exceeded` when the prediction is over the call's budget. */
-  async function costWithinBudget(checked: CheckedQuery, run: RunOptions | undefined, knownVersion?: number): Promise<Result<PredictedCost>> {
-    const { estimate, predicted } = await costOf(checked, knownVersion)
+  async function costWithinBudget(checked: CheckedQuery, run: RunOptions | undefined, knownVersion?: number): Promise<Result<{ cost: PredictedCost; model: ModelCost }>> {
+    const model = await costOf(checked, knownVersion)
+    const predicted = corrected(model)
     const budget = run?.budgetMs
-    // Opt-in (`refuseOverBudget`): the prediction knows the data, not the machine's load, and on
-    // corpora it was not fitted on 84-98% of the requests it accepts finish within 10 s
-    // (`npx tsx bench/cost-calibration.ts`, grammar-docs/language.md, "Predicted time").
     // `maxCost: Infinity` turns the cost checks off, the static one and this one.
     const enforced = limits.refuseOverBudget && Number.isFinite(limits.maxCost) && budget !== undefined && budget > 0 && Number.isFinite(budget)
     if (enforced && predicted.ms > budget) {
-      return fail([timeCostIssue(estimate, predicted, budget, checked.dataset.name)])
+      return fail([timeCostIssue(model.estimate, predicted, budget, checked.dataset.name)])
     }
-    return ok(predicted)
+    return ok({ cost: predicted, model })
   }
 
   function prepare(request: unknown): Result<Prepared> {
@@ -444,14 +489,14 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
    * either), then stored. A read-only database cannot remember the query: it runs under its id all
    * the same, and page() finds it only if it was stored before the file became read-only.
    */
-  async function storeToRun(prepared: Prepared, storeOptions: StoreOptions, run: RunOptions | undefined): Promise<Result<{ stored: { query_id: string; query_version: number }; cost: PredictedCost; read?: VersionAndTotal }>> {
+  async function storeToRun(prepared: Prepared, storeOptions: StoreOptions, run: RunOptions | undefined): Promise<Result<{ stored: { query_id: string; query_version: number }; cost: PredictedCost; model: ModelCost; read?: VersionAndTotal }>> {
     const owner = storeOwner(storeOptions.owner)
     if (!owner.ok) return owner
     const tooLarge = storageIssues(prepared.canonical, limits)
     if (tooLarge.length > 0) return fail(tooLarge)
     if (vdb.readonly) {
       const cost = await costWithinBudget(prepared.checked, run)
-      return cost.ok ? ok({ stored: { query_id: prepared.queryId, query_version: QUERY_VERSION }, cost: cost.value }) : cost
+      return cost.ok ? ok({ stored: { query_id: prepared.queryId, query_version: QUERY_VERSION }, ...cost.value }) : cost
     }
     // The stored query's row, the data version and the cached total in one statement, for the
     // store and the page after it (one round trip on PostgreSQL instead of two).
@@ -460,7 +505,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     const cost = await costWithinBudget(prepared.checked, run)
     if (!cost.ok) return cost
     const stored = await storeQuery(vdb.db, prepared.canonical, { owner: owner.value, limits, writer, existing: read.stored })
-    return ok({ stored, cost: cost.value, read })
+    return ok({ stored, ...cost.value, read })
   }
 
   /** `query` and `queryWithoutTotal`'s first half: the request prepared (fields checked), then stored within its budget. */
@@ -476,18 +521,19 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       const prepared = prepareWithFields(fullRequest)
       if (!prepared.ok) return prepared
       const { checked, canonical, queryId, selection } = prepared.value
-      const cost = await costWithinBudget(checked, run)
-      if (!cost.ok) return cost
+      const within = await costWithinBudget(checked, run)
+      if (!within.ok) return within
+      const { cost, model } = within.value
       const plan = planOf(checked)
-      const { results, meta, cache } = await envelope(plan, canonical, queryId, QUERY_VERSION, checked.page, checked.perPage, cost.value, selection)
-      return ok(Object.freeze({ dataset: canonical.dataset, results, meta, cost: cost.value, cache }))
+      const { results, meta, cache } = await observed(model, countedTotal, () => envelope(plan, canonical, queryId, QUERY_VERSION, checked.page, checked.perPage, cost, selection))
+      return ok(Object.freeze({ dataset: canonical.dataset, results, meta, cost, cache }))
     },
 
     async query(fullRequest, storeOptions = {}, run) {
       const kept = await preparedAndStored(fullRequest, storeOptions, run)
       if (!kept.ok) return kept
-      const { checked, canonical, selection, stored, cost, read } = kept.value
-      return ok(await envelope(planOf(checked), canonical, stored.query_id, stored.query_version, checked.page, checked.perPage, cost, selection, read))
+      const { checked, canonical, selection, stored, cost, model, read } = kept.value
+      return ok(await observed(model, countedTotal, () => envelope(planOf(checked), canonical, stored.query_id, stored.query_version, checked.page, checked.perPage, cost, selection, read)))
     },
 
     async store(fullRequest, storeOptions = {}) {
@@ -507,8 +553,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       const { plan, checked, canonical, id, version, page, perPage, selection, read } = stored.value
       // A stored query was held to the budget when it was stored; its later pages report the cost
       // and are not refused (the budget still stops a page that runs over it).
-      const { predicted } = await costOf(checked)
-      return ok(await envelope(plan, canonical, id, version, page, perPage, predicted, selection, read))
+      return ok(await envelope(plan, canonical, id, version, page, perPage, corrected(await costOf(checked)), selection, read))
     },
 
     async pageWithoutTotal(queryId, rawPaging = {}) {
@@ -522,10 +567,10 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       const prepared = prepareWithFields(fullRequest)
       if (!prepared.ok) return prepared
       const { checked, canonical, queryId, selection } = prepared.value
-      const cost = await costWithinBudget(checked, run)
-      if (!cost.ok) return cost
+      const within = await costWithinBudget(checked, run)
+      if (!within.ok) return within
       const { results, meta } = await pageOnly(planOf(checked), canonical, queryId, QUERY_VERSION, checked.page, checked.perPage, selection)
-      return ok(Object.freeze({ dataset: canonical.dataset, results, meta, cost: cost.value }))
+      return ok(Object.freeze({ dataset: canonical.dataset, results, meta, cost: within.value.cost }))
     },
 
     async queryWithoutTotal(fullRequest, storeOptions = {}, run) {
@@ -540,8 +585,8 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       const prepared = prepare(request)
       if (!prepared.ok) return prepared
       const { checked, canonical, queryId } = prepared.value
-      const cost = await costWithinBudget(checked, run)
-      if (!cost.ok) return cost
+      const within = await costWithinBudget(checked, run)
+      if (!within.ok) return within
       return facetsOf(checked, canonical, queryId, fields, options)
     },
 
@@ -590,7 +635,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       const plan = planOf(checked)
       const keys = plan.keysQuery(vdb.db, { limit: checked.perPage }).compile()
       const count = plan.countQuery(vdb.db).compile()
-      const { predicted } = await costOf(checked)
+      const predicted = corrected(await costOf(checked))
       return ok(Object.freeze({
         canonical, query_id: queryId, query_version: QUERY_VERSION,
         sql: keys.sql, parameters: Object.freeze([...keys.parameters]),
@@ -608,9 +653,10 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       // with the cached total is the one the cost is predicted on: one statement less per count.
       const plan = planOf(checked)
       const { ctx, lookedUp } = await contextAndTotal(plan, queryId)
-      const cost = await costWithinBudget(checked, run, ctx.dataVersion)
-      if (!cost.ok) return cost
-      return ok(await cachedTotal(ctx, plan, queryId, lookedUp))
+      const within = await costWithinBudget(checked, run, ctx.dataVersion)
+      if (!within.ok) return within
+      const tally = newCacheTally()
+      return ok(await observed(within.value.model, () => tally.totalMisses > 0, () => cachedTotal({ ...ctx, tally }, plan, queryId, lookedUp)))
     },
   }
   return Object.freeze(pipeline)
