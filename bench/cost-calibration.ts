@@ -28,7 +28,8 @@
  * request's prediction is scaled by what the requests accepted before it measured, a refused one is
  * not observed. It prints the accepted requests that finish and the refused ones that would have,
  * with the default settings and with others (`BENCH_CORRECTIONS`: `quantile:margin`, comma-separated).
- * `BENCH_REPLAY=a.json,b.json` replays rows written before instead of running the corpus.
+ * `BENCH_REPLAY=a.json,b.json` replays rows written before instead of running the corpus;
+ * `BENCH_SHUFFLES` (default 20) replays the same rows in as many seeded shuffled orders too.
  * It exits non-zero when fewer than 99% of the requests accepted with the correction finish within
  * the budget.
  */
@@ -73,12 +74,32 @@ function printReplay(rows: readonly TimedRow[], budget: number): boolean {
   const scales = adaptive.decisions.map((d) => d.scale)
   console.log(`    scale applied: first ${scales[0]!.toFixed(2)}, median ${[...scales].sort((a, b) => a - b)[Math.floor(scales.length / 2)]!.toFixed(2)}, last ${scales[scales.length - 1]!.toFixed(2)}, range ${Math.min(...scales).toFixed(2)}-${Math.max(...scales).toFixed(2)}`)
   for (const v of variants) line(`  quantile ${v.quantile} margin ${v.margin}`, replay(rows, budget, DEFAULT_LIMITS.maxCost, v))
+  if (shuffles > 0) {
+    // The same measured rows in other orders (seeded): how much the outcome owes to the corpus order.
+    let state = 0x9e3779b9
+    const next = () => ((state = (Math.imul(state ^ (state >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 4294967296)
+    const outcomes = Array.from({ length: shuffles }, () => {
+      const order = [...rows]
+      for (let i = order.length - 1; i > 0; i--) {
+        const j = Math.floor(next() * (i + 1));
+        [order[i], order[j]] = [order[j]!, order[i]!]
+      }
+      return replay(order, budget, DEFAULT_LIMITS.maxCost)
+    })
+    const spread = (f: (o: ReturnType<typeof replay>) => number) => {
+      const v = outcomes.map(f).sort((a, b) => a - b)
+      return `${v[0]!.toFixed(1)} / ${v[Math.floor(v.length / 2)]!.toFixed(1)} / ${v[v.length - 1]!.toFixed(1)}`
+    }
+    console.log(`    in ${shuffles} shuffled orders (min / median / max): accepted that finish ${spread((o) => (100 * o.acceptedFinished) / Math.max(1, o.accepted))}%, refused that would finish ${spread((o) => o.refusedFinished)}`)
+  }
   const ratios = rows.filter((r) => r.finished && r.expectedMs >= 50).map((r) => r.ms / r.expectedMs).sort((a, b) => a - b)
   const q = (p: number) => ratios[Math.min(ratios.length - 1, Math.floor(p * ratios.length))]!
   if (ratios.length > 0) console.log(`    measured / model among finished requests predicted at 50 ms or more (${ratios.length}): p10 ${q(0.1).toFixed(2)}, median ${q(0.5).toFixed(2)}, p90 ${q(0.9).toFixed(2)}, max ${ratios[ratios.length - 1]!.toFixed(2)}`)
   return adaptive.accepted === 0 || adaptive.acceptedFinished / adaptive.accepted >= 0.99
 }
 
+/** Replays in this many shuffled orders too (`BENCH_SHUFFLES`, default 20). */
+const shuffles = Number(process.env.BENCH_SHUFFLES ?? 20)
 const replayFiles = (process.env.BENCH_REPLAY ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')
 if (replayFiles.length > 0) {
   let good = true
