@@ -57,7 +57,7 @@ const budgetMs = Number(process.env.BENCH_BUDGET_MS ?? 10_000)
 const corpusSize = Number(process.env.BENCH_CORPUS ?? 60)
 let seed = Number(process.env.BENCH_SEED ?? 7) >>> 0
 /** Other settings of the correction to replay with, `quantile:margin` (`BENCH_CORRECTIONS`, comma-separated). */
-const variants = (process.env.BENCH_CORRECTIONS ?? '0.5:1.5,0.5:2,0.5:3,0.75:1.5,0.75:2,0.9:1,0.9:1.5').split(',').map((v) => {
+const variants = (process.env.BENCH_CORRECTIONS ?? '0.5:1,0.5:2.5,0.75:1.5,0.75:2,0.9:1.5').split(',').map((v) => {
   const [quantile, margin] = v.split(':').map(Number)
   if (!(quantile! > 0 && quantile! < 1 && margin! > 0)) throw new Error(`BENCH_CORRECTIONS: ${JSON.stringify(v)} is not quantile:margin`)
   return { quantile: quantile!, margin: margin! }

@@ -68,10 +68,9 @@ export interface Limits {
   readonly maxCost: number
   /**
    * Also refuse (`cost_exceeded`) a filter whose predicted time on the data it runs on
-   * (`expectedWork` and `predictCost` in `cost.ts`) is over the call's time budget. Off by default:
-   * the prediction cannot see the machine's load, and on calibration corpora it was not fitted on
-   * 84-98% of the requests it accepts finish within the budget (grammar-docs/language.md,
-   * "Predicted time"). The cost is reported either way.
+   * (`expectedWork` and `predictCost` in `cost.ts`, scaled by what the connection measured of the
+   * requests it ran: `execute/time-correction.ts`) is over the call's time budget. The cost is
+   * reported either way (grammar-docs/language.md, "Predicted time").
    */
   readonly refuseOverBudget: boolean
 }
