@@ -98,4 +98,32 @@ describe('the prediction scaled by the online correction', () => {
     expect((await pipeline.count({ dataset: 'companies', filter: chainFilter(2, { name: { is_null: false } }, 'any') })).ok).toBe(true)
     expect(correction.observations).toBe(2)
   })
+
+  it('a request stopped at its budget is observed as at least the time it ran', async () => {
+    const own = await createFixtureDatabase({ companies: 50 })
+    try {
+      let t = 0
+      const correction = new TimeCorrection({ now: () => (t += 1000), minPredictedMs: 0, priorWeight: 1 })
+      const pipeline = createPipeline(own, resolveLimits({}), {}, correction)
+      // A new term each turn is counted afresh; observed once predicted on the statistics.
+      const request = (term: string) => ({ dataset: 'companies', filter: { description: { contains: term } } })
+      for (let turn = 0; turn < 500 && correction.observations === 0; turn++) {
+        expect((await pipeline.count(request(`data${turn}`))).ok).toBe(true)
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      expect(correction.observations).toBe(1)
+      const before = correction.ratio()
+      // SQLite's interrupt, as the watchdog raises it, from the statement's LIKE.
+      own.sqlite.function('like', { varargs: true }, () => { throw Object.assign(new Error('interrupted'), { code: 'SQLITE_INTERRUPT' }) })
+      await expect(pipeline.count(request('other'))).rejects.toThrow('interrupted')
+      expect(correction.observations).toBe(2)
+      expect(correction.ratio()).toBeGreaterThanOrEqual(before)
+      // Any other failure says nothing of the time the request needs.
+      own.sqlite.function('like', { varargs: true }, () => { throw new Error('broken') })
+      await expect(pipeline.count(request('third'))).rejects.toThrow('broken')
+      expect(correction.observations).toBe(2)
+    } finally {
+      own.sqlite.close()
+    }
+  })
 })
