@@ -5,7 +5,9 @@
  * connection's pipeline keeps one `TimeCorrection` (one backend, one kind of connection), feeds it
  * every request it ran that was predicted to take at least `minPredictedMs` (measured against
  * predicted, or, for a request stopped at its budget, at least the time it ran), and multiplies
- * its predictions by `scale()` before holding them to the budget.
+ * its predictions by `scale()` before holding them to the budget. On PostgreSQL the caller's
+ * thread runs requests side by side, and a request's measured time includes its waits for a
+ * connection: load as well.
  *
  * The estimate is a weighted quantile (the 90th percentile by default) of the log of measured ÷ predicted
  * over the last `window` observations, each weighted by 2^(-age / `halfLifeMs`), with a prior
