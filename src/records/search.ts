@@ -37,7 +37,7 @@ import type { SqliteVentureDb } from '../store/open.js'
 import { limitedStatement, namedLimitedStatement, type LimitedStatement, type NamedLimitedStatement } from '../execute/statements.js'
 import { tokenize, tokenizePairs } from '../store/search-tokens.js'
 import {
-  allowedEdits, MAX_TYPOS, nameLetters, nameQueryKeys, nameTypos, osaDistance, queryKeys, termBudget, typoNameStarts, typoPrefixes, typosOf, type TypoMode, type TypoWord,
+  allowedEdits, MAX_TYPOS, nameDistances, nameQueryKeys, queryKeys, termBudget, typoNameStarts, typoPrefixes, typosOf, type TypoMode, type TypoWord,
 } from '../store/search-typo.js'
 
 // The kinds of record search finds are the search tables' own (the store builds their postings).
@@ -304,8 +304,10 @@ export interface StageHit {
  * hit, `rankHits`). Whole: the whole name, not only a start of it, is within the term's budget.
  */
 export function stageTypos(hit: StageHit, term: TypoTerm, [nameTokens, otherTokens]: readonly [readonly string[], readonly string[]]): { typos: number; whole: boolean } {
-  const whole = osaDistance(term.flat, nameLetters(nameTokens)) <= term.budget
-  const byName = hit.words === term.words.length ? nameTypos(term.flat, nameTokens) : Infinity
+  // Both distances only matter up to the term's budget (one scan, stopped beyond it).
+  const distances = nameDistances(term.flat, nameTokens, term.budget)
+  const whole = distances.whole <= term.budget
+  const byName = hit.words === term.words.length ? distances.least : Infinity
   const named = byName <= term.budget ? byName : Infinity
   if (hit.names !== undefined) return { typos: named, whole }
   return { typos: Math.min(typosOf(hit.typoWords, [...nameTokens, ...otherTokens]), named), whole }
