@@ -205,9 +205,22 @@ async function driverSources(q: TypeQuery, driver: Driver): Promise<RawBuilder<u
  * usable phrase makes the driver every record.
  */
 async function matching(q: TypeQuery, groups: readonly Group[], limit: number): Promise<number[]> {
-  if (groups.length === 0 || limit < 1) return []
+  if (limit < 1) return []
+  const query = await matchingSql(q, groups, limit)
+  if (query === undefined) return []
+  const { rows } = await sql<{ id: number }>`select t.id from (${query}) t order by t.o1, t.o2, t.id`.execute(q.db)
+  return rows.map((r) => Number(r.id))
+}
+
+/**
+ * The statement of `matching`: the `(o1, o2, id)` of its records, at most `limit` (a number, or an
+ * expression of the statement it is part of: a limit of 0 reads nothing). `undefined`: nothing can
+ * match. It may read the words of a long prefix first (a round trip).
+ */
+async function matchingSql(q: TypeQuery, groups: readonly Group[], limit: number | RawBuilder<unknown>): Promise<RawBuilder<unknown> | undefined> {
+  if (groups.length === 0) return undefined
   // A word none of whose phrases has a token (FTS5's `""*`) matches nothing, so neither does the term.
-  if (groups.some((g) => g.every((p) => p.tokens.length === 0))) return []
+  if (groups.some((g) => g.every((p) => p.tokens.length === 0))) return undefined
   let best: { index: number; driver: Driver; exact: boolean; weight: number } | undefined
   groups.forEach((group, index) => {
     const live = group.filter((p) => p.tokens.length > 0)
@@ -272,21 +285,18 @@ async function matching(q: TypeQuery, groups: readonly Group[], limit: number): 
     const upper = upperBound(chosen.prefix)
     const words = sql`select term from ${sql.table(q.t.terms)} where term >= ${chosen.prefix} and term < ${upper} order by term limit ${MAX_EXPANDED_WORDS + 1}`
     const many = sql`(select count(*) from (${words}) c) > ${MAX_EXPANDED_WORDS}`
-    const { rows } = await sql<{ id: number }>`select t.id from (
+    return sql`select t.o1, t.o2, t.id from (
         select x.o1, x.o2, x.id from (${words}) w cross join lateral (${top(sql`select o1, o2, id from ${keys} where key = w.term`)}) x where not ${many}
         union select r.o1, r.o2, r.id from (${top(sql`select distinct o1, o2, id from ${keys} where key >= ${chosen.prefix} and key < ${upper}`)}) r where ${many}
-      ) t order by t.o1, t.o2, t.id limit ${limit}`.execute(q.db)
-    return rows.map((r) => Number(r.id))
+      ) t order by t.o1, t.o2, t.id limit ${limit}`
   }
   const sources = listedKeys !== undefined && listedKeys.length > 1 && estimatePostings(chosen, q.postings!, q.expansions) <= SINGLE_SCAN_POSTINGS
     ? [sql`select distinct o1, o2, id from ${sql.table(q.t.keys)} where key = any(${listedKeys}::text[])`]
     : await driverSources(q, chosen)
-  if (sources.length === 0) return []
-  const query = sources.length === 1
-    ? sql<{ id: number }>`select t.id from (${top(sources[0]!)}) t`
-    : sql<{ id: number }>`select t.id from (${sql.join(sources.map((x) => sql`(${top(x)})`), sql` union `)}) t order by t.o1, t.o2, t.id limit ${limit}`
-  const { rows } = await query.execute(q.db)
-  return rows.map((r) => Number(r.id))
+  if (sources.length === 0) return undefined
+  return sources.length === 1
+    ? top(sources[0]!)
+    : sql`select t.o1, t.o2, t.id from (${sql.join(sources.map((x) => sql`(${top(x)})`), sql` union `)}) t order by t.o1, t.o2, t.id limit ${limit}`
 }
 
 /** `"w"*` and `"\uE000w"*` over all columns, when both are one token w / \uE000w: the unmarked key's postings exactly. */
@@ -326,18 +336,22 @@ function stagePhrases(stage: Pick<Stage, 'groups' | 'names'>): Group[] {
   ])
 }
 
-/** The typo dictionary's words for each list of keys (each sorted, as on SQLite), in one statement. */
-async function dictionaryLookup(db: Kysely<any>, t: PgSearchTableNames, keyLists: readonly (readonly string[])[]): Promise<string[][]> {
-  const out = keyLists.map(() => new Set<string>())
+/**
+ * The typo dictionary's words for each list of keys (each sorted, as on SQLite), for every type,
+ * in one statement: `[type][list]`.
+ */
+async function dictionaryLookup(db: Kysely<any>, types: readonly SearchObjectType[], keyLists: readonly (readonly string[])[]): Promise<string[][][]> {
+  const out = types.map(() => keyLists.map(() => new Set<string>()))
   const keys = keyLists.flatMap((list) => list)
-  if (keys.length > 0) {
+  if (keys.length > 0 && types.length > 0) {
     const lists = keyLists.flatMap((list, i) => list.map(() => i))
-    const { rows } = await sql<{ i: number; word: string }>`select distinct g.i, k.word from unnest(${keys}::text[], ${lists}::int[]) as g(key, i)
-      join ${sql.table(t.typoKeys)} k on k.key = g.key`.execute(db)
-    for (const r of rows) out[r.i]!.add(r.word)
+    const arms = types.map((type, t) => sql`select distinct ${t}::int as t, g.i, k.word from unnest(${keys}::text[], ${lists}::int[]) as g(key, i)
+      join ${sql.table(PG_SEARCH_TABLES[type].typoKeys)} k on k.key = g.key`)
+    const { rows } = await sql<{ t: number; i: number; word: string }>`${sql.join(arms, sql` union all `)}`.execute(db)
+    for (const r of rows) out[r.t]![r.i]!.add(r.word)
   }
   // Code point order, as the dictionary's "C" collation and SQLite's binary order sort.
-  return out.map((words) => [...words].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)))
+  return out.map((lists) => lists.map((words) => [...words].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))))
 }
 
 /**
@@ -415,6 +429,54 @@ async function candidatesOf(db: Kysely<any>, type: SearchObjectType, words: read
   return tierOf
 }
 
+/**
+ * Every stage of every type in one statement (one round trip instead of one per stage asked): the
+ * ids of stage k of type i, as `matching` would give them inside the SQLite lookup's loop
+ * (`searchRecords`), which asks stage k while fewer than `limit` hits are known, each type to
+ * `stageWindow(limit)` + its hits known so far. Each stage is a materialized CTE whose LIMIT is
+ * that number, computed in the statement from the tiers' ids (bound arrays) and the stages before
+ * it; once `limit` hits are known it is 0, and PostgreSQL then runs nothing under it. A stage the
+ * loop would not ask is thus not read either, and one it asks is read to the same limit.
+ */
+async function stagesAtOnce(
+  db: Kysely<any>, queries: readonly (readonly { q: TypeQuery; groups: Group[] }[])[], tiers: readonly ReadonlyMap<number, unknown>[], limit: number,
+): Promise<number[][][]> {
+  const types = queries.length
+  const stages = queries[0]?.length ?? 0
+  const window = stageWindow(limit)
+  const tierIds = tiers.map((t) => [...t.keys()].map(String))
+  const tierCount = tiers.reduce((n, t) => n + t.size, 0)
+  const name = (k: number, i: number) => sql.table(`stage_${k}_${i}`)
+  const gate = (k: number) => sql.table(`stage_limits_${k}`)
+  // Which stages have a statement (a stage that cannot match has none, and adds nothing).
+  const live: boolean[][] = queries.map(() => [])
+  const ctes: RawBuilder<unknown>[] = []
+  for (let k = 0; k < stages; k++) {
+    if (k > 0) {
+      // Hits of type i from the stages before k that the tiers did not have (ids are unique within a type).
+      const mine = (i: number) => {
+        const before = live[i]!.flatMap((on, j) => (on ? [sql`select id from ${name(j, i)}`] : []))
+        return before.length === 0 ? sql`0` : sql`(select count(*) from (${sql.join(before, sql` union `)}) u where not (u.id = any(${tierIds[i]}::bigint[])))`
+      }
+      const known = sql`${tierCount}::bigint + ${sql.join(Array.from({ length: types }, (_, i) => mine(i)), sql` + `)}`
+      const limits = Array.from({ length: types }, (_, i) => sql`case when ${known} < ${limit} then ${window + tiers[i]!.size}::bigint + ${mine(i)} else 0 end as ${sql.ref(`l${i}`)}`)
+      ctes.push(sql`${gate(k)} as materialized (select ${sql.join(limits)})`)
+    }
+    const arms = await Promise.all(queries.map(({ [k]: stage }, i) => matchingSql(stage!.q, stage!.groups, k === 0 ? window + tiers[i]!.size : sql`(select ${sql.ref(`l${i}`)} from ${gate(k)})`)))
+    arms.forEach((arm, i) => {
+      live[i]![k] = arm !== undefined
+      if (arm !== undefined) ctes.push(sql`${name(k, i)} as materialized (${arm})`)
+    })
+  }
+  const out = queries.map(() => Array.from({ length: stages }, () => [] as number[]))
+  const reads = live.flatMap((row, i) => row.flatMap((on, k) => (on ? [sql`select ${k}::int as k, ${i}::int as i, o1, o2, id from ${name(k, i)}`] : [])))
+  if (reads.length === 0) return out
+  const { rows } = await sql<{ k: number; i: number; id: number | string }>`with ${sql.join(ctes)}
+    select x.k, x.i, x.id from (${sql.join(reads, sql` union all `)}) x order by x.k, x.i, x.o1, x.o2, x.id`.execute(db)
+  for (const r of rows) out[r.i]![r.k]!.push(Number(r.id))
+  return out
+}
+
 /** Whether the PostgreSQL database has a built search index (migration 011 and a refresh since). */
 export async function postgresSearchIndexReady(vdb: PostgresVentureDb): Promise<boolean> {
   if (!(await tableExists(vdb, PG_SEARCH_STATE_TABLE))) return false
@@ -438,7 +500,7 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
   const namesKeys = nameKeys(term)
   const typos = mode !== 0 && (namesKeys.length > 0 || keys.some((k) => k.length > 0))
     ? Promise.all([
-      Promise.all(types.map((type) => dictionaryLookup(vdb.db, PG_SEARCH_TABLES[type], [namesKeys, ...keys]))),
+      dictionaryLookup(vdb.db, types, [namesKeys, ...keys]),
       Promise.all(types.map((type) => postingStatistics(vdb.db, PG_SEARCH_TABLES[type].keys))),
     ])
     : undefined
@@ -452,14 +514,16 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
   if (runsTypoStages(request, known())) {
     const [found, postings] = typos ? await typos : [types.map(() => [namesKeys, ...keys].map(() => [] as string[])), types.map(() => undefined)]
     const plans = found.map(([names, ...dictionary]) => typoStages(term, (i) => dictionary[i]!, () => names!))
+    const queries = plans.map((plan, i) => plan.map((stage) => ({
+      q: { db: vdb.db, t: PG_SEARCH_TABLES[types[i]!], expansions: stageExpansions(stage, term, found[i]!), postings: postings[i] },
+      groups: stagePhrases(stage),
+    })))
+    const got = await stagesAtOnce(vdb.db, queries, tiers, request.limit)
     for (let k = 0; k < plans[0]!.length && known() < request.limit; k++) {
-      const got = await Promise.all(types.map((type, i) => {
-        const stage = plans[i]![k]!
-        const q: TypeQuery = { db: vdb.db, t: PG_SEARCH_TABLES[type], expansions: stageExpansions(stage, term, found[i]!), postings: postings[i] }
-        return matching(q, stagePhrases(stage), stageWindow(request.limit) + tiers[i]!.size + staged[i]!.size)
-      }))
       types.forEach((_, i) => {
-        for (const id of got[i]!) if (!tiers[i]!.has(id) && !staged[i]!.has(id)) staged[i]!.set(id, plans[i]![k]!)
+        // The statement read each stage to this same limit; cut again, so the sets are the loop's by construction.
+        const limit = stageWindow(request.limit) + tiers[i]!.size + staged[i]!.size
+        for (const id of got[i]![k]!.slice(0, limit)) if (!tiers[i]!.has(id) && !staged[i]!.has(id)) staged[i]!.set(id, plans[i]![k]!)
       })
     }
   }

@@ -376,6 +376,20 @@ describe('refreshPostgresSearchIndex after changes', () => {
     expect(await digest()).toEqual(incremental)
   })
 
+  it('leaves the postings and the typo dictionary\'s keys all-visible (read by index-only scans)', async () => {
+    await mutate(`update companies set name = ? where id = (select min(id) from companies)`, 'Visibilitymap Quartz')
+    refreshSearchIndex(p.lite.sqlite)
+    await refreshPostgresSearchIndex(p.pg.db, { companyIds: [] })
+    for (const t of Object.values(PG_SEARCH_TABLES)) {
+      for (const table of [t.keys, t.typoKeys]) {
+        const { rows } = await sql<{ pages: number; visible: number }>`select relpages as pages, relallvisible as visible from pg_class
+          where oid = to_regclass(quote_ident(current_schema()) || '.' || quote_ident(${table}))`.execute(p.pg.db)
+        expect(rows[0]!.pages, table).toBeGreaterThan(0)
+        expect(rows[0]!.visible, table).toBe(rows[0]!.pages)
+      }
+    }
+  })
+
   /** The typo dictionary of both backends: words, and keys as `key word`; they must be equal. */
   async function dictionaries() {
     const lite: string[] = []
