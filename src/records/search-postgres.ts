@@ -383,29 +383,38 @@ interface PgDetailRow extends Omit<DetailRow, 'rank' | 'id'> { rank: number; id:
 /** Records of the type: the highest rank (a backward step of the primary key), with every row to save a round trip. */
 const total = (t: PgSearchTableNames) => sql`(select coalesce(max(rank), 0) from ${sql.table(t.ranks)})`
 
-async function detailsOf(db: Kysely<any>, type: SearchObjectType, ids: readonly number[]): Promise<PgDetailRow[]> {
+/**
+ * The details of the type's records whose ids `ids` gives (an SQL array of bigint), every column
+ * typed alike for both types, so that the stage statement can read both types' at once.
+ */
+function detailsSql(type: SearchObjectType, ids: RawBuilder<unknown>): RawBuilder<unknown> {
   const t = PG_SEARCH_TABLES[type]
-  const list = ids.map(String)
   if (type === 'company') {
     const C = datasets.companies
     const col = (n: string) => sql.ref(`x.${columnName(C, n)}`)
     // Keywords sorted in the tag table's "C" collation, SQLite's order.
     const k = C.fields.keywords!.tags!
-    const { rows } = await sql<PgDetailRow>`select s.rank, ${total(t)} as total, ${col('id')} as id, ${col('name')} as name, ${col('website')} as slug,
-        ${col('website')} as domain, ${col('total_funding')} as company_funding, ${col('svc_score')} as svc_score, null as investor_funding,
+    return sql`select s.rank, ${total(t)} as total, ${col('id')} as id, ${col('name')} as name, ${col('website')} as slug,
+        ${col('website')} as domain, ${col('total_funding')}::bigint as company_funding, ${col('svc_score')}::float8 as svc_score, null::bigint as investor_funding,
         (select array_agg(k.${sql.ref(k.valueColumn)} order by k.${sql.ref(k.valueColumn)}) from ${sql.table(k.table)} k
-          where k.${sql.ref(k.ownerColumn)} = ${col('id')}) as keywords
+          where k.${sql.ref(k.ownerColumn)} = ${col('id')})::text[] as keywords
       from ${sql.table(t.ranks)} s join ${sql.table(C.table)} x on ${col('id')} = s.${sql.ref(t.idColumn)}
-      where s.${sql.ref(t.idColumn)} = any(${list}::bigint[])`.execute(db)
-    return rows
+      where s.${sql.ref(t.idColumn)} = any(${ids})`
   }
   const I = datasets.investors
   const col = (n: string) => sql.ref(`x.${columnName(I, n)}`)
-  const { rows } = await sql<PgDetailRow>`select s.rank, ${total(t)} as total, ${col('investor_id')} as id, ${col('name')} as name, ${col('svc_slug')} as slug,
-      null as domain, null as company_funding, null as svc_score, s.funding as investor_funding
+  return sql`select s.rank, ${total(t)} as total, ${col('investor_id')} as id, ${col('name')} as name, ${col('svc_slug')} as slug,
+      null::text as domain, null::bigint as company_funding, null::float8 as svc_score, s.funding::bigint as investor_funding, null::text[] as keywords
     from ${sql.table(t.ranks)} s join ${sql.table(I.table)} x on ${col('investor_id')} = s.${sql.ref(t.idColumn)}
-    where s.${sql.ref(t.idColumn)} = any(${list}::bigint[])`.execute(db)
-  return rows.map((r) => ({ ...r, investor_funding: r.investor_funding === null ? null : Number(r.investor_funding) }))
+    where s.${sql.ref(t.idColumn)} = any(${ids})`
+}
+
+/** A details row as read, to its fields (investors' funding is read as a string). */
+const detailRow = (r: PgDetailRow): PgDetailRow => (r.investor_funding === null ? r : { ...r, investor_funding: Number(r.investor_funding) })
+
+async function detailsOf(db: Kysely<any>, type: SearchObjectType, ids: readonly number[]): Promise<PgDetailRow[]> {
+  const { rows } = await sql<PgDetailRow>`${detailsSql(type, sql`${ids.map(String)}::bigint[]`)}`.execute(db)
+  return rows.map(detailRow)
 }
 
 /** Candidates of one type: tier 0 (exact name key), 1 (name starts with the words), 2 (every word somewhere). */
@@ -430,18 +439,20 @@ async function candidatesOf(db: Kysely<any>, type: SearchObjectType, words: read
 }
 
 /**
- * Every stage of every type in one statement (one round trip instead of one per stage asked): the
- * ids of stage k of type i, as `matching` would give them inside the SQLite lookup's loop
- * (`searchRecords`), which asks stage k while fewer than `limit` hits are known, each type to
- * `stageWindow(limit)` + its hits known so far. Each stage is a materialized CTE whose LIMIT is
- * that number, computed in the statement from the tiers' ids (bound arrays) and the stages before
- * it; once `limit` hits are known it is 0, and PostgreSQL then runs nothing under it. A stage the
- * loop would not ask is thus not read either, and one it asks is read to the same limit.
+ * Every stage of every type in one statement (one round trip instead of one per stage asked, and
+ * the hits' details in it too): for each type, the stage that first found each record (its index
+ * in the plan), as the SQLite lookup's loop finds them (`searchRecords`: stage k is asked while
+ * fewer than `limit` hits are known, each type to `stageWindow(limit)` + its hits known so far),
+ * and the details of those records and of the tiers'. Each stage is a materialized CTE whose
+ * LIMIT is that number, computed in the statement from the tiers' ids (bound arrays) and the
+ * stages before it; once `limit` hits are known it is 0, and PostgreSQL then runs nothing under
+ * it. So a stage the loop would not ask is not read either, and one it asks is read to the same
+ * limit. `details` is undefined when no stage can match (nothing was asked).
  */
 async function stagesAtOnce(
-  db: Kysely<any>, queries: readonly (readonly { q: TypeQuery; groups: Group[] }[])[], tiers: readonly ReadonlyMap<number, unknown>[], limit: number,
-): Promise<number[][][]> {
-  const types = queries.length
+  db: Kysely<any>, types: readonly SearchObjectType[], queries: readonly (readonly { q: TypeQuery; groups: Group[] }[])[],
+  tiers: readonly ReadonlyMap<number, unknown>[], limit: number,
+): Promise<{ stageOf: Map<number, number>[]; details: PgDetailRow[][] | undefined }> {
   const stages = queries[0]?.length ?? 0
   const window = stageWindow(limit)
   const tierIds = tiers.map((t) => [...t.keys()].map(String))
@@ -449,17 +460,18 @@ async function stagesAtOnce(
   const name = (k: number, i: number) => sql.table(`stage_${k}_${i}`)
   const gate = (k: number) => sql.table(`stage_limits_${k}`)
   // Which stages have a statement (a stage that cannot match has none, and adds nothing).
-  const live: boolean[][] = queries.map(() => [])
+  const live: boolean[][] = types.map(() => [])
+  const before = (i: number, k: number) => live[i]!.slice(0, k).flatMap((on, j) => (on ? [j] : []))
   const ctes: RawBuilder<unknown>[] = []
   for (let k = 0; k < stages; k++) {
     if (k > 0) {
       // Hits of type i from the stages before k that the tiers did not have (ids are unique within a type).
       const mine = (i: number) => {
-        const before = live[i]!.flatMap((on, j) => (on ? [sql`select id from ${name(j, i)}`] : []))
-        return before.length === 0 ? sql`0` : sql`(select count(*) from (${sql.join(before, sql` union `)}) u where not (u.id = any(${tierIds[i]}::bigint[])))`
+        const arms = before(i, k).map((j) => sql`select id from ${name(j, i)}`)
+        return arms.length === 0 ? sql`0` : sql`(select count(*) from (${sql.join(arms, sql` union `)}) u where not (u.id = any(${tierIds[i]}::bigint[])))`
       }
-      const known = sql`${tierCount}::bigint + ${sql.join(Array.from({ length: types }, (_, i) => mine(i)), sql` + `)}`
-      const limits = Array.from({ length: types }, (_, i) => sql`case when ${known} < ${limit} then ${window + tiers[i]!.size}::bigint + ${mine(i)} else 0 end as ${sql.ref(`l${i}`)}`)
+      const known = sql`${tierCount}::bigint + ${sql.join(types.map((_, i) => mine(i)), sql` + `)}`
+      const limits = types.map((_, i) => sql`case when ${known} < ${limit} then ${window + tiers[i]!.size}::bigint + ${mine(i)} else 0 end as ${sql.ref(`l${i}`)}`)
       ctes.push(sql`${gate(k)} as materialized (select ${sql.join(limits)})`)
     }
     const arms = await Promise.all(queries.map(({ [k]: stage }, i) => matchingSql(stage!.q, stage!.groups, k === 0 ? window + tiers[i]!.size : sql`(select ${sql.ref(`l${i}`)} from ${gate(k)})`)))
@@ -468,13 +480,24 @@ async function stagesAtOnce(
       if (arm !== undefined) ctes.push(sql`${name(k, i)} as materialized (${arm})`)
     })
   }
-  const out = queries.map(() => Array.from({ length: stages }, () => [] as number[]))
-  const reads = live.flatMap((row, i) => row.flatMap((on, k) => (on ? [sql`select ${k}::int as k, ${i}::int as i, o1, o2, id from ${name(k, i)}`] : [])))
-  if (reads.length === 0) return out
-  const { rows } = await sql<{ k: number; i: number; id: number | string }>`with ${sql.join(ctes)}
-    select x.k, x.i, x.id from (${sql.join(reads, sql` union all `)}) x order by x.k, x.i, x.o1, x.o2, x.id`.execute(db)
-  for (const r of rows) out[r.i]![r.k]!.push(Number(r.id))
-  return out
+  const stageOf = types.map(() => new Map<number, number>())
+  if (ctes.length === 0) return { stageOf, details: undefined }
+  // Per type: its tiers' and stages' records with their details, and the first stage that found each.
+  const parts = types.map((type, i) => {
+    const found = before(i, stages).map((k) => sql`select ${k}::int as k, id from ${name(k, i)}`)
+    const foundSql = found.length === 0 ? sql`select null::int as k, null::bigint as id where false` : sql.join(found, sql` union all `)
+    const ids = sql`array(select unnest(${tierIds[i]}::bigint[]) union select f.id from (${foundSql}) f)`
+    return sql`select ${i}::int as t, st.k as stage, d.* from (${detailsSql(type, ids)}) d
+      left join (select f.id, min(f.k) as k from (${foundSql}) f group by f.id) st on st.id = d.id`
+  })
+  const { rows } = await sql<PgDetailRow & { t: number; stage: number | null }>`with ${sql.join(ctes)}
+    ${sql.join(parts, sql` union all `)}`.execute(db)
+  const details: PgDetailRow[][] = types.map(() => [])
+  for (const { t, stage, ...row } of rows) {
+    if (stage !== null) stageOf[t]!.set(Number(row.id), stage)
+    details[t]!.push(detailRow(row))
+  }
+  return { stageOf, details }
 }
 
 /** Whether the PostgreSQL database has a built search index (migration 011 and a refresh since). */
@@ -511,6 +534,8 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
   // The typo and dropped-word stages of the SQLite lookup, asked in the same order with the same limits.
   const staged = types.map(() => new Map<number, StageHit>())
   const known = () => tiers.reduce((n, m) => n + m.size, 0) + staged.reduce((n, m) => n + m.size, 0)
+  // The records' details, when the stages' statement read them.
+  let details: PgDetailRow[][] | undefined
   if (runsTypoStages(request, known())) {
     const [found, postings] = typos ? await typos : [types.map(() => [namesKeys, ...keys].map(() => [] as string[])), types.map(() => undefined)]
     const plans = found.map(([names, ...dictionary]) => typoStages(term, (i) => dictionary[i]!, () => names!))
@@ -518,21 +543,18 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
       q: { db: vdb.db, t: PG_SEARCH_TABLES[types[i]!], expansions: stageExpansions(stage, term, found[i]!), postings: postings[i] },
       groups: stagePhrases(stage),
     })))
-    const got = await stagesAtOnce(vdb.db, queries, tiers, request.limit)
-    for (let k = 0; k < plans[0]!.length && known() < request.limit; k++) {
-      types.forEach((_, i) => {
-        // The statement read each stage to this same limit; cut again, so the sets are the loop's by construction.
-        const limit = stageWindow(request.limit) + tiers[i]!.size + staged[i]!.size
-        for (const id of got[i]![k]!.slice(0, limit)) if (!tiers[i]!.has(id) && !staged[i]!.has(id)) staged[i]!.set(id, plans[i]![k]!)
-      })
-    }
+    const got = await stagesAtOnce(vdb.db, types, queries, tiers, request.limit)
+    types.forEach((_, i) => {
+      for (const [id, k] of got.stageOf[i]!) if (!tiers[i]!.has(id)) staged[i]!.set(id, plans[i]![k]!)
+    })
+    details = got.details
   }
 
   const found = await Promise.all(types.map(async (type, i): Promise<FoundOfType | undefined> => {
     const tierOf = tiers[i]!
     const stageOf = staged[i]!
     if (tierOf.size === 0 && stageOf.size === 0) return undefined
-    const rows = await detailsOf(vdb.db, type, [...tierOf.keys(), ...stageOf.keys()])
+    const rows = details?.[i] ?? await detailsOf(vdb.db, type, [...tierOf.keys(), ...stageOf.keys()])
     const keywords = rows.flatMap((r) => (r.keywords ?? []).map((value) => ({ id: Number(r.id), value })))
     const scores = stageScores(rows.map((r) => stageOf.get(Number(r.id))), term, rows)
     return {
@@ -542,5 +564,5 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
       })),
     }
   }))
-  return rankHits(request, found.filter((f): f is FoundOfType => f !== undefined))
+  return rankHits(request, found.filter((f): f is FoundOfType => f !== undefined), term)
 }

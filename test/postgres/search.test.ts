@@ -230,6 +230,27 @@ describe('search ranking rules with typos, equal on both backends', () => {
     expect(await hits('zent', 0)).toEqual(['c8:t1:w1:e0', 'c7:t1:w1:e0'])
   })
 
+  it('PostgreSQL reads the typo stages in one statement, each only while the page is short, as the SQLite loop asks them', async () => {
+    // The stage that first found each record, as the statement returns it (its rows carry `stage`).
+    const stagesRead = async (limit: number) => {
+      const stages: number[] = []
+      const db = p.pg.db.withPlugin({
+        transformQuery: (args) => args.node,
+        transformResult: async (args) => {
+          for (const row of args.result.rows as { stage?: number | null }[]) if (row.stage !== undefined && row.stage !== null) stages.push(row.stage)
+          return args.result
+        },
+      })
+      const request: SearchRequest = { term: 'marvelon workz', objectTypes: both, limit, typo: 'auto', typoThreshold: limit }
+      expect(await searchRecordsPostgres({ ...p.pg, db }, request)).toStrictEqual(searchRecords(p.lite, request))
+      return new Set(stages)
+    }
+    // A long page: several stages add records (the whole term with typos, then the first word alone).
+    expect((await stagesRead(10)).size).toBeGreaterThan(1)
+    // One record fills the page: the stage that found it is the last one read.
+    expect((await stagesRead(1)).size).toBe(1)
+  })
+
   it('5. then the whole name within the edits before a start of a name or a word; 6. then importance', async () => {
     // Each one substitution from "marvelxn"; "Marvelon" is the whole name within it, the others by score 99, 90, 50, 10.
     expect(await hits('marvelxn', 1)).toEqual(['c1:t2:w1:e1', 'c4:t2:w1:e1', 'c3:t2:w1:e1', 'c2:t2:w1:e1', 'c6:t2:w1:e1'])
