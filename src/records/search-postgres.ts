@@ -19,6 +19,10 @@
  * longest word (longer prefixes have shorter posting lists); when a word's posting list IS its
  * test (one word of one token), the candidates need no check at all.
  *
+ * A misspelt term costs two round trips in sequence: the tiers with the typo dictionary of both
+ * types (one statement) beside them, then one statement with every typo stage of both types and
+ * the hits' details (`stagesAtOnce`).
+ *
  * Values are bound parameters throughout; identifiers come from the catalog and the table list.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely'
@@ -531,7 +535,7 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
   typos?.catch(() => undefined)
   const tiers = await Promise.all(types.map((type) => candidatesOf(vdb.db, type, words, termKey, request.limit)))
 
-  // The typo and dropped-word stages of the SQLite lookup, asked in the same order with the same limits.
+  // The typo and dropped-word stages of the SQLite lookup, with the same limits, read as its loop reads them.
   const staged = types.map(() => new Map<number, StageHit>())
   const known = () => tiers.reduce((n, m) => n + m.size, 0) + staged.reduce((n, m) => n + m.size, 0)
   // The records' details, when the stages' statement read them.

@@ -4,7 +4,8 @@
  * and the typos of a hit. Shared by both backends, so their answers are the same by construction.
  *
  * Distance: optimal string alignment (Damerau-Levenshtein without re-editing a transposed pair):
- * an insertion, a deletion, a substitution or a swap of two neighbouring letters is one edit.
+ * an insertion, a deletion, a substitution or a swap of two neighbouring letters is one edit;
+ * computed bit-parallel against each word compiled once (`search-distance.ts`).
  *
  * Matching: a word of the term matches a word of a record when some prefix of the record's word is
  * within the word's edit budget (so the last word of a term stays a prefix, as every word of an
