@@ -397,18 +397,24 @@ describe('refreshPostgresSearchIndex after changes', () => {
     expect(await digest()).toEqual(incremental)
   })
 
-  it('leaves the postings and the typo dictionary\'s keys all-visible (read by index-only scans)', async () => {
+  it('vacuums the postings and the typo dictionary\'s keys after a refresh (so index-only scans skip the heap)', async () => {
+    // VACUUM's own count: whether it marks pages all-visible depends on the oldest open transaction of the server.
+    const vacuums = async () => {
+      const out: Record<string, number> = {}
+      for (const t of Object.values(PG_SEARCH_TABLES)) {
+        for (const table of [t.keys, t.typoKeys]) {
+          const { rows } = await sql<{ n: string }>`select vacuum_count as n from pg_stat_user_tables where schemaname = current_schema() and relname = ${table}`.execute(p.pg.db)
+          out[table] = Number(rows[0]?.n ?? 0)
+        }
+      }
+      return out
+    }
+    const before = await vacuums()
     await mutate(`update companies set name = ? where id = (select min(id) from companies)`, 'Visibilitymap Quartz')
     refreshSearchIndex(p.lite.sqlite)
     await refreshPostgresSearchIndex(p.pg.db, { companyIds: [] })
-    for (const t of Object.values(PG_SEARCH_TABLES)) {
-      for (const table of [t.keys, t.typoKeys]) {
-        const { rows } = await sql<{ pages: number; visible: number }>`select relpages as pages, relallvisible as visible from pg_class
-          where oid = to_regclass(quote_ident(current_schema()) || '.' || quote_ident(${table}))`.execute(p.pg.db)
-        expect(rows[0]!.pages, table).toBeGreaterThan(0)
-        expect(rows[0]!.visible, table).toBe(rows[0]!.pages)
-      }
-    }
+    const after = await vacuums()
+    for (const table of Object.keys(before)) expect(after[table], table).toBeGreaterThan(before[table]!)
   })
 
   /** The typo dictionary of both backends: words, and keys as `key word`; they must be equal. */
