@@ -19,6 +19,10 @@
  * longest word (longer prefixes have shorter posting lists); when a word's posting list IS its
  * test (one word of one token), the candidates need no check at all.
  *
+ * A misspelt term costs two round trips in sequence: the tiers with the typo dictionary of both
+ * types (one statement) beside them, then one statement with every typo stage of both types and
+ * the hits' details (`stagesAtOnce`).
+ *
  * Values are bound parameters throughout; identifiers come from the catalog and the table list.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely'
@@ -205,9 +209,22 @@ async function driverSources(q: TypeQuery, driver: Driver): Promise<RawBuilder<u
  * usable phrase makes the driver every record.
  */
 async function matching(q: TypeQuery, groups: readonly Group[], limit: number): Promise<number[]> {
-  if (groups.length === 0 || limit < 1) return []
+  if (limit < 1) return []
+  const query = await matchingSql(q, groups, limit)
+  if (query === undefined) return []
+  const { rows } = await sql<{ id: number }>`select t.id from (${query}) t order by t.o1, t.o2, t.id`.execute(q.db)
+  return rows.map((r) => Number(r.id))
+}
+
+/**
+ * The statement of `matching`: the `(o1, o2, id)` of its records, at most `limit` (a number, or an
+ * expression of the statement it is part of: a limit of 0 reads nothing). `undefined`: nothing can
+ * match. It may read the words of a long prefix first (a round trip).
+ */
+async function matchingSql(q: TypeQuery, groups: readonly Group[], limit: number | RawBuilder<unknown>): Promise<RawBuilder<unknown> | undefined> {
+  if (groups.length === 0) return undefined
   // A word none of whose phrases has a token (FTS5's `""*`) matches nothing, so neither does the term.
-  if (groups.some((g) => g.every((p) => p.tokens.length === 0))) return []
+  if (groups.some((g) => g.every((p) => p.tokens.length === 0))) return undefined
   let best: { index: number; driver: Driver; exact: boolean; weight: number } | undefined
   groups.forEach((group, index) => {
     const live = group.filter((p) => p.tokens.length > 0)
@@ -272,21 +289,18 @@ async function matching(q: TypeQuery, groups: readonly Group[], limit: number): 
     const upper = upperBound(chosen.prefix)
     const words = sql`select term from ${sql.table(q.t.terms)} where term >= ${chosen.prefix} and term < ${upper} order by term limit ${MAX_EXPANDED_WORDS + 1}`
     const many = sql`(select count(*) from (${words}) c) > ${MAX_EXPANDED_WORDS}`
-    const { rows } = await sql<{ id: number }>`select t.id from (
+    return sql`select t.o1, t.o2, t.id from (
         select x.o1, x.o2, x.id from (${words}) w cross join lateral (${top(sql`select o1, o2, id from ${keys} where key = w.term`)}) x where not ${many}
         union select r.o1, r.o2, r.id from (${top(sql`select distinct o1, o2, id from ${keys} where key >= ${chosen.prefix} and key < ${upper}`)}) r where ${many}
-      ) t order by t.o1, t.o2, t.id limit ${limit}`.execute(q.db)
-    return rows.map((r) => Number(r.id))
+      ) t order by t.o1, t.o2, t.id limit ${limit}`
   }
   const sources = listedKeys !== undefined && listedKeys.length > 1 && estimatePostings(chosen, q.postings!, q.expansions) <= SINGLE_SCAN_POSTINGS
     ? [sql`select distinct o1, o2, id from ${sql.table(q.t.keys)} where key = any(${listedKeys}::text[])`]
     : await driverSources(q, chosen)
-  if (sources.length === 0) return []
-  const query = sources.length === 1
-    ? sql<{ id: number }>`select t.id from (${top(sources[0]!)}) t`
-    : sql<{ id: number }>`select t.id from (${sql.join(sources.map((x) => sql`(${top(x)})`), sql` union `)}) t order by t.o1, t.o2, t.id limit ${limit}`
-  const { rows } = await query.execute(q.db)
-  return rows.map((r) => Number(r.id))
+  if (sources.length === 0) return undefined
+  return sources.length === 1
+    ? top(sources[0]!)
+    : sql`select t.o1, t.o2, t.id from (${sql.join(sources.map((x) => sql`(${top(x)})`), sql` union `)}) t order by t.o1, t.o2, t.id limit ${limit}`
 }
 
 /** `"w"*` and `"\uE000w"*` over all columns, when both are one token w / \uE000w: the unmarked key's postings exactly. */
@@ -326,18 +340,22 @@ function stagePhrases(stage: Pick<Stage, 'groups' | 'names'>): Group[] {
   ])
 }
 
-/** The typo dictionary's words for each list of keys (each sorted, as on SQLite), in one statement. */
-async function dictionaryLookup(db: Kysely<any>, t: PgSearchTableNames, keyLists: readonly (readonly string[])[]): Promise<string[][]> {
-  const out = keyLists.map(() => new Set<string>())
+/**
+ * The typo dictionary's words for each list of keys (each sorted, as on SQLite), for every type,
+ * in one statement: `[type][list]`.
+ */
+async function dictionaryLookup(db: Kysely<any>, types: readonly SearchObjectType[], keyLists: readonly (readonly string[])[]): Promise<string[][][]> {
+  const out = types.map(() => keyLists.map(() => new Set<string>()))
   const keys = keyLists.flatMap((list) => list)
-  if (keys.length > 0) {
+  if (keys.length > 0 && types.length > 0) {
     const lists = keyLists.flatMap((list, i) => list.map(() => i))
-    const { rows } = await sql<{ i: number; word: string }>`select distinct g.i, k.word from unnest(${keys}::text[], ${lists}::int[]) as g(key, i)
-      join ${sql.table(t.typoKeys)} k on k.key = g.key`.execute(db)
-    for (const r of rows) out[r.i]!.add(r.word)
+    const arms = types.map((type, t) => sql`select distinct ${t}::int as t, g.i, k.word from unnest(${keys}::text[], ${lists}::int[]) as g(key, i)
+      join ${sql.table(PG_SEARCH_TABLES[type].typoKeys)} k on k.key = g.key`)
+    const { rows } = await sql<{ t: number; i: number; word: string }>`${sql.join(arms, sql` union all `)}`.execute(db)
+    for (const r of rows) out[r.t]![r.i]!.add(r.word)
   }
   // Code point order, as the dictionary's "C" collation and SQLite's binary order sort.
-  return out.map((words) => [...words].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)))
+  return out.map((lists) => lists.map((words) => [...words].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))))
 }
 
 /**
@@ -369,29 +387,38 @@ interface PgDetailRow extends Omit<DetailRow, 'rank' | 'id'> { rank: number; id:
 /** Records of the type: the highest rank (a backward step of the primary key), with every row to save a round trip. */
 const total = (t: PgSearchTableNames) => sql`(select coalesce(max(rank), 0) from ${sql.table(t.ranks)})`
 
-async function detailsOf(db: Kysely<any>, type: SearchObjectType, ids: readonly number[]): Promise<PgDetailRow[]> {
+/**
+ * The details of the type's records whose ids `ids` gives (an SQL array of bigint), every column
+ * typed alike for both types, so that the stage statement can read both types' at once.
+ */
+function detailsSql(type: SearchObjectType, ids: RawBuilder<unknown>): RawBuilder<unknown> {
   const t = PG_SEARCH_TABLES[type]
-  const list = ids.map(String)
   if (type === 'company') {
     const C = datasets.companies
     const col = (n: string) => sql.ref(`x.${columnName(C, n)}`)
     // Keywords sorted in the tag table's "C" collation, SQLite's order.
     const k = C.fields.keywords!.tags!
-    const { rows } = await sql<PgDetailRow>`select s.rank, ${total(t)} as total, ${col('id')} as id, ${col('name')} as name, ${col('website')} as slug,
-        ${col('website')} as domain, ${col('total_funding')} as company_funding, ${col('svc_score')} as svc_score, null as investor_funding,
+    return sql`select s.rank, ${total(t)} as total, ${col('id')} as id, ${col('name')} as name, ${col('website')} as slug,
+        ${col('website')} as domain, ${col('total_funding')}::bigint as company_funding, ${col('svc_score')}::float8 as svc_score, null::bigint as investor_funding,
         (select array_agg(k.${sql.ref(k.valueColumn)} order by k.${sql.ref(k.valueColumn)}) from ${sql.table(k.table)} k
-          where k.${sql.ref(k.ownerColumn)} = ${col('id')}) as keywords
+          where k.${sql.ref(k.ownerColumn)} = ${col('id')})::text[] as keywords
       from ${sql.table(t.ranks)} s join ${sql.table(C.table)} x on ${col('id')} = s.${sql.ref(t.idColumn)}
-      where s.${sql.ref(t.idColumn)} = any(${list}::bigint[])`.execute(db)
-    return rows
+      where s.${sql.ref(t.idColumn)} = any(${ids})`
   }
   const I = datasets.investors
   const col = (n: string) => sql.ref(`x.${columnName(I, n)}`)
-  const { rows } = await sql<PgDetailRow>`select s.rank, ${total(t)} as total, ${col('investor_id')} as id, ${col('name')} as name, ${col('svc_slug')} as slug,
-      null as domain, null as company_funding, null as svc_score, s.funding as investor_funding
+  return sql`select s.rank, ${total(t)} as total, ${col('investor_id')} as id, ${col('name')} as name, ${col('svc_slug')} as slug,
+      null::text as domain, null::bigint as company_funding, null::float8 as svc_score, s.funding::bigint as investor_funding, null::text[] as keywords
     from ${sql.table(t.ranks)} s join ${sql.table(I.table)} x on ${col('investor_id')} = s.${sql.ref(t.idColumn)}
-    where s.${sql.ref(t.idColumn)} = any(${list}::bigint[])`.execute(db)
-  return rows.map((r) => ({ ...r, investor_funding: r.investor_funding === null ? null : Number(r.investor_funding) }))
+    where s.${sql.ref(t.idColumn)} = any(${ids})`
+}
+
+/** A details row as read, to its fields (investors' funding is read as a string). */
+const detailRow = (r: PgDetailRow): PgDetailRow => (r.investor_funding === null ? r : { ...r, investor_funding: Number(r.investor_funding) })
+
+async function detailsOf(db: Kysely<any>, type: SearchObjectType, ids: readonly number[]): Promise<PgDetailRow[]> {
+  const { rows } = await sql<PgDetailRow>`${detailsSql(type, sql`${ids.map(String)}::bigint[]`)}`.execute(db)
+  return rows.map(detailRow)
 }
 
 /** Candidates of one type: tier 0 (exact name key), 1 (name starts with the words), 2 (every word somewhere). */
@@ -413,6 +440,68 @@ async function candidatesOf(db: Kysely<any>, type: SearchObjectType, words: read
   for (const id of prefix) if (!tierOf.has(id)) tierOf.set(id, 1)
   for (const id of any.slice(0, limit + tierOf.size)) if (!tierOf.has(id)) tierOf.set(id, 2)
   return tierOf
+}
+
+/**
+ * Every stage of every type in one statement (one round trip instead of one per stage asked, and
+ * the hits' details in it too): for each type, the stage that first found each record (its index
+ * in the plan), as the SQLite lookup's loop finds them (`searchRecords`: stage k is asked while
+ * fewer than `limit` hits are known, each type to `stageWindow(limit)` + its hits known so far),
+ * and the details of those records and of the tiers'. Each stage is a materialized CTE whose
+ * LIMIT is that number, computed in the statement from the tiers' ids (bound arrays) and the
+ * stages before it; once `limit` hits are known it is 0, and PostgreSQL then runs nothing under
+ * it. So a stage the loop would not ask is not read either, and one it asks is read to the same
+ * limit. `details` is undefined when no stage can match (nothing was asked).
+ */
+async function stagesAtOnce(
+  db: Kysely<any>, types: readonly SearchObjectType[], queries: readonly (readonly { q: TypeQuery; groups: Group[] }[])[],
+  tiers: readonly ReadonlyMap<number, unknown>[], limit: number,
+): Promise<{ stageOf: Map<number, number>[]; details: PgDetailRow[][] | undefined }> {
+  const stages = queries[0]?.length ?? 0
+  const window = stageWindow(limit)
+  const tierIds = tiers.map((t) => [...t.keys()].map(String))
+  const tierCount = tiers.reduce((n, t) => n + t.size, 0)
+  const name = (k: number, i: number) => sql.table(`stage_${k}_${i}`)
+  const gate = (k: number) => sql.table(`stage_limits_${k}`)
+  // Which stages have a statement (a stage that cannot match has none, and adds nothing).
+  const live: boolean[][] = types.map(() => [])
+  const before = (i: number, k: number) => live[i]!.slice(0, k).flatMap((on, j) => (on ? [j] : []))
+  const ctes: RawBuilder<unknown>[] = []
+  for (let k = 0; k < stages; k++) {
+    if (k > 0) {
+      // Hits of type i from the stages before k that the tiers did not have (ids are unique within a type).
+      const mine = (i: number) => {
+        const arms = before(i, k).map((j) => sql`select id from ${name(j, i)}`)
+        return arms.length === 0 ? sql`0` : sql`(select count(*) from (${sql.join(arms, sql` union `)}) u where not (u.id = any(${tierIds[i]}::bigint[])))`
+      }
+      const known = sql`${tierCount}::bigint + ${sql.join(types.map((_, i) => mine(i)), sql` + `)}`
+      const limits = types.map((_, i) => sql`case when ${known} < ${limit} then ${window + tiers[i]!.size}::bigint + ${mine(i)} else 0 end as ${sql.ref(`l${i}`)}`)
+      ctes.push(sql`${gate(k)} as materialized (select ${sql.join(limits)})`)
+    }
+    const arms = await Promise.all(queries.map(({ [k]: stage }, i) => matchingSql(stage!.q, stage!.groups, k === 0 ? window + tiers[i]!.size : sql`(select ${sql.ref(`l${i}`)} from ${gate(k)})`)))
+    arms.forEach((arm, i) => {
+      live[i]![k] = arm !== undefined
+      if (arm !== undefined) ctes.push(sql`${name(k, i)} as materialized (${arm})`)
+    })
+  }
+  const stageOf = types.map(() => new Map<number, number>())
+  if (ctes.length === 0) return { stageOf, details: undefined }
+  // Per type: its tiers' and stages' records with their details, and the first stage that found each.
+  const parts = types.map((type, i) => {
+    const found = before(i, stages).map((k) => sql`select ${k}::int as k, id from ${name(k, i)}`)
+    const foundSql = found.length === 0 ? sql`select null::int as k, null::bigint as id where false` : sql.join(found, sql` union all `)
+    const ids = sql`array(select unnest(${tierIds[i]}::bigint[]) union select f.id from (${foundSql}) f)`
+    return sql`select ${i}::int as t, st.k as stage, d.* from (${detailsSql(type, ids)}) d
+      left join (select f.id, min(f.k) as k from (${foundSql}) f group by f.id) st on st.id = d.id`
+  })
+  const { rows } = await sql<PgDetailRow & { t: number; stage: number | null }>`with ${sql.join(ctes)}
+    ${sql.join(parts, sql` union all `)}`.execute(db)
+  const details: PgDetailRow[][] = types.map(() => [])
+  for (const { t, stage, ...row } of rows) {
+    if (stage !== null) stageOf[t]!.set(Number(row.id), stage)
+    details[t]!.push(detailRow(row))
+  }
+  return { stageOf, details }
 }
 
 /** Whether the PostgreSQL database has a built search index (migration 011 and a refresh since). */
@@ -438,7 +527,7 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
   const namesKeys = nameKeys(term)
   const typos = mode !== 0 && (namesKeys.length > 0 || keys.some((k) => k.length > 0))
     ? Promise.all([
-      Promise.all(types.map((type) => dictionaryLookup(vdb.db, PG_SEARCH_TABLES[type], [namesKeys, ...keys]))),
+      dictionaryLookup(vdb.db, types, [namesKeys, ...keys]),
       Promise.all(types.map((type) => postingStatistics(vdb.db, PG_SEARCH_TABLES[type].keys))),
     ])
     : undefined
@@ -446,29 +535,30 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
   typos?.catch(() => undefined)
   const tiers = await Promise.all(types.map((type) => candidatesOf(vdb.db, type, words, termKey, request.limit)))
 
-  // The typo and dropped-word stages of the SQLite lookup, asked in the same order with the same limits.
+  // The typo and dropped-word stages of the SQLite lookup, with the same limits, read as its loop reads them.
   const staged = types.map(() => new Map<number, StageHit>())
   const known = () => tiers.reduce((n, m) => n + m.size, 0) + staged.reduce((n, m) => n + m.size, 0)
+  // The records' details, when the stages' statement read them.
+  let details: PgDetailRow[][] | undefined
   if (runsTypoStages(request, known())) {
     const [found, postings] = typos ? await typos : [types.map(() => [namesKeys, ...keys].map(() => [] as string[])), types.map(() => undefined)]
     const plans = found.map(([names, ...dictionary]) => typoStages(term, (i) => dictionary[i]!, () => names!))
-    for (let k = 0; k < plans[0]!.length && known() < request.limit; k++) {
-      const got = await Promise.all(types.map((type, i) => {
-        const stage = plans[i]![k]!
-        const q: TypeQuery = { db: vdb.db, t: PG_SEARCH_TABLES[type], expansions: stageExpansions(stage, term, found[i]!), postings: postings[i] }
-        return matching(q, stagePhrases(stage), stageWindow(request.limit) + tiers[i]!.size + staged[i]!.size)
-      }))
-      types.forEach((_, i) => {
-        for (const id of got[i]!) if (!tiers[i]!.has(id) && !staged[i]!.has(id)) staged[i]!.set(id, plans[i]![k]!)
-      })
-    }
+    const queries = plans.map((plan, i) => plan.map((stage) => ({
+      q: { db: vdb.db, t: PG_SEARCH_TABLES[types[i]!], expansions: stageExpansions(stage, term, found[i]!), postings: postings[i] },
+      groups: stagePhrases(stage),
+    })))
+    const got = await stagesAtOnce(vdb.db, types, queries, tiers, request.limit)
+    types.forEach((_, i) => {
+      for (const [id, k] of got.stageOf[i]!) if (!tiers[i]!.has(id)) staged[i]!.set(id, plans[i]![k]!)
+    })
+    details = got.details
   }
 
   const found = await Promise.all(types.map(async (type, i): Promise<FoundOfType | undefined> => {
     const tierOf = tiers[i]!
     const stageOf = staged[i]!
     if (tierOf.size === 0 && stageOf.size === 0) return undefined
-    const rows = await detailsOf(vdb.db, type, [...tierOf.keys(), ...stageOf.keys()])
+    const rows = details?.[i] ?? await detailsOf(vdb.db, type, [...tierOf.keys(), ...stageOf.keys()])
     const keywords = rows.flatMap((r) => (r.keywords ?? []).map((value) => ({ id: Number(r.id), value })))
     const scores = stageScores(rows.map((r) => stageOf.get(Number(r.id))), term, rows)
     return {
@@ -478,5 +568,5 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
       })),
     }
   }))
-  return rankHits(request, found.filter((f): f is FoundOfType => f !== undefined))
+  return rankHits(request, found.filter((f): f is FoundOfType => f !== undefined), term)
 }

@@ -35,9 +35,9 @@ import { datasets } from '../catalog/index.js'
 import { FIRST_WORD_MARKER, MIN_EXPANDED_PREFIX, SEARCH_OBJECT_TYPES, SEARCH_TABLES, type CompanyHitField, type SearchObjectType, type SearchTableNames } from '../store/schema/search-tables.js'
 import type { SqliteVentureDb } from '../store/open.js'
 import { limitedStatement, namedLimitedStatement, type LimitedStatement, type NamedLimitedStatement } from '../execute/statements.js'
-import { tokenize, tokenizePairs } from '../store/search-tokens.js'
+import { tokenizeEach, tokenizePairs } from '../store/search-tokens.js'
 import {
-  allowedEdits, MAX_TYPOS, nameLetters, nameQueryKeys, nameTypos, osaDistance, queryKeys, termBudget, typoNameStarts, typoPrefixes, typosOf, type TypoMode, type TypoWord,
+  allowedEdits, MAX_TYPOS, nameDistances, nameQueryKeys, queryKeys, termBudget, typoNameStarts, typoPrefixes, typosOf, type TypoMode, type TypoWord,
 } from '../store/search-typo.js'
 
 // The kinds of record search finds are the search tables' own (the store builds their postings).
@@ -183,9 +183,11 @@ export interface TermWord {
 }
 
 export function termWords(words: readonly string[], mode: TypoMode): TermWord[] {
-  return words.map((w) => {
-    const raw = w.toLowerCase()
-    const tokens = tokenize(raw)
+  const raws = words.map((w) => w.toLowerCase())
+  // One pass of the tokenizer for every word (each pass is a transaction of its own).
+  const cut = tokenizeEach(raws)
+  return raws.map((raw, i) => {
+    const tokens = cut[i]!
     const token = tokens.length === 1 ? tokens[0]! : undefined
     return { raw, token, edits: token === undefined ? 0 : allowedEdits(token, mode) }
   })
@@ -304,8 +306,10 @@ export interface StageHit {
  * hit, `rankHits`). Whole: the whole name, not only a start of it, is within the term's budget.
  */
 export function stageTypos(hit: StageHit, term: TypoTerm, [nameTokens, otherTokens]: readonly [readonly string[], readonly string[]]): { typos: number; whole: boolean } {
-  const whole = osaDistance(term.flat, nameLetters(nameTokens)) <= term.budget
-  const byName = hit.words === term.words.length ? nameTypos(term.flat, nameTokens) : Infinity
+  // Both distances only matter up to the term's budget (one scan, stopped beyond it).
+  const distances = nameDistances(term.flat, nameTokens, term.budget)
+  const whole = distances.whole <= term.budget
+  const byName = hit.words === term.words.length ? distances.least : Infinity
   const named = byName <= term.budget ? byName : Infinity
   if (hit.names !== undefined) return { typos: named, whole }
   return { typos: Math.min(typosOf(hit.typoWords, [...nameTokens, ...otherTokens]), named), whole }
@@ -584,7 +588,7 @@ export function searchRecords(vdb: SqliteVentureDb, request: SearchRequest): Sea
       rows: rows.map(({ keywords: _keywords, ...r }, j) => ({ ...r, tier: tierOf.get(r.rank) ?? 2, ...scores[j] })),
     })
   }
-  return rankHits(request, found)
+  return rankHits(request, found, term)
 }
 
 /**
@@ -644,14 +648,15 @@ export interface FoundOfType {
 /**
  * The hits of every type in one order, best first, at most `limit` (shared by the readers of both
  * backends): tier (an accented or differently spaced spelling of the exact name in tier 1 moved up
- * to tier 0), then importance (rank / records of the type), companies first, then id.
+ * to tier 0), then importance (rank / records of the type), companies first, then id. `term`: the
+ * request's `typoTerm`, when the caller has it already.
  */
-export function rankHits(request: SearchRequest, found: readonly FoundOfType[]): SearchHit[] {
+export function rankHits(request: SearchRequest, found: readonly FoundOfType[], term?: TypoTerm): SearchHit[] {
   const termFolded = fold(request.term)
   const words = searchWords(request.term).slice(0, MAX_SEARCH_WORDS)
   const termWordCount = words.length
   // A hit of several words, each within its own budget, may still exceed the term's: not a hit.
-  const budget = (request.typo ?? 0) === 0 ? 0 : typoTerm(words, request.typo ?? 0).budget
+  const budget = (request.typo ?? 0) === 0 ? 0 : (term ?? typoTerm(words, request.typo ?? 0)).budget
   const scored: (SearchHit & { importance: number; whole: boolean })[] = []
   for (const { type, total, rows, keywords: keywordRows } of found) {
     const keywords = new Map<number, string[]>()

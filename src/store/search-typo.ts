@@ -4,7 +4,8 @@
  * and the typos of a hit. Shared by both backends, so their answers are the same by construction.
  *
  * Distance: optimal string alignment (Damerau-Levenshtein without re-editing a transposed pair):
- * an insertion, a deletion, a substitution or a swap of two neighbouring letters is one edit.
+ * an insertion, a deletion, a substitution or a swap of two neighbouring letters is one edit;
+ * computed bit-parallel against each word compiled once (`search-distance.ts`).
  *
  * Matching: a word of the term matches a word of a record when some prefix of the record's word is
  * within the word's edit budget (so the last word of a term stays a prefix, as every word of an
@@ -18,6 +19,7 @@
  * letters before its last one, which is a stored key of d. So the lookup misses no candidate, and
  * the exact distance then keeps only the true ones.
  */
+import { scanPrefixes, typoPattern, type TypoPattern } from './search-distance.js'
 
 /** `typo` of a request: 0 none, 1 or 2 edits at most (from 5 letters), `auto` 1 from 5 letters and 2 from 9. */
 export type TypoMode = 0 | 1 | 2 | 'auto'
@@ -50,37 +52,38 @@ function editsForLength(n: number, mode: TypoMode): number {
 }
 
 /**
- * The distance from `w` to each prefix of `d` (index = prefix length, 0 to |d|): the last row of
- * the optimal-string-alignment table, `w` down, `d` across.
+ * The word compiled for the distance, kept for the next scans: a request scans many candidates
+ * against the same few words (its term's words and letters), and the next request often has them too.
  */
-export function prefixDistances(w: string, d: string): number[] {
-  const a = chars(w)
-  const b = chars(d)
-  let prev2: number[] = []
-  let prev: number[] = b.map((_, j) => j + 1)
-  prev.unshift(0)
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i]
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      let v = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, prev2[j - 2]! + 1)
-      row.push(v)
-    }
-    prev2 = prev
-    prev = row
+function patternOf(word: string): TypoPattern {
+  let p = patterns.get(word)
+  if (p === undefined) {
+    if (patterns.size >= MAX_PATTERNS) patterns.clear()
+    patterns.set(word, (p = typoPattern(word)))
   }
-  return prev
+  return p
 }
+const patterns = new Map<string, TypoPattern>()
+const MAX_PATTERNS = 256
 
 /** The distance of the whole strings (optimal string alignment). */
 export function osaDistance(w: string, d: string): number {
-  return prefixDistances(w, d)[chars(d).length]!
+  return scanPrefixes(patternOf(w), d, Infinity).whole
 }
 
 /** The least distance from `w` to a prefix of `d`. */
 export function prefixDistance(w: string, d: string): number {
-  return Math.min(...prefixDistances(w, d))
+  return scanPrefixes(patternOf(w), d, Infinity).least
+}
+
+/** The first `n` characters (code points) of `text`. */
+function headOf(text: string, n: number): string {
+  let x = 0
+  for (let seen = 0; seen < n && x < text.length; seen++) {
+    const c = text.charCodeAt(x)
+    x += c >= 0xd800 && c < 0xdc00 && x + 1 < text.length && (text.charCodeAt(x + 1) & 0xfc00) === 0xdc00 ? 2 : 1
+  }
+  return text.slice(0, x)
 }
 
 /**
@@ -128,44 +131,21 @@ export function queryKeys(word: string, k: number): string[] {
  * A record's word matches the misspelt word exactly when it starts with one of them.
  */
 export function typoPrefixes(word: string, k: number, dictionaryWords: Iterable<string>): string[] {
-  const w = chars(word)
+  const p = patternOf(word)
   const found = new Set<string>()
   for (const d of dictionaryWords) {
-    const length = shortestPrefixWithin(w, chars(d), k)
-    if (length > 0) found.add(chars(d).slice(0, length).join(''))
+    const length = scanPrefixes(p, d, k, true).shortest
+    if (length > 0) found.add(headOf(d, length))
   }
-  const sorted = [...found].sort((a, b) => chars(a).length - chars(b).length || (a < b ? -1 : a > b ? 1 : 0))
-  const kept: string[] = []
-  for (const p of sorted) if (!kept.some((q) => p.startsWith(q))) kept.push(p)
-  return kept.sort()
+  return outermost([...found]).sort()
 }
 
-/**
- * The length of the shortest prefix of `d` within `k` edits of `w` (0: none), by the table of
- * `prefixDistances` with `d` down and `w` across: row j holds the distances of `d[:j]` to every
- * prefix of `w`, so its last cell is the distance of `d[:j]` to `w`. Stops as soon as a row has
- * no cell within `k` (no longer prefix of `d` can come back within it).
- */
-function shortestPrefixWithin(w: readonly string[], d: readonly string[], k: number): number {
-  const n = w.length
-  let prev2: number[] | undefined
-  let prev = Array.from({ length: n + 1 }, (_, i) => i)
-  if (prev[n]! <= k) return 0
-  for (let j = 1; j <= d.length; j++) {
-    const row = [j]
-    let least = j
-    for (let i = 1; i <= n; i++) {
-      let v = Math.min(prev[i]! + 1, row[i - 1]! + 1, prev[i - 1]! + (w[i - 1] === d[j - 1] ? 0 : 1))
-      if (prev2 && i > 1 && w[i - 1] === d[j - 2] && w[i - 2] === d[j - 1]) v = Math.min(v, prev2[i - 2]! + 1)
-      row.push(v)
-      if (v < least) least = v
-    }
-    if (row[n]! <= k) return j
-    if (least > k) return 0
-    prev2 = prev
-    prev = row
-  }
-  return 0
+/** The strings that no other one of them starts with. */
+function outermost(found: readonly string[]): string[] {
+  const sorted = found.map((s) => [s, [...s].length] as const).sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+  const kept: string[] = []
+  for (const [s] of sorted) if (!kept.some((q) => s.startsWith(q))) kept.push(s)
+  return kept
 }
 
 //// whole names ////
@@ -210,15 +190,15 @@ export function nameLetters(tokens: readonly string[]): string {
  * one is a start of. A name is within `k` edits of the term exactly when it starts with one.
  */
 export function typoNameStarts(flat: string, k: number, entries: Iterable<string>): string[][] {
-  const w = chars(flat)
+  const p = patternOf(flat)
   const found = new Map<string, string[]>()
   for (const entry of entries) {
-    const tokens = nameEntryTokens(entry)
-    const length = shortestPrefixWithin(w, chars(nameLetters(tokens)), k)
+    // The entry's letters are the entry without its spaces and marker (`nameLetters` of its tokens).
+    const length = scanPrefixes(p, entry, k, true, true).shortest
     if (length === 0) continue
     const cut: string[] = []
     let left = length
-    for (const token of tokens) {
+    for (const token of nameEntryTokens(entry)) {
       const cs = chars(token)
       const marker = cs[0] === NAME_ENTRY_MARKER ? 1 : 0
       const letters = cs.length - marker
@@ -228,15 +208,21 @@ export function typoNameStarts(flat: string, k: number, entries: Iterable<string
     }
     found.set(cut.join(' '), cut)
   }
-  const sorted = [...found.keys()].sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0))
-  const kept: string[] = []
-  for (const p of sorted) if (!kept.some((q) => p.startsWith(q))) kept.push(p)
-  return kept.sort().map((p) => found.get(p)!)
+  return outermost([...found.keys()]).sort().map((p) => found.get(p)!)
 }
 
 /** The whole-name typos of a record: the least distance from the term's letters to a start of its name's letters. */
 export function nameTypos(flat: string, nameTokens: readonly string[]): number {
   return prefixDistance(flat, nameLetters(nameTokens))
+}
+
+/**
+ * The term's letters against a name's (its tokens): the least distance to a start of them and the
+ * distance to all of them, each exact up to `cap` and above it when beyond (one scan).
+ */
+export function nameDistances(flat: string, nameTokens: readonly string[], cap: number): { least: number; whole: number } {
+  const { least, whole } = scanPrefixes(patternOf(flat), nameLetters(nameTokens), cap)
+  return { least, whole }
 }
 
 /** A term word as typo matching sees it: its folded token and budget. */
@@ -255,9 +241,11 @@ export function typosOf(words: readonly TypoWord[], recordTokens: readonly strin
   let total = 0
   for (const w of words) {
     let best = Infinity
+    const p = w.edits > 0 ? patternOf(w.token) : undefined
     for (const t of recordTokens) {
       if (t.startsWith(w.token)) { best = 0; break }
-      if (w.edits > 0) best = Math.min(best, prefixDistance(w.token, t))
+      // Only distances up to the word's budget count: the scan may stop beyond it.
+      if (p !== undefined) best = Math.min(best, scanPrefixes(p, t, w.edits).least)
     }
     total += Math.min(best, w.edits)
   }

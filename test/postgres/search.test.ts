@@ -230,6 +230,27 @@ describe('search ranking rules with typos, equal on both backends', () => {
     expect(await hits('zent', 0)).toEqual(['c8:t1:w1:e0', 'c7:t1:w1:e0'])
   })
 
+  it('PostgreSQL reads the typo stages in one statement, each only while the page is short, as the SQLite loop asks them', async () => {
+    // The stage that first found each record, as the statement returns it (its rows carry `stage`).
+    const stagesRead = async (limit: number) => {
+      const stages: number[] = []
+      const db = p.pg.db.withPlugin({
+        transformQuery: (args) => args.node,
+        transformResult: async (args) => {
+          for (const row of args.result.rows as { stage?: number | null }[]) if (row.stage !== undefined && row.stage !== null) stages.push(row.stage)
+          return args.result
+        },
+      })
+      const request: SearchRequest = { term: 'marvelon workz', objectTypes: both, limit, typo: 'auto', typoThreshold: limit }
+      expect(await searchRecordsPostgres({ ...p.pg, db }, request)).toStrictEqual(searchRecords(p.lite, request))
+      return new Set(stages)
+    }
+    // A long page: several stages add records (the whole term with typos, then the first word alone).
+    expect((await stagesRead(10)).size).toBeGreaterThan(1)
+    // One record fills the page: the stage that found it is the last one read.
+    expect((await stagesRead(1)).size).toBe(1)
+  })
+
   it('5. then the whole name within the edits before a start of a name or a word; 6. then importance', async () => {
     // Each one substitution from "marvelxn"; "Marvelon" is the whole name within it, the others by score 99, 90, 50, 10.
     expect(await hits('marvelxn', 1)).toEqual(['c1:t2:w1:e1', 'c4:t2:w1:e1', 'c3:t2:w1:e1', 'c2:t2:w1:e1', 'c6:t2:w1:e1'])
@@ -374,6 +395,26 @@ describe('refreshPostgresSearchIndex after changes', () => {
     const incremental = await digest()
     await refreshPostgresSearchIndex(p.pg.db)
     expect(await digest()).toEqual(incremental)
+  })
+
+  it('vacuums the postings and the typo dictionary\'s keys after a refresh (so index-only scans skip the heap)', async () => {
+    // VACUUM's own count: whether it marks pages all-visible depends on the oldest open transaction of the server.
+    const vacuums = async () => {
+      const out: Record<string, number> = {}
+      for (const t of Object.values(PG_SEARCH_TABLES)) {
+        for (const table of [t.keys, t.typoKeys]) {
+          const { rows } = await sql<{ n: string }>`select vacuum_count as n from pg_stat_user_tables where schemaname = current_schema() and relname = ${table}`.execute(p.pg.db)
+          out[table] = Number(rows[0]?.n ?? 0)
+        }
+      }
+      return out
+    }
+    const before = await vacuums()
+    await mutate(`update companies set name = ? where id = (select min(id) from companies)`, 'Visibilitymap Quartz')
+    refreshSearchIndex(p.lite.sqlite)
+    await refreshPostgresSearchIndex(p.pg.db, { companyIds: [] })
+    const after = await vacuums()
+    for (const table of Object.keys(before)) expect(after[table], table).toBeGreaterThan(before[table]!)
   })
 
   /** The typo dictionary of both backends: words, and keys as `key word`; they must be equal. */
