@@ -145,10 +145,17 @@ export async function revokeApiKey(vdb: VentureDb, which: string, now = new Date
   return rows.map(toRecord)
 }
 
+/** Whether a text may be a key at all: anything else is unknown without a lookup. */
+export const mayBeKey = (key: string): boolean => key.length > 0 && key.length <= 200
+
 /** The record of a key's text, revoked or not; undefined for a key that never existed. */
 export async function findApiKey(vdb: VentureDb, key: string): Promise<ApiKeyRecord | undefined> {
-  if (key.length === 0 || key.length > 200) return undefined
-  const hash = hashApiKey(key)
+  if (!mayBeKey(key)) return undefined
+  return findApiKeyByHash(vdb, hashApiKey(key))
+}
+
+/** As `findApiKey`, by the key's hash (`hashApiKey`). */
+export async function findApiKeyByHash(vdb: VentureDb, hash: string): Promise<ApiKeyRecord | undefined> {
   const fast = sqliteOutsideTransaction(vdb)
   const row = fast
     ? runShape(fast, KEY_BY_HASH.bind('sqlite', { hash })) as KeyRow | undefined
@@ -175,6 +182,66 @@ export async function consumeQuota(vdb: VentureDb, record: ApiKeyRecord, now = n
   }
   if (!row) return Object.freeze({ ...window, limit: record.quotaLimit, remaining: 0, allowed: false })
   return Object.freeze({ ...window, limit: record.quotaLimit, remaining: Math.max(0, record.quotaLimit - Number(row.used)), allowed: true })
+}
+
+/**
+ * The records of live keys a connection has seen, by key hash (never by the key's text), most
+ * recently used last, at most `capacity` of them. A record's fields never change but `revoked_at`,
+ * which `countLiveKey` reads in the statement that counts: an entry is a shortcut to the key's id,
+ * limit and period, never a verdict, so a key revoked by any connection or process is refused on its
+ * next request.
+ */
+export class LiveKeys {
+  readonly #records = new Map<string, ApiKeyRecord>()
+  constructor(readonly capacity = 1024) {
+    if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError(`LiveKeys: capacity must be a positive whole number, got ${String(capacity)}`)
+  }
+
+  get size(): number {
+    return this.#records.size
+  }
+
+  get(hash: string): ApiKeyRecord | undefined {
+    const record = this.#records.get(hash)
+    if (record !== undefined) {
+      this.#records.delete(hash)
+      this.#records.set(hash, record)
+    }
+    return record
+  }
+
+  /** Remembers a live key's record; a revoked one is not kept. */
+  remember(hash: string, record: ApiKeyRecord): void {
+    if (record.revokedAt !== null) return
+    this.#records.delete(hash)
+    this.#records.set(hash, record)
+    if (this.#records.size > this.capacity) this.#records.delete(this.#records.keys().next().value!)
+  }
+
+  forget(hash: string): void {
+    this.#records.delete(hash)
+  }
+}
+
+/**
+ * Counts one request of a key `keys` remembers, on SQLite outside a transaction: one statement that
+ * counts only while the key is not revoked and its quota not used up, so the key's row is not read
+ * on its own first. Undefined when it cannot say: the key is not remembered, the statement counted
+ * nothing (revoked, over quota, or gone: the entry is dropped, and the caller's full check gives
+ * the reason without counting twice, since nothing was written), or the connection is in a
+ * transaction or not SQLite.
+ */
+export function countLiveKey(vdb: VentureDb, keys: LiveKeys, hash: string, now = new Date()): { record: ApiKeyRecord; quota: QuotaState } | undefined {
+  const fast = sqliteOutsideTransaction(vdb)
+  const record = fast && keys.get(hash)
+  if (!fast || !record) return undefined
+  const window = quotaWindow(record.quotaPeriod, now)
+  const row = runShape(fast, COUNT_LIVE_KEY.bind('sqlite', { keyId: record.keyId, start: window.start, limit: record.quotaLimit })) as { used: number } | undefined
+  if (!row) {
+    keys.forget(hash)
+    return undefined
+  }
+  return { record, quota: Object.freeze({ ...window, limit: record.quotaLimit, remaining: Math.max(0, record.quotaLimit - Number(row.used)), allowed: true }) }
 }
 
 /**
@@ -224,6 +291,18 @@ const KEY_BY_HASH = queryShape<{ hash: string }, KeyRow>('api key by hash', (db,
 const COUNT_REQUEST = queryShape<{ keyId: number; start: number; limit: number }, { used: number }>('count a request', (db, _d, p) =>
   db.insertInto(USAGE)
     .values({ key_id: p.keyId, period_start: p.start, used: 1 })
+    .onConflict((oc) => oc.columns(['key_id', 'period_start'])
+      .doUpdateSet({ used: sql`${sql.ref(`${USAGE}.used`)} + 1` })
+      .where(`${USAGE}.used`, '<', p.limit))
+    .returning('used'))
+// COUNT_REQUEST for a key that is not revoked: the row to insert comes from the key's own row, so
+// a revoked (or deleted) key inserts and updates nothing. The WHERE also keeps SQLite's parser from
+// reading ON CONFLICT as a join's ON.
+const COUNT_LIVE_KEY = queryShape<{ keyId: number; start: number; limit: number }, { used: number }>('count a request of a live key', (db, _d, p) =>
+  db.insertInto(USAGE)
+    .columns(['key_id', 'period_start', 'used'])
+    .expression(db.selectFrom(KEYS).select((eb) => ['key_id', eb.val(p.start).as('period_start'), eb.lit(1).as('used')])
+      .where('key_id', '=', p.keyId).where('revoked_at', 'is', null))
     .onConflict((oc) => oc.columns(['key_id', 'period_start'])
       .doUpdateSet({ used: sql`${sql.ref(`${USAGE}.used`)} + 1` })
       .where(`${USAGE}.used`, '<', p.limit))

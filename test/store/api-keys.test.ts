@@ -2,10 +2,11 @@
  * The key check and the quota count on SQLite (store/api-keys.ts): prepared statements when the
  * connection is free, Kysely's path when another call holds a transaction on it. Both answer the
  * same; the count never joins someone else's transaction (so it is not lost with its rollback)
- * and never overspends.
+ * and never overspends. A remembered live key (`LiveKeys`) is counted in one statement that also
+ * reads its revocation: exact up to the quota, and a key revoked elsewhere is not counted.
  */
 import { afterEach, describe, expect, test } from 'vitest'
-import { consumeQuota, createApiKey, findApiKey, quotaStatus } from '../../src/store/api-keys.js'
+import { consumeQuota, countLiveKey, createApiKey, findApiKey, hashApiKey, LiveKeys, quotaStatus, revokeApiKey } from '../../src/store/api-keys.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import type { SqliteVentureDb } from '../../src/store/open.js'
 
@@ -58,5 +59,46 @@ describe('API keys on SQLite', () => {
     expect(await counting).toMatchObject({ allowed: true, remaining: 8 })
     expect(await found).toEqual(record)
     expect((await quotaStatus(vdb, record, NOW)).remaining).toBe(8)
+  })
+})
+
+describe('counting a remembered live key (LiveKeys, countLiveKey)', () => {
+  test('counts exactly up to the quota, then says nothing and forgets the key; the full count agrees', async () => {
+    const { vdb, key, record } = await withKey(3)
+    const keys = new LiveKeys()
+    const hash = hashApiKey(key)
+    expect(countLiveKey(vdb, keys, hash, NOW)).toBeUndefined()
+    keys.remember(hash, record)
+    const states = []
+    for (let i = 0; i < 4; i++) states.push(countLiveKey(vdb, keys, hash, NOW)?.quota)
+    expect(states.map((s) => s && [s.allowed, s.remaining])).toEqual([[true, 2], [true, 1], [true, 0], undefined])
+    expect(keys.get(hash)).toBeUndefined()
+    expect(await consumeQuota(vdb, record, NOW)).toMatchObject({ allowed: false, remaining: 0 })
+    expect(vdb.sqlite.prepare('select used from quota_usage where key_id = ?').pluck().get(record.keyId)).toBe(3)
+  })
+
+  test('a key revoked by another connection is not counted and is forgotten', async () => {
+    const { vdb, key, record } = await withKey(10)
+    const keys = new LiveKeys()
+    const hash = hashApiKey(key)
+    keys.remember(hash, record)
+    expect(countLiveKey(vdb, keys, hash, NOW)?.quota.remaining).toBe(9)
+    await revokeApiKey(vdb, String(record.keyId))
+    expect(countLiveKey(vdb, keys, hash, NOW)).toBeUndefined()
+    expect(keys.size).toBe(0)
+    expect(vdb.sqlite.prepare('select used from quota_usage where key_id = ?').pluck().get(record.keyId)).toBe(1)
+  })
+
+  test('keeps no revoked record, evicts the least recently used past its capacity, refuses a bad capacity', async () => {
+    const keys = new LiveKeys(2)
+    const base = { prefix: 'vql_x', plan: 'full' as const, quotaLimit: 5, quotaPeriod: 'day', label: null, createdAt: NOW.toISOString() }
+    keys.remember('r', { ...base, keyId: 9, revokedAt: NOW.toISOString() })
+    expect(keys.get('r')).toBeUndefined()
+    keys.remember('a', { ...base, keyId: 1, revokedAt: null })
+    keys.remember('b', { ...base, keyId: 2, revokedAt: null })
+    expect(keys.get('a')?.keyId).toBe(1)
+    keys.remember('c', { ...base, keyId: 3, revokedAt: null })
+    expect([keys.get('a')?.keyId, keys.get('b'), keys.get('c')?.keyId, keys.size]).toEqual([1, undefined, 3, 2])
+    expect(() => new LiveKeys(0)).toThrow(RangeError)
   })
 })
