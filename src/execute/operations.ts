@@ -32,7 +32,7 @@ import { postgresSearchIndexReady, searchRecordsPostgres } from '../records/sear
 import { similarCompanies } from '../records/similar.js'
 import { latestStories } from '../records/stories.js'
 import { companyTechStack } from '../records/tech-stack.js'
-import { consumeQuota, countLiveKey, findApiKey, findApiKeyByHash, hashApiKey, LiveKeys, mayBeKey, quotaStatus, type ApiKeyRecord, type QuotaState } from '../store/api-keys.js'
+import { BatchedLiveCounts, consumeQuota, countLiveKey, findApiKey, findApiKeyByHash, hashApiKey, LiveKeys, mayBeKey, quotaStatus, type ApiKeyRecord, type QuotaState } from '../store/api-keys.js'
 import { dataVersion, type VentureDb } from '../store/open.js'
 import { databaseStatus } from '../store/status.js'
 import type { PagingPolicy } from './cursor.js'
@@ -45,8 +45,18 @@ export type Authorization =
   | { readonly ok: false; readonly reason: 'unknown' | 'revoked' }
 
 /** The operations on one connection, SQLite or PostgreSQL. */
-export function createOperations(database: VentureDb, limits: Limits, paging: Partial<PagingPolicy> = {}) {
-  const operations = plainOperations(database, limits, paging)
+/** How a connection's operations run, beyond its limits. */
+export interface OperationsOptions {
+  /**
+   * Commit the quota counts of one turn of the event loop together (`BatchedLiveCounts`): for a
+   * connection that answers many requests' key checks at once (the caller's thread); a worker runs
+   * one call at a time and gains nothing from it.
+   */
+  readonly batchCounts?: boolean
+}
+
+export function createOperations(database: VentureDb, limits: Limits, paging: Partial<PagingPolicy> = {}, options: OperationsOptions = {}) {
+  const operations = plainOperations(database, limits, paging, options)
   return {
     ...operations,
     /**
@@ -64,12 +74,13 @@ export function createOperations(database: VentureDb, limits: Limits, paging: Pa
   }
 }
 
-function plainOperations(database: VentureDb, limits: Limits, paging: Partial<PagingPolicy>) {
+function plainOperations(database: VentureDb, limits: Limits, paging: Partial<PagingPolicy>, options: OperationsOptions) {
   const pipeline = createPipeline(database, limits, paging)
   // PostgreSQL: only a yes is remembered (an index once built stays).
   let searchReady = false
   // Keys by hash, for counting a known key in one statement (store/api-keys.ts, countLiveKey).
   const liveKeys = new LiveKeys()
+  const batched = options.batchCounts && database.dialect === 'sqlite' ? new BatchedLiveCounts(database.sqlite, liveKeys) : undefined
   const ifCompany = async <T>(id: number, lookup: () => Promise<T>): Promise<T | undefined> =>
     (await companyExists(database, id)) ? lookup() : undefined
   return {
@@ -121,7 +132,7 @@ function plainOperations(database: VentureDb, limits: Limits, paging: Partial<Pa
       const hash = hashApiKey(key)
       const now = new Date(nowMs)
       // A key this connection has seen is counted in one statement that also refuses it once revoked.
-      const live = count ? countLiveKey(database, liveKeys, hash, now) : undefined
+      const live = !count ? undefined : batched ? await batched.count(hash, now) : countLiveKey(database, liveKeys, hash, now)
       let record: ApiKeyRecord | undefined
       let quota: QuotaState
       if (live) {

@@ -231,17 +231,90 @@ export class LiveKeys {
  * the reason without counting twice, since nothing was written), or the connection is in a
  * transaction or not SQLite.
  */
-export function countLiveKey(vdb: VentureDb, keys: LiveKeys, hash: string, now = new Date()): { record: ApiKeyRecord; quota: QuotaState } | undefined {
+export function countLiveKey(vdb: VentureDb, keys: LiveKeys, hash: string, now = new Date()): LiveCount | undefined {
   const fast = sqliteOutsideTransaction(vdb)
-  const record = fast && keys.get(hash)
-  if (!fast || !record) return undefined
+  return fast && countRemembered(fast, keys, hash, now)
+}
+
+/** A counted request of a remembered live key: its record and its quota state after the count. */
+export interface LiveCount {
+  readonly record: ApiKeyRecord
+  readonly quota: QuotaState
+}
+
+/** `countLiveKey`'s statement, on a connection in any state (the batch's own transaction). */
+function countRemembered(sqlite: BetterSqlite3.Database, keys: LiveKeys, hash: string, now: Date): LiveCount | undefined {
+  const record = keys.get(hash)
+  if (!record) return undefined
   const window = quotaWindow(record.quotaPeriod, now)
-  const row = runShape(fast, COUNT_LIVE_KEY.bind('sqlite', { keyId: record.keyId, start: window.start, limit: record.quotaLimit })) as { used: number } | undefined
+  const row = runShape(sqlite, COUNT_LIVE_KEY.bind('sqlite', { keyId: record.keyId, start: window.start, limit: record.quotaLimit })) as { used: number } | undefined
   if (!row) {
     keys.forget(hash)
     return undefined
   }
   return { record, quota: Object.freeze({ ...window, limit: record.quotaLimit, remaining: Math.max(0, record.quotaLimit - Number(row.used)), allowed: true }) }
+}
+
+/**
+ * `countLiveKey` for the counts asked for within one turn of the event loop, committed together:
+ * one transaction (one write lock, one commit, one write to the WAL) for all of them instead of one
+ * each. Each count is still the one conditional statement, run in order under the write lock, so
+ * quotas stay exact across connections and processes; a request is answered only once its count
+ * is committed. At most `maxBatch` counts go into one transaction, so the lock and the event loop
+ * are held for a bounded time.
+ *
+ * The transaction begins IMMEDIATE: with the connection's busy timeout at 0 (the caller's thread,
+ * execute/pool/caller-lane.ts), a write lock held elsewhere fails the whole batch at once with
+ * SQLITE_BUSY and nothing counted, and every count of it rejects with that error (the caller lane
+ * sends each to a worker). A connection found inside another transaction at that moment answers
+ * undefined for all (the caller's full check then waits for that transaction).
+ */
+export class BatchedLiveCounts {
+  #pending: { hash: string; now: Date; resolve(count: LiveCount | undefined): void; reject(error: unknown): void }[] = []
+  #scheduled = false
+  readonly #batches = { batches: 0, counts: 0 }
+
+  constructor(private readonly sqlite: BetterSqlite3.Database, private readonly keys: LiveKeys, readonly maxBatch = 128) {
+    if (!Number.isSafeInteger(maxBatch) || maxBatch < 1) throw new RangeError(`BatchedLiveCounts: maxBatch must be a positive whole number, got ${String(maxBatch)}`)
+  }
+
+  /** Transactions committed and the counts answered in them (for tests and stats). */
+  get stats(): { readonly batches: number; readonly counts: number } {
+    return { ...this.#batches }
+  }
+
+  /** As `countLiveKey`, answered once the turn's batch is committed (undefined at once for a key not remembered). */
+  count(hash: string, now: Date): Promise<LiveCount | undefined> {
+    if (this.keys.get(hash) === undefined) return Promise.resolve(undefined)
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ hash, now, resolve, reject })
+      if (this.#pending.length >= this.maxBatch) this.#flush()
+      else if (!this.#scheduled) {
+        this.#scheduled = true
+        setImmediate(() => this.#flush())
+      }
+    })
+  }
+
+  #flush(): void {
+    this.#scheduled = false
+    const batch = this.#pending.splice(0)
+    if (batch.length === 0) return
+    if (this.sqlite.inTransaction) {
+      for (const item of batch) item.resolve(undefined)
+      return
+    }
+    let counts: (LiveCount | undefined)[]
+    try {
+      counts = this.sqlite.transaction(() => batch.map((item) => countRemembered(this.sqlite, this.keys, item.hash, item.now))).immediate()
+    } catch (error) {
+      for (const item of batch) item.reject(error)
+      return
+    }
+    this.#batches.batches++
+    this.#batches.counts += batch.length
+    batch.forEach((item, i) => item.resolve(counts[i]))
+  }
 }
 
 /**

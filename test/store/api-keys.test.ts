@@ -6,8 +6,13 @@
  * reads its revocation: exact up to the quota, and a key revoked elsewhere is not counted.
  */
 import { afterEach, describe, expect, test } from 'vitest'
-import { consumeQuota, countLiveKey, createApiKey, findApiKey, hashApiKey, LiveKeys, quotaStatus, revokeApiKey } from '../../src/store/api-keys.js'
+import { BatchedLiveCounts, consumeQuota, countLiveKey, createApiKey, findApiKey, hashApiKey, LiveKeys, quotaStatus, revokeApiKey } from '../../src/store/api-keys.js'
+import Database from 'better-sqlite3'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
+import { stateFileOf } from '../../src/store/state-file.js'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { SqliteVentureDb } from '../../src/store/open.js'
 
 const open: SqliteVentureDb[] = []
@@ -100,5 +105,62 @@ describe('counting a remembered live key (LiveKeys, countLiveKey)', () => {
     keys.remember('c', { ...base, keyId: 3, revokedAt: null })
     expect([keys.get('a')?.keyId, keys.get('b'), keys.get('c')?.keyId, keys.size]).toEqual([1, undefined, 3, 2])
     expect(() => new LiveKeys(0)).toThrow(RangeError)
+  })
+})
+
+describe('counts of one turn committed together (BatchedLiveCounts)', () => {
+  test('the counts asked for in one turn commit in one transaction, exactly up to the quota, each with its own state', async () => {
+    const { vdb, key, record } = await withKey(5)
+    const keys = new LiveKeys()
+    const hash = hashApiKey(key)
+    keys.remember(hash, record)
+    const batched = new BatchedLiveCounts(vdb.sqlite, keys)
+    const counts = await Promise.all(Array.from({ length: 8 }, () => batched.count(hash, NOW)))
+    expect(counts.map((c) => c?.quota.remaining)).toEqual([4, 3, 2, 1, 0, undefined, undefined, undefined])
+    expect(batched.stats).toEqual({ batches: 1, counts: 8 })
+    expect(vdb.sqlite.prepare('select used from quota_usage where key_id = ?').pluck().get(record.keyId)).toBe(5)
+    // Not remembered (forgotten once over quota): answered at once, no transaction.
+    expect(await batched.count(hash, NOW)).toBeUndefined()
+    expect(batched.stats.batches).toBe(1)
+  })
+
+  test('a batch is cut at maxBatch; a key revoked between turns is not counted', async () => {
+    const { vdb, key, record } = await withKey(100)
+    const keys = new LiveKeys()
+    const hash = hashApiKey(key)
+    keys.remember(hash, record)
+    const batched = new BatchedLiveCounts(vdb.sqlite, keys, 3)
+    const counts = await Promise.all(Array.from({ length: 7 }, () => batched.count(hash, NOW)))
+    expect(counts.map((c) => c?.quota.remaining)).toEqual([99, 98, 97, 96, 95, 94, 93])
+    expect(batched.stats).toEqual({ batches: 3, counts: 7 })
+    await revokeApiKey(vdb, String(record.keyId))
+    expect(await batched.count(hash, NOW)).toBeUndefined()
+    expect(vdb.sqlite.prepare('select used from quota_usage where key_id = ?').pluck().get(record.keyId)).toBe(7)
+    expect(() => new BatchedLiveCounts(vdb.sqlite, keys, 0)).toThrow(RangeError)
+  })
+
+  test('with the write lock taken elsewhere and no busy wait, the whole batch fails with SQLITE_BUSY and counts nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ventureql-batched-counts-'))
+    const vdb = await createFixtureDatabase({ file: join(dir, 'f.db'), companies: 5 })
+    try {
+      const made = await createApiKey(vdb, { plan: 'full', quota: 10, period: 'day' })
+      if (!made.ok) throw new Error('key')
+      vdb.sqlite.pragma('busy_timeout = 0')
+      const keys = new LiveKeys()
+      const hash = hashApiKey(made.value.key)
+      keys.remember(hash, made.value.record)
+      const batched = new BatchedLiveCounts(vdb.sqlite, keys)
+      const holder = new Database(stateFileOf(join(dir, 'f.db')))
+      holder.exec('begin immediate')
+      const outcomes = await Promise.all([batched.count(hash, NOW), batched.count(hash, NOW)].map((p) => p.then(() => 'counted', (e: { code?: string }) => e.code)))
+      holder.exec('rollback')
+      holder.close()
+      expect(outcomes).toEqual(['SQLITE_BUSY', 'SQLITE_BUSY'])
+      expect((await quotaStatus(vdb, made.value.record, NOW)).remaining).toBe(10)
+      expect((await batched.count(hash, NOW))?.quota.remaining).toBe(9)
+    } finally {
+      await vdb.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

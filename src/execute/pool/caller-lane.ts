@@ -60,7 +60,8 @@ export function withCallerLane(pool: WorkerPool<Operations>, options: CallerLane
     busyTimeoutMs: 0,
     ...(options.mmapBytes !== undefined ? { mmapBytes: options.mmapBytes } : {}),
   })
-  const ops = createOperations(vdb, options.limits, options.paging ?? {})
+  // Many requests' key checks arrive here in one turn of the event loop: their counts commit together.
+  const ops = createOperations(vdb, options.limits, options.paging ?? {}, { batchCounts: true })
   const counters = { onCallerThread: 0, lockedOut: 0 }
   let closing = false
 
