@@ -44,7 +44,6 @@ export type Authorization =
   | { readonly ok: true; readonly key: ApiKeyRecord; readonly quota: QuotaState; readonly dataVersion?: number }
   | { readonly ok: false; readonly reason: 'unknown' | 'revoked' }
 
-/** The operations on one connection, SQLite or PostgreSQL. */
 /** How a connection's operations run, beyond its limits. */
 export interface OperationsOptions {
   /**
@@ -55,6 +54,7 @@ export interface OperationsOptions {
   readonly batchCounts?: boolean
 }
 
+/** The operations on one connection, SQLite or PostgreSQL. */
 export function createOperations(database: VentureDb, limits: Limits, paging: Partial<PagingPolicy> = {}, options: OperationsOptions = {}) {
   const operations = plainOperations(database, limits, paging, options)
   return {
