@@ -7,7 +7,9 @@
  * file) and drives, after a 2 s warm-up each: company detail, search (1-4 letters), the key check
  * alone (GET /ratelimit/usage) and a listing mix of seven kinds (detail, a companies listing, a
  * funding date range, search, POST /queries, investor detail, company stories). Prints requests/s
- * and the ratio to the bare route of the same round, with the load average.
+ * and the ratio to the bare route of the same round, with the load average, and the CPU time the
+ * server spent per request: its main thread (the event loop) and the whole process. CPU per
+ * request is the steadier figure on a loaded machine, where the bare route itself varies by 2x.
  *
  *   git worktree add /tmp/before <commit> && ln -s "$PWD/node_modules" /tmp/before/node_modules
  *   BENCH_CHECKOUTS=/tmp/before,. BENCH_ROUNDS=3 nice npx tsx bench/http-ratio.ts
@@ -16,7 +18,7 @@
  * checkout runs each); BENCH_ONLY=detail,search picks loads. The bare route is measured again
  * before each server, so every ratio has a baseline from minutes before it.
  */
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { spawn } from 'node:child_process'
 import { resolve } from 'node:path'
@@ -26,7 +28,7 @@ import { openDatabase } from '../src/store/open.js'
 import { stateFileOf } from '../src/store/state-file.js'
 import { benchCompanies, benchDatabaseFile } from './support/dataset.js'
 import { loadRequests } from './support/http-requests.js'
-import { startServeProcess } from './support/serve-process.js'
+import { processCpuCentiseconds, startServeProcess } from './support/serve-process.js'
 
 const companies = benchCompanies()
 const seconds = Number(process.env.BENCH_HTTP_SECONDS ?? 5)
@@ -69,7 +71,13 @@ const loads: [string, autocannon.Request[]][] = ([
 
 async function cannon(url: string, requests: autocannon.Request[], duration: number) {
   const r = await autocannon({ url, connections, duration, requests, headers, timeout: 10 })
-  return { rps: r.requests.average, non2xx: r.non2xx, errors: r.errors, p99: r.latency.p99 }
+  return { rps: r.requests.average, total: r.requests.total, non2xx: r.non2xx, errors: r.errors, p99: r.latency.p99 }
+}
+
+/** Centiseconds of CPU (user + system) the main thread of process `pid` has used (/proc). */
+function mainThreadCpuCentiseconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return Number(fields[11]) + Number(fields[12])
 }
 
 async function bareRps(): Promise<number> {
@@ -102,8 +110,11 @@ for (let round = 0; round < rounds; round++) {
     try {
       for (const [name, requests] of loads) {
         await cannon(server.url, requests, 2)
+        const pid = server.child.pid!
+        const cpu0 = [mainThreadCpuCentiseconds(pid), processCpuCentiseconds(pid)]
         const r = await cannon(server.url, requests, seconds)
-        console.log(`  ${label}  ${name.padEnd(16)} ${String(Math.round(r.rps)).padStart(6)} req/s  ratio ${(r.rps / bare).toFixed(3)}  p99 ${r.p99} ms  non-2xx ${r.non2xx}  errors ${r.errors}  (load average ${la()})`)
+        const [main, all] = [mainThreadCpuCentiseconds(pid), processCpuCentiseconds(pid)].map((c, i) => Math.round(((c - cpu0[i]!) * 10_000) / Math.max(1, r.total)))
+        console.log(`  ${label}  ${name.padEnd(16)} ${String(Math.round(r.rps)).padStart(6)} req/s  ratio ${(r.rps / bare).toFixed(3)}  p99 ${r.p99} ms  CPU/request: main thread ${main} us, process ${all} us  non-2xx ${r.non2xx}  errors ${r.errors}  (load average ${la()})`)
       }
     } finally {
       await server.stop()

@@ -32,7 +32,7 @@ import { postgresSearchIndexReady, searchRecordsPostgres } from '../records/sear
 import { similarCompanies } from '../records/similar.js'
 import { latestStories } from '../records/stories.js'
 import { companyTechStack } from '../records/tech-stack.js'
-import { consumeQuota, findApiKey, quotaStatus, type ApiKeyRecord, type QuotaState } from '../store/api-keys.js'
+import { BatchedLiveCounts, consumeQuota, countLiveKey, findApiKey, findApiKeyByHash, hashApiKey, LiveKeys, mayBeKey, quotaStatus, type ApiKeyRecord, type QuotaState } from '../store/api-keys.js'
 import { dataVersion, type VentureDb } from '../store/open.js'
 import { databaseStatus } from '../store/status.js'
 import type { PagingPolicy } from './cursor.js'
@@ -44,9 +44,19 @@ export type Authorization =
   | { readonly ok: true; readonly key: ApiKeyRecord; readonly quota: QuotaState; readonly dataVersion?: number }
   | { readonly ok: false; readonly reason: 'unknown' | 'revoked' }
 
+/** How a connection's operations run, beyond its limits. */
+export interface OperationsOptions {
+  /**
+   * Commit the quota counts of one turn of the event loop together (`BatchedLiveCounts`): for a
+   * connection that answers many requests' key checks at once (the caller's thread); a worker runs
+   * one call at a time and gains nothing from it.
+   */
+  readonly batchCounts?: boolean
+}
+
 /** The operations on one connection, SQLite or PostgreSQL. */
-export function createOperations(database: VentureDb, limits: Limits, paging: Partial<PagingPolicy> = {}) {
-  const operations = plainOperations(database, limits, paging)
+export function createOperations(database: VentureDb, limits: Limits, paging: Partial<PagingPolicy> = {}, options: OperationsOptions = {}) {
+  const operations = plainOperations(database, limits, paging, options)
   return {
     ...operations,
     /**
@@ -64,10 +74,13 @@ export function createOperations(database: VentureDb, limits: Limits, paging: Pa
   }
 }
 
-function plainOperations(database: VentureDb, limits: Limits, paging: Partial<PagingPolicy>) {
+function plainOperations(database: VentureDb, limits: Limits, paging: Partial<PagingPolicy>, options: OperationsOptions) {
   const pipeline = createPipeline(database, limits, paging)
   // PostgreSQL: only a yes is remembered (an index once built stays).
   let searchReady = false
+  // Keys by hash, for counting a known key in one statement (store/api-keys.ts, countLiveKey).
+  const liveKeys = new LiveKeys()
+  const batched = options.batchCounts && database.dialect === 'sqlite' ? new BatchedLiveCounts(database.sqlite, liveKeys) : undefined
   const ifCompany = async <T>(id: number, lookup: () => Promise<T>): Promise<T | undefined> =>
     (await companyExists(database, id)) ? lookup() : undefined
   return {
@@ -115,11 +128,22 @@ function plainOperations(database: VentureDb, limits: Limits, paging: Partial<Pa
      * connections and processes) unless `count` is false (GET /ratelimit/usage).
      */
     authorize: async (key: string, nowMs: number, count: boolean, withDataVersion = false): Promise<Authorization> => {
-      const record = await findApiKey(database, key)
-      if (!record) return { ok: false, reason: 'unknown' }
-      if (record.revokedAt !== null) return { ok: false, reason: 'revoked' }
+      if (!mayBeKey(key)) return { ok: false, reason: 'unknown' }
+      const hash = hashApiKey(key)
       const now = new Date(nowMs)
-      const quota = count ? await consumeQuota(database, record, now) : await quotaStatus(database, record, now)
+      // A key this connection has seen is counted in one statement that also refuses it once revoked.
+      const live = !count ? undefined : batched ? await batched.count(hash, now) : countLiveKey(database, liveKeys, hash, now)
+      let record: ApiKeyRecord | undefined
+      let quota: QuotaState
+      if (live) {
+        ({ record, quota } = live)
+      } else {
+        record = await findApiKeyByHash(database, hash)
+        if (!record) return { ok: false, reason: 'unknown' }
+        if (record.revokedAt !== null) return { ok: false, reason: 'revoked' }
+        quota = count ? await consumeQuota(database, record, now) : await quotaStatus(database, record, now)
+        if (quota.allowed) liveKeys.remember(hash, record)
+      }
       // Asked for by GET requests, whose ETag is the data version (http/caching.ts): read in the same call.
       return withDataVersion ? { ok: true, key: record, quota, dataVersion: await dataVersion(database) } : { ok: true, key: record, quota }
     },

@@ -145,10 +145,17 @@ export async function revokeApiKey(vdb: VentureDb, which: string, now = new Date
   return rows.map(toRecord)
 }
 
+/** Whether a text may be a key at all: anything else is unknown without a lookup. */
+export const mayBeKey = (key: string): boolean => key.length > 0 && key.length <= 200
+
 /** The record of a key's text, revoked or not; undefined for a key that never existed. */
 export async function findApiKey(vdb: VentureDb, key: string): Promise<ApiKeyRecord | undefined> {
-  if (key.length === 0 || key.length > 200) return undefined
-  const hash = hashApiKey(key)
+  if (!mayBeKey(key)) return undefined
+  return findApiKeyByHash(vdb, hashApiKey(key))
+}
+
+/** As `findApiKey`, by the key's hash (`hashApiKey`). */
+export async function findApiKeyByHash(vdb: VentureDb, hash: string): Promise<ApiKeyRecord | undefined> {
   const fast = sqliteOutsideTransaction(vdb)
   const row = fast
     ? runShape(fast, KEY_BY_HASH.bind('sqlite', { hash })) as KeyRow | undefined
@@ -175,6 +182,139 @@ export async function consumeQuota(vdb: VentureDb, record: ApiKeyRecord, now = n
   }
   if (!row) return Object.freeze({ ...window, limit: record.quotaLimit, remaining: 0, allowed: false })
   return Object.freeze({ ...window, limit: record.quotaLimit, remaining: Math.max(0, record.quotaLimit - Number(row.used)), allowed: true })
+}
+
+/**
+ * The records of live keys a connection has seen, by key hash (never by the key's text), most
+ * recently used last, at most `capacity` of them. A record's fields never change but `revoked_at`,
+ * which `countLiveKey` reads in the statement that counts: an entry is a shortcut to the key's id,
+ * limit and period, never a verdict, so a key revoked by any connection or process is refused on its
+ * next request.
+ */
+export class LiveKeys {
+  readonly #records = new Map<string, ApiKeyRecord>()
+  constructor(readonly capacity = 1024) {
+    if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError(`LiveKeys: capacity must be a positive whole number, got ${String(capacity)}`)
+  }
+
+  get size(): number {
+    return this.#records.size
+  }
+
+  get(hash: string): ApiKeyRecord | undefined {
+    const record = this.#records.get(hash)
+    if (record !== undefined) {
+      this.#records.delete(hash)
+      this.#records.set(hash, record)
+    }
+    return record
+  }
+
+  /** Remembers a live key's record; a revoked one is not kept. */
+  remember(hash: string, record: ApiKeyRecord): void {
+    if (record.revokedAt !== null) return
+    this.#records.delete(hash)
+    this.#records.set(hash, record)
+    if (this.#records.size > this.capacity) this.#records.delete(this.#records.keys().next().value!)
+  }
+
+  forget(hash: string): void {
+    this.#records.delete(hash)
+  }
+}
+
+/**
+ * Counts one request of a key `keys` remembers, on SQLite outside a transaction: one statement that
+ * counts only while the key is not revoked and its quota not used up, so the key's row is not read
+ * on its own first. Undefined when it cannot say: the key is not remembered, the statement counted
+ * nothing (revoked, over quota, or gone: the entry is dropped, and the caller's full check gives
+ * the reason without counting twice, since nothing was written), or the connection is in a
+ * transaction or not SQLite.
+ */
+export function countLiveKey(vdb: VentureDb, keys: LiveKeys, hash: string, now = new Date()): LiveCount | undefined {
+  const fast = sqliteOutsideTransaction(vdb)
+  return fast && countRemembered(fast, keys, hash, now)
+}
+
+/** A counted request of a remembered live key: its record and its quota state after the count. */
+export interface LiveCount {
+  readonly record: ApiKeyRecord
+  readonly quota: QuotaState
+}
+
+/** `countLiveKey`'s statement, on a connection in any state (the batch's own transaction). */
+function countRemembered(sqlite: BetterSqlite3.Database, keys: LiveKeys, hash: string, now: Date): LiveCount | undefined {
+  const record = keys.get(hash)
+  if (!record) return undefined
+  const window = quotaWindow(record.quotaPeriod, now)
+  const row = runShape(sqlite, COUNT_LIVE_KEY.bind('sqlite', { keyId: record.keyId, start: window.start, limit: record.quotaLimit })) as { used: number } | undefined
+  if (!row) {
+    keys.forget(hash)
+    return undefined
+  }
+  return { record, quota: Object.freeze({ ...window, limit: record.quotaLimit, remaining: Math.max(0, record.quotaLimit - Number(row.used)), allowed: true }) }
+}
+
+/**
+ * `countLiveKey` for the counts asked for within one turn of the event loop, committed together:
+ * one transaction (one write lock, one commit, one write to the WAL) for all of them instead of one
+ * each. Each count is still the one conditional statement, run in order under the write lock, so
+ * quotas stay exact across connections and processes; a request is answered only once its count
+ * is committed. At most `maxBatch` counts go into one transaction, so the lock and the event loop
+ * are held for a bounded time.
+ *
+ * The transaction begins IMMEDIATE: with the connection's busy timeout at 0 (the caller's thread,
+ * execute/pool/caller-lane.ts), a write lock held elsewhere fails the whole batch at once with
+ * SQLITE_BUSY and nothing counted, and every count of it rejects with that error (the caller lane
+ * sends each to a worker). A connection found inside another transaction at that moment answers
+ * undefined for all (the caller's full check then waits for that transaction).
+ */
+export class BatchedLiveCounts {
+  #pending: { hash: string; now: Date; resolve(count: LiveCount | undefined): void; reject(error: unknown): void }[] = []
+  #scheduled = false
+  readonly #batches = { batches: 0, counts: 0 }
+
+  constructor(private readonly sqlite: BetterSqlite3.Database, private readonly keys: LiveKeys, readonly maxBatch = 128) {
+    if (!Number.isSafeInteger(maxBatch) || maxBatch < 1) throw new RangeError(`BatchedLiveCounts: maxBatch must be a positive whole number, got ${String(maxBatch)}`)
+  }
+
+  /** Transactions committed and the counts answered in them (for tests and stats). */
+  get stats(): { readonly batches: number; readonly counts: number } {
+    return { ...this.#batches }
+  }
+
+  /** As `countLiveKey`, answered once the turn's batch is committed (undefined at once for a key not remembered). */
+  count(hash: string, now: Date): Promise<LiveCount | undefined> {
+    if (this.keys.get(hash) === undefined) return Promise.resolve(undefined)
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ hash, now, resolve, reject })
+      if (this.#pending.length >= this.maxBatch) this.#flush()
+      else if (!this.#scheduled) {
+        this.#scheduled = true
+        setImmediate(() => this.#flush())
+      }
+    })
+  }
+
+  #flush(): void {
+    this.#scheduled = false
+    const batch = this.#pending.splice(0)
+    if (batch.length === 0) return
+    if (this.sqlite.inTransaction) {
+      for (const item of batch) item.resolve(undefined)
+      return
+    }
+    let counts: (LiveCount | undefined)[]
+    try {
+      counts = this.sqlite.transaction(() => batch.map((item) => countRemembered(this.sqlite, this.keys, item.hash, item.now))).immediate()
+    } catch (error) {
+      for (const item of batch) item.reject(error)
+      return
+    }
+    this.#batches.batches++
+    this.#batches.counts += batch.length
+    batch.forEach((item, i) => item.resolve(counts[i]))
+  }
 }
 
 /**
@@ -224,6 +364,18 @@ const KEY_BY_HASH = queryShape<{ hash: string }, KeyRow>('api key by hash', (db,
 const COUNT_REQUEST = queryShape<{ keyId: number; start: number; limit: number }, { used: number }>('count a request', (db, _d, p) =>
   db.insertInto(USAGE)
     .values({ key_id: p.keyId, period_start: p.start, used: 1 })
+    .onConflict((oc) => oc.columns(['key_id', 'period_start'])
+      .doUpdateSet({ used: sql`${sql.ref(`${USAGE}.used`)} + 1` })
+      .where(`${USAGE}.used`, '<', p.limit))
+    .returning('used'))
+// COUNT_REQUEST for a key that is not revoked: the row to insert comes from the key's own row, so
+// a revoked (or deleted) key inserts and updates nothing. The WHERE also keeps SQLite's parser from
+// reading ON CONFLICT as a join's ON.
+const COUNT_LIVE_KEY = queryShape<{ keyId: number; start: number; limit: number }, { used: number }>('count a request of a live key', (db, _d, p) =>
+  db.insertInto(USAGE)
+    .columns(['key_id', 'period_start', 'used'])
+    .expression(db.selectFrom(KEYS).select((eb) => ['key_id', eb.val(p.start).as('period_start'), eb.lit(1).as('used')])
+      .where('key_id', '=', p.keyId).where('revoked_at', 'is', null))
     .onConflict((oc) => oc.columns(['key_id', 'period_start'])
       .doUpdateSet({ used: sql`${sql.ref(`${USAGE}.used`)} + 1` })
       .where(`${USAGE}.used`, '<', p.limit))

@@ -125,6 +125,40 @@ describe('light calls on the caller thread', () => {
     expect(used(keyId)).toBe(0)
   })
 
+  it('a key the caller thread has counted before is refused at once when another connection revokes it', async () => {
+    const { key, keyId } = await newKey(100)
+    const app = createApp(engine, { baseUrl: 'https://lane.test' })
+    const get = async () => {
+      const res = await app.fetch(new Request(`https://lane.test/companies/${companyId}`, { headers: { authorization: `Bearer ${key}` } }))
+      await res.arrayBuffer()
+      return res.status
+    }
+    expect([await get(), await get()]).toEqual([200, 200])
+    await revokeApiKey(vdb, String(keyId))
+    expect(await get()).toBe(403)
+    expect((await engine.access.authorize(key, NOW, true))).toEqual({ ok: false, reason: 'revoked' })
+    expect(used(keyId)).toBe(2)
+  })
+
+  it('two engines on one file (each remembering the key) never count past the quota together', async () => {
+    const other = createEngine({ database: file, workers: 1 })
+    await other.ready()
+    try {
+      const { key, keyId } = await newKey(25)
+      // Both remember the key before the race.
+      expect((await engine.access.authorize(key, NOW, true)).ok).toBe(true)
+      expect((await other.access.authorize(key, NOW, true)).ok).toBe(true)
+      const answers = await Promise.all(Array.from({ length: 60 }, (_, i) =>
+        (i % 2 === 0 ? engine : other).records.companyDetail(companyId, { keyCheck: (i % 2 === 0 ? engine : other).access.defer(key, NOW, true) })
+          .then(() => 'ran', (e: unknown) => (e instanceof KeyRefusedError && e.authorization.ok && !e.authorization.quota.allowed ? 'over quota' : String(e)))))
+      expect(answers.filter((a) => a === 'ran').length).toBe(23)
+      expect(answers.filter((a) => a === 'over quota').length).toBe(37)
+      expect(used(keyId)).toBe(25)
+    } finally {
+      await other.close()
+    }
+  })
+
   it('a count that finds the write lock taken goes to a worker, which waits for it: counted once, the event loop never held', async () => {
     const { key, keyId } = await newKey(100)
     const holder = new Database(stateFileOf(file))
