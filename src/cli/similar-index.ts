@@ -5,10 +5,16 @@
  * after every import: it then recomputes only the companies the import changed and those whose
  * answer they enter or leave (an ingest moves the data version, and the search answers until the
  * index is updated).
+ *
+ * `--jobs N` and `--shard i/n` split the per-company searches of an earlier build over processes.
+ * The build now reads the data once into one model, and a second process would read it all again,
+ * so one process builds the whole index: `--jobs` is accepted and checked but changes nothing, and
+ * of the shards `0/n` builds the whole index while the others say so and do nothing (a script that
+ * started one process per shard still ends with the index built once).
  */
-import type { Command } from 'commander'
+import { InvalidArgumentError, type Command } from 'commander'
 import { buildSimilarIndex, type SimilarIndexSummary } from '../records/similar-index-build.js'
-import { openTarget } from '../store/open-target.js'
+import { openTarget, TargetError } from '../store/open-target.js'
 import { DEFAULT_DATABASE, DEFAULT_DATABASE_HELP } from './keys.js'
 
 export interface SimilarIndexCommandOptions {
@@ -18,21 +24,54 @@ export interface SimilarIndexCommandOptions {
   readonly full?: boolean
   /** Take new tag weights from the data (recomputes every company). */
   readonly reweigh?: boolean
+  /** Accepted for scripts of the per-company build; the build runs in this process. */
+  readonly jobs?: number
+  /** `i/n`: shard 0 builds the whole index, the others do nothing. */
+  readonly shard?: string
 }
 
-/** Builds or updates the index and says what it did. */
-export async function similarIndexCommand(opts: SimilarIndexCommandOptions, log: (line: string) => void): Promise<SimilarIndexSummary> {
+/** `"i/n"` with 0 <= i < n, or a TargetError saying what was expected. */
+export function parseShard(text: string): { index: number; count: number } {
+  const match = /^(\d+)\/(\d+)$/.exec(text.trim())
+  const index = Number(match?.[1])
+  const count = Number(match?.[2])
+  if (!match || !Number.isSafeInteger(index) || !Number.isSafeInteger(count) || count < 1 || index >= count) {
+    throw new TargetError(`--shard must be i/n with 0 <= i < n, such as 0/2 (got "${text}")`)
+  }
+  return { index, count }
+}
+
+/** `--jobs`: digits only, 1 to 64. */
+export function jobsCount(value: string): number {
+  const n = Number(value)
+  if (!/^[0-9]{1,2}$/.test(value) || n < 1 || n > 64) throw new InvalidArgumentError(`--jobs must be a whole number from 1 to 64, got ${JSON.stringify(value)}`)
+  return n
+}
+
+/** Builds or updates the index and says what it did; undefined for a shard other than 0 (nothing to do). */
+export async function similarIndexCommand(opts: SimilarIndexCommandOptions, log: (line: string) => void): Promise<SimilarIndexSummary | undefined> {
+  if (opts.jobs !== undefined && opts.shard !== undefined) throw new TargetError('--jobs and --shard cannot be combined')
+  const shard = opts.shard === undefined ? undefined : parseShard(opts.shard)
   const vdb = await openTarget(opts.database, { schema: opts.schema })
   try {
+    if (shard && shard.index > 0) {
+      log(`similar-index ${shard.index}/${shard.count}: nothing to do (shard 0 builds the whole index in one process)`)
+      return undefined
+    }
     let reported = 0
+    let phase = 'compute'
     const summary = await buildSimilarIndex(vdb, {
       full: opts.full === true,
       reweigh: opts.reweigh === true,
-      onProgress: ({ done, total }) => {
+      onProgress: (p) => {
+        if (p.phase !== phase) {
+          phase = p.phase
+          reported = 0
+        }
         // About every 5%, and the end.
-        if (done === total || done - reported >= Math.max(1, Math.floor(total / 20))) {
-          reported = done
-          log(`similar-index: ${done} / ${total} companies computed`)
+        if (p.done === p.total || p.done - reported >= Math.max(1, Math.floor(p.total / 20))) {
+          reported = p.done
+          log(`similar-index: ${p.done} / ${p.total} companies ${p.phase === 'compute' ? 'computed' : 'written'}`)
         }
       },
     })
@@ -50,6 +89,8 @@ export function registerSimilarIndex(program: Command): void {
     .option('--schema <name>', 'PostgreSQL schema holding the tables')
     .option('--full', 'recompute every company, not only those the data changed since')
     .option('--reweigh', 'take new tag weights from the data (recomputes every company)')
+    .option('--jobs <n>', 'accepted for scripts of earlier versions: the build runs in one process', jobsCount)
+    .option('--shard <i/n>', 'accepted for scripts of earlier versions: shard 0 builds the whole index, the others do nothing')
     .action(async (opts: SimilarIndexCommandOptions) => {
       await similarIndexCommand(opts, (line) => process.stderr.write(`${line}\n`))
     })

@@ -21,6 +21,7 @@
  *   one read: when an import ran meanwhile, the build starts over at the new version. Run it after
  *   an import; rows of an old version are never served.
  */
+import type { Kysely } from 'kysely'
 import { dataVersion, type VentureDb } from '../store/open.js'
 import { SIMILAR_INDEX_STATE_TABLE, SIMILAR_INDEX_TABLE } from '../store/schema/similar-index-tables.js'
 import { recordSession } from './session.js'
@@ -36,9 +37,18 @@ export interface SimilarIndexOptions {
   readonly reweigh?: boolean
   /** Rows written per statement (default 500). */
   readonly batchSize?: number
-  /** As the companies are computed (the last call before anything is written): companies done of those to compute. */
-  readonly onProgress?: (progress: { readonly done: number; readonly total: number; readonly dataVersion: number }) => void
-  /** Stops the build between two companies; nothing is written then. */
+  /** Rows written a transaction (default 50,000): what a build stopped during its writes keeps. */
+  readonly commitEvery?: number
+  /**
+   * As the companies are computed (`phase` 'compute': companies done of those to compute), then
+   * after each transaction of rows (`phase` 'write': rows written of those to write).
+   */
+  readonly onProgress?: (progress: { readonly done: number; readonly total: number; readonly dataVersion: number; readonly phase: 'compute' | 'write' }) => void
+  /**
+   * Stops the build between two companies or two transactions of rows. Stopped while computing,
+   * it has written nothing; stopped while writing, the rows written stay (served: they are
+   * answers of the current data) and the next build or update completes the index.
+   */
   readonly signal?: AbortSignal
 }
 
@@ -70,6 +80,8 @@ export const REWEIGH_SHARE = 0.1
 const MAX_BATCH = 5_000
 /** Companies computed between progress reports and signal checks. */
 const PROGRESS_EVERY = 5_000
+/** Rows written a transaction: what a stopped build keeps. */
+const COMMIT_EVERY = 50_000
 
 /** The kept weights and the name that enters every fingerprint. */
 interface KeptWeights extends ModelWeights {
@@ -84,10 +96,12 @@ export async function buildSimilarIndex(vdb: VentureDb, options: SimilarIndexOpt
   if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH) {
     throw new RangeError(`buildSimilarIndex: batchSize must be a whole number from 1 to ${MAX_BATCH} (got ${batchSize})`)
   }
+  const commitEvery = options.commitEvery ?? COMMIT_EVERY
+  if (!Number.isSafeInteger(commitEvery) || commitEvery < 1) throw new RangeError(`buildSimilarIndex: commitEvery must be a whole number from 1 (got ${commitEvery})`)
   if (vdb.readonly) throw new Error('buildSimilarIndex: the database is open read-only')
   let restarts = 0
   for (;;) {
-    const result = await attempt(vdb, options, batchSize)
+    const result = await attempt(vdb, options, batchSize, commitEvery)
     if (result !== undefined) return { ...result, restarts, ms: performance.now() - started }
     restarts++
   }
@@ -95,7 +109,7 @@ export async function buildSimilarIndex(vdb: VentureDb, options: SimilarIndexOpt
 
 type Attempt = Omit<SimilarIndexSummary, 'restarts' | 'ms'>
 
-async function attempt(vdb: VentureDb, options: SimilarIndexOptions, batchSize: number): Promise<Attempt | undefined> {
+async function attempt(vdb: VentureDb, options: SimilarIndexOptions, batchSize: number, commitEvery: number): Promise<Attempt | undefined> {
   const s = recordSession(vdb)
   const version = await dataVersion(vdb)
   let kept = options.reweigh ? undefined : await keptWeights(vdb)
@@ -173,45 +187,95 @@ async function attempt(vdb: VentureDb, options: SimilarIndexOptions, batchSize: 
     }
   }
 
-  // The answers to write, computed set by set (the members of a set share its candidates).
-  const rows: { company_id: number; data_version: number; fingerprint: string; neighbours: string }[] = []
+  // The answers, computed set by set in the model's order (the members of a set share its
+  // candidates, and consecutive sets most of theirs), kept as company indexes and scores.
   const total = recompute.reduce((a, b) => a + b, 0)
+  const answerStart = new Uint32Array(n + 1)
+  const answerAt = new Uint32Array(total * SIMILAR_LIMIT)
+  const answerScores = new Float64Array(total * SIMILAR_LIMIT)
+  const slot = new Int32Array(n).fill(-1)
   let done = 0
-  for (let set = 0; set < model.sets; set++) {
+  for (let o = 0; o < model.sets; o++) {
+    const set = model.order[o]!
     let found: ReturnType<SimilarityModel['candidates']> | undefined
     for (let m = model.memberStart[set]!; m < model.memberStart[set + 1]!; m++) {
       const c = model.members[m]!
       if (!recompute[c]) continue
       found ??= model.candidates(set)
-      rows.push({ company_id: input.ids[c]!, data_version: version, fingerprint: fingerprints[c]!, neighbours: encodeNeighbours(model.neighbours(c, SIMILAR_LIMIT, found)) })
+      model.neighboursInto(c, SIMILAR_LIMIT, found)
+      const { count, at, scores } = model.answer
+      slot[c] = done
+      answerStart[done] = count
+      answerAt.set(at.subarray(0, count), done * SIMILAR_LIMIT)
+      answerScores.set(scores.subarray(0, count), done * SIMILAR_LIMIT)
       if (++done % PROGRESS_EVERY === 0 && done < total) {
         options.signal?.throwIfAborted()
-        options.onProgress?.({ done, total, dataVersion: version })
+        options.onProgress?.({ done, total, dataVersion: version, phase: 'compute' })
       }
     }
   }
-  options.onProgress?.({ done, total, dataVersion: version })
+  options.onProgress?.({ done, total, dataVersion: version, phase: 'compute' })
   options.signal?.throwIfAborted()
 
-  const written = await vdb.db.transaction().execute(async (trx) => {
-    // Still the data read: otherwise start over (an import ran meanwhile).
-    if ((await dataVersion({ ...vdb, db: trx } as VentureDb)) !== version) return false
+  const stillCurrent = async (trx: Kysely<any>) => (await dataVersion({ ...vdb, db: trx } as VentureDb)) === version
+  // First the weights, the deleted rows and which rows are to be rewritten (their fingerprint
+  // cleared): a build stopped during the writes leaves those as changed, so the next one computes
+  // them again, with the companies whose answer they may enter or leave.
+  const started = await vdb.db.transaction().execute(async (trx) => {
+    if (!(await stillCurrent(trx))) return false
     await trx.deleteFrom(SIMILAR_INDEX_STATE_TABLE).where('name', '=', 'weights').execute()
     await trx.insertInto(SIMILAR_INDEX_STATE_TABLE).values({ name: 'weights', value: encodeWeights(kept) }).execute()
     for (let i = 0; i < deleted.length; i += batchSize) await trx.deleteFrom(SIMILAR_INDEX_TABLE).where('company_id', 'in', deleted.slice(i, i + batchSize)).execute()
-    for (let i = 0; i < rows.length; i += batchSize) {
-      await trx.insertInto(SIMILAR_INDEX_TABLE).values(rows.slice(i, i + batchSize))
-        .onConflict((oc) => oc.column('company_id').doUpdateSet((eb) => ({
-          data_version: eb.ref('excluded.data_version'), fingerprint: eb.ref('excluded.fingerprint'), neighbours: eb.ref('excluded.neighbours'),
-        })))
-        .execute()
+    if (total === n) {
+      await trx.updateTable(SIMILAR_INDEX_TABLE).set({ fingerprint: null }).execute()
+    } else {
+      const ids: number[] = []
+      for (let c = 0; c < n; c++) if (recompute[c]) ids.push(input.ids[c]!)
+      for (let i = 0; i < ids.length; i += batchSize) await trx.updateTable(SIMILAR_INDEX_TABLE).set({ fingerprint: null }).where('company_id', 'in', ids.slice(i, i + batchSize)).execute()
     }
-    // The others' answers stand at this version.
+    return true
+  })
+  if (!started) return undefined
+  // The answers in company id order (the table's key), a transaction every COMMIT_EVERY rows.
+  const ids = input.ids
+  let c = 0
+  let writtenRows = 0
+  while (c < n) {
+    const rows: { company_id: number; data_version: number; fingerprint: string; neighbours: string }[] = []
+    for (; c < n && rows.length < commitEvery; c++) {
+      const k = slot[c]!
+      if (k < 0) continue
+      const count = answerStart[k]!
+      const pairs: [number, number][] = new Array(count)
+      for (let i = 0; i < count; i++) pairs[i] = [ids[answerAt[k * SIMILAR_LIMIT + i]!]!, answerScores[k * SIMILAR_LIMIT + i]!]
+      rows.push({ company_id: ids[c]!, data_version: version, fingerprint: fingerprints[c]!, neighbours: encodeNeighbours(pairs) })
+    }
+    if (rows.length === 0) break
+    options.signal?.throwIfAborted()
+    const written = await vdb.db.transaction().execute(async (trx) => {
+      if (!(await stillCurrent(trx))) return false
+      for (let i = 0; i < rows.length; i += batchSize) {
+        await trx.insertInto(SIMILAR_INDEX_TABLE).values(rows.slice(i, i + batchSize))
+          .onConflict((oc) => oc.column('company_id').doUpdateSet((eb) => ({
+            data_version: eb.ref('excluded.data_version'), fingerprint: eb.ref('excluded.fingerprint'), neighbours: eb.ref('excluded.neighbours'),
+          })))
+          .execute()
+      }
+      return true
+    })
+    if (!written) return undefined
+    writtenRows += rows.length
+    options.onProgress?.({ done: writtenRows, total, dataVersion: version, phase: 'write' })
+  }
+  // The others' answers stand at this version.
+  const closed = await vdb.db.transaction().execute(async (trx) => {
+    if (!(await stillCurrent(trx))) return false
     await trx.updateTable(SIMILAR_INDEX_TABLE).set({ data_version: version }).where('data_version', '<>', version).execute()
     return true
   })
-  if (!written) return undefined
-  return { dataVersion: version, companies: n, computed: rows.length, current: n - rows.length, deleted: deleted.length, reweighed, sets: model.sets, buckets: model.buckets }
+  if (!closed) return undefined
+  const rowsWritten = total
+  return { dataVersion: version, companies: n, computed: rowsWritten, current: n - rowsWritten, deleted: deleted.length, reweighed, sets: model.sets, buckets: model.buckets }
 }
 
 function encodeWeights(weights: KeptWeights): string {

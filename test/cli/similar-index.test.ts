@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { similarIndexNote, SUGGEST_SIMILAR_INDEX_FROM } from '../../src/cli/serve.js'
+import { jobsCount, parseShard } from '../../src/cli/similar-index.js'
 import { similarCompanies } from '../../src/records/similar.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { bumpDataVersionSync, openDatabase } from '../../src/store/open.js'
@@ -86,6 +87,35 @@ describe('ventureql similar-index', () => {
       await check.close()
     }
   }, 60_000)
+
+  it('accepts --jobs and --shard of the per-company build: one process builds, shard 0 builds the whole index, the others do nothing', async () => {
+    const vdb = openDatabase(database)
+    const version = bumpDataVersionSync(vdb.sqlite)
+    vdb.sqlite.close()
+    const other = await runCli(['similar-index', '--database', database, '--shard', '1/2'])
+    expect(other.exitCode).toBe(0)
+    expect(other.stderr).toMatch(/similar-index 1\/2: nothing to do \(shard 0 builds the whole index in one process\)/)
+    expect(indexed().versions).not.toEqual([version])
+    const first = await runCli(['similar-index', '--database', database, '--shard', '0/2'])
+    expect(first.stderr).toMatch(/similar-index: 0 computed, 120 already current, of 120 companies/)
+    expect(indexed()).toEqual({ rows: 120, versions: [version] })
+    const jobs = await runCli(['similar-index', '--database', database, '--jobs', '2', '--full'])
+    expect(jobs.exitCode).toBe(0)
+    expect(jobs.stderr).toMatch(/similar-index: 120 computed, 0 already current, of 120 companies/)
+  })
+
+  it('refuses a shard that is not i/n, --jobs out of range, and both at once, naming the option', async () => {
+    for (const text of ['2/2', '1', 'a/b', '-1/2', '0/0', '1/2/3']) expect(() => parseShard(text), text).toThrow(`--shard must be i/n with 0 <= i < n, such as 0/2 (got "${text}")`)
+    expect(parseShard('1/3')).toEqual({ index: 1, count: 3 })
+    expect(() => jobsCount('0')).toThrow('--jobs must be a whole number from 1 to 64, got "0"')
+    expect(jobsCount('64')).toBe(64)
+    for (const jobs of ['65', '1e1', '0x2', ' 2', '-1', '']) expect(() => jobsCount(jobs), jobs).toThrow('--jobs must be a whole number from 1 to 64')
+    await expect(runCli(['similar-index', '--database', database, '--jobs', '2', '--shard', '0/2'], { rethrow: true })).rejects.toThrow('--jobs and --shard cannot be combined')
+    await expect(runCli(['similar-index', '--database', database, '--shard', '3/2'], { rethrow: true })).rejects.toThrow('--shard must be i/n')
+    const refused = await runCli(['similar-index', '--database', database, '--jobs', '0'])
+    expect(refused.exitCode).not.toBe(0)
+    expect(refused.stderr).toContain('--jobs must be a whole number from 1 to 64')
+  })
 
   it('refuses a database that does not exist', async () => {
     await expect(runCli(['similar-index', '--database', join(dir, 'nothing.db')], { rethrow: true })).rejects.toThrow(/nothing\.db does not exist/)

@@ -15,6 +15,9 @@ import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { bumpDataVersionSync, dataVersionSync, openDatabase, type SqliteVentureDb } from '../../src/store/open.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { expectUpdateEqualsFullBuild } from '../support/similar-update.js'
+import { recordSession } from '../../src/records/session.js'
+import { currentWeights, loadModelInput } from '../../src/records/similar/load.js'
+import { SimilarityModel } from '../../src/records/similar/lsh.js'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -160,6 +163,52 @@ describe('buildSimilarIndex', () => {
       rmSync(dir, { recursive: true, force: true })
     }
   })
+})
+
+describe('SimilarityModel (similar/lsh.ts) against every set scored', () => {
+  it('holds at least 0.9 of the exact 20 on average, with their exact scores, on the fixture', async () => {
+    const vdb = await createFixtureDatabase({ companies: 2000 })
+    try {
+      const s = recordSession(vdb)
+      const { input } = await loadModelInput(s, await currentWeights(s), 'test')
+      const model = new SimilarityModel(input)
+      let overlap = 0
+      let nonEmpty = 0
+      for (let c = 0; c < input.ids.length; c++) {
+        const exact = model.exhaustiveNeighbours(c, 20)
+        const found = model.neighbours(c, 20, model.candidates(model.setOf[c]!))
+        const scores = new Map(exact.map(([id, score]) => [id, score]))
+        for (const [id, score] of found) if (scores.has(id)) expect(score, `company ${input.ids[c]}, ${id}`).toBe(scores.get(id))
+        if (exact.length > 0) {
+          nonEmpty++
+          overlap += found.filter(([id]) => scores.has(id)).length / exact.length
+        } else {
+          overlap += found.length === 0 ? 1 : 0
+        }
+      }
+      expect(nonEmpty).toBeGreaterThan(1900)
+      expect(overlap / input.ids.length).toBeGreaterThanOrEqual(0.9)
+    } finally {
+      await vdb.close()
+    }
+  }, 60_000)
+
+  it('is the search where it scores every set: the exhaustive answer of the model is the search with nothing budgeted', async () => {
+    const vdb = await createFixtureDatabase({ companies: COMPANIES })
+    try {
+      const s = recordSession(vdb)
+      const { input } = await loadModelInput(s, await currentWeights(s), 'test')
+      const model = new SimilarityModel(input)
+      for (let c = 0; c < input.ids.length; c += 13) {
+        const searched = await similarCompanies(vdb, input.ids[c]!, EXHAUSTIVE)
+        const exact = model.exhaustiveNeighbours(c, 20)
+        expect(exact.map(([id]) => id), `company ${input.ids[c]}`).toEqual(searched.map((r) => r.id))
+        exact.forEach(([, score], i) => expect(score).toBeCloseTo(searched[i]!.score, 12))
+      }
+    } finally {
+      await vdb.close()
+    }
+  }, 60_000)
 })
 
 describe('buildSimilarIndex: the tag totals, a database from before the index', () => {

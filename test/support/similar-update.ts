@@ -61,4 +61,33 @@ export async function expectUpdateEqualsFullBuild(vdb: VentureDb, ids: readonly 
   // And an update with nothing changed computes nothing.
   await bumpDataVersion(vdb)
   expect(await buildSimilarIndex(vdb)).toMatchObject({ computed: 0, current: full.companies, deleted: 0 })
+
+  // An update stopped during its writes keeps the rows it wrote, and the next one completes it.
+  const [retaggedAgain, theirsAgain] = [ids[9]!, ids[11]!]
+  await db.deleteFrom('company_keywords').where('company_id', '=', retaggedAgain).execute()
+  const keywords = await db.selectFrom('company_keywords').select('value').where('company_id', '=', theirsAgain).execute() as { value: string }[]
+  if (keywords.length > 0) await db.insertInto('company_keywords').values(keywords.map((r) => ({ company_id: retaggedAgain, value: r.value }))).execute()
+  const version = await bumpDataVersion(vdb)
+  const controller = new AbortController()
+  let written = 0
+  await expect(buildSimilarIndex(vdb, {
+    commitEvery: 1,
+    signal: controller.signal,
+    onProgress: (p) => {
+      if (p.phase === 'write') {
+        written = p.done
+        controller.abort(new Error('stopped while writing'))
+      }
+    },
+  })).rejects.toThrow('stopped while writing')
+  expect(written).toBe(1)
+  const kept = await vdb.db.selectFrom('similar_companies').select('company_id').where('data_version', '=', version).execute()
+  expect(kept).toHaveLength(1)
+  const completed = await buildSimilarIndex(vdb)
+  expect(completed).toMatchObject({ dataVersion: version, reweighed: false })
+  expect(completed.computed).toBeGreaterThanOrEqual(1)
+  const resumed = await answers(vdb)
+  const again = await buildSimilarIndex(vdb, { full: true })
+  expect(again).toMatchObject({ reweighed: false, computed: again.companies, dataVersion: version })
+  expect(await answers(vdb)).toEqual(resumed)
 }
