@@ -124,7 +124,11 @@ async function attempt(vdb: VentureDb, options: SimilarIndexOptions, batchSize: 
   const n = input.ids.length
 
   // What the index holds: each company's fingerprint and the last of its answer.
-  const stored = await vdb.db.selectFrom(SIMILAR_INDEX_TABLE).select(['company_id', 'fingerprint', 'neighbours']).execute() as { company_id: number | string; fingerprint: string | null; neighbours: string }[]
+  // Every company is recomputed on a full build: its stored answers need not be read.
+  const everyCompany = options.full === true || reweighed
+  const stored = (everyCompany
+    ? await vdb.db.selectFrom(SIMILAR_INDEX_TABLE).select(['company_id']).execute()
+    : await vdb.db.selectFrom(SIMILAR_INDEX_TABLE).select(['company_id', 'fingerprint', 'neighbours']).execute()) as { company_id: number | string; fingerprint?: string | null; neighbours?: string }[]
   const recompute = new Uint8Array(n)
   const deleted: number[] = []
   /** By company index: the last score of its stored answer (0 when it holds fewer than the limit), or -1 without a row. */
@@ -137,8 +141,12 @@ async function attempt(vdb: VentureDb, options: SimilarIndexOptions, batchSize: 
       deleted.push(id)
       continue
     }
-    const answer = decodeNeighbours(row.neighbours, id)
-    if (answer === undefined || row.fingerprint !== fingerprints[c]) {
+    if (everyCompany || row.fingerprint !== fingerprints[c]) {
+      recompute[c] = 1
+      continue
+    }
+    const answer = decodeNeighbours(row.neighbours!, id)
+    if (answer === undefined) {
       recompute[c] = 1
       continue
     }
