@@ -17,9 +17,13 @@
  *   holding a changed or deleted company, and those sharing an LSH bucket with a changed company
  *   whose score with it reaches the last of their answer. The other rows only take the new data
  *   version.
- * - All rows are written in one transaction, which first checks that the data version is still the
- *   one read: when an import ran meanwhile, the build starts over at the new version. Run it after
- *   an import; rows of an old version are never served.
+ * - The answers are computed first (in the model's order), then written in id order, a transaction
+ *   every `commitEvery` rows, each first checking that the data version is still the one read: when
+ *   an import ran meanwhile, the build starts over at the new version. Run it after an import; rows
+ *   of an old version are never served. Before the rows, one transaction writes the weights, deletes
+ *   the rows of deleted companies and clears the fingerprint of every row to be rewritten: a build
+ *   stopped while writing leaves those as changed, so the next one recomputes them and the
+ *   companies whose answer they can enter or leave, and the index is then what a full build gives.
  */
 import type { Kysely } from 'kysely'
 import { dataVersion, type VentureDb } from '../store/open.js'
