@@ -68,11 +68,11 @@ export function benchDatabaseFile(companies: number = benchCompanies()): string 
 }
 
 /**
- * Completes the similarity index of the benchmark database (`ventureql similar-index --jobs 2`,
- * resumable) when it does not hold every company at the current data version, and returns how
- * long that took (0 when it was complete). The suite serves similar companies from it, as a
- * deployment that ran the command after its import would; `similar-live` in the mix times the
- * search it replaces. The 1M file took 49.5 minutes on two cores (`npm run bench -- --size 1000000` builds it), once.
+ * Builds or updates the similarity index of the benchmark database (`ventureql similar-index`)
+ * when it does not hold every company at the current data version, and returns how long that took
+ * (0 when it was complete). The suite serves similar companies from it, as a deployment that ran
+ * the command after its import would; `similar-live` in the mix times the search it replaces.
+ * `bench/similar-index.ts` times the build itself.
  */
 export async function benchSimilarIndex(file: string = benchDatabaseFile()): Promise<number> {
   const vdb = openDatabase(file)
@@ -83,9 +83,9 @@ export async function benchSimilarIndex(file: string = benchDatabaseFile()): Pro
     vdb.sqlite.close()
   }
   if (coverage === 'current') return 0
-  process.stderr.write(`bench: building the similarity index of ${file} (${coverage === 'partial' ? 'completing it' : 'once'}; resumable) ...\n`)
+  process.stderr.write(`bench: building the similarity index of ${file} (${coverage === 'partial' ? 'completing it' : 'once'}) ...\n`)
   const started = Date.now()
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'similar-index', '--database', file, '--jobs', '2'], { stdio: ['ignore', 'inherit', 'inherit'] })
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'similar-index', '--database', file], { stdio: ['ignore', 'inherit', 'inherit'] })
   if (run.status !== 0) throw new Error(`bench: the similarity index was not built (exit ${run.status}); run the command again to complete it`)
   return Date.now() - started
 }

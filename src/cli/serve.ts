@@ -396,7 +396,7 @@ export const SUGGEST_SIMILAR_INDEX_FROM = 100_000
  * is not and the dataset is large enough for that to matter; nothing for a small dataset without it.
  */
 export function similarIndexNote(coverage: SimilarIndexCoverage, companies: number, database: string): string | undefined {
-  const build = `ventureql similar-index --database ${database} --jobs N`
+  const build = `ventureql similar-index --database ${database}`
   if (coverage === 'current') return 'similar companies: from the similarity index (built for this data version)'
   if (coverage === 'partial') return `similar companies: the similarity index is incomplete for this data version (a build under way or stopped); the companies it lacks are searched; \`${build}\` completes it`
   if (companies < SUGGEST_SIMILAR_INDEX_FROM) return undefined

@@ -1,136 +1,313 @@
 /**
- * @module Building the similarity index (records/similar-index.ts): every company's answer of
- * `similarCompanies` at the defaults, with the kept totals built first (`totalsBuildMs: Infinity`),
- * stored with the data version it was computed at.
+ * @module Building and updating the similarity index (records/similar-index.ts): every company's
+ * similar companies, found by weighted MinHash with LSH banding and ranked by the search's exact
+ * score (similar/lsh.ts), stored with the data version they are of.
  *
- * - Resumable: a company whose row is already of the current data version is skipped, so a build
- *   that was stopped goes on where it was, and a second one finds nothing to do.
- * - Follows the data: rows are written with the version read before their batch was computed, and
- *   never over a row of a newer version. When the version moves during the build (an import starts
- *   or ends), the build starts over at the new one; rows of an old version are never served. Run
- *   it after an import, not during one: an import that stops half-way leaves the version it set
- *   at its start, and answers computed while its rows came in would stand.
- * - Sharded: `shard: { index, count }` takes the companies with `id % count = index`, so `count`
- *   processes (`ventureql similar-index --jobs N`) build one index together, each with a core.
- * - Cost: one search per company plus its write, faster once every posting is in memory
- *   (the suite builds the index before its similar phase, `npm run bench`); over an hour of CPU at 1,000,000 companies,
- *   hence the shards. The search answers meanwhile. On SQLite the rows go to the data file, so each
- *   batch written makes the other connections re-read their page caches, as an import does.
+ * - In memory: every company's tags and description words are read (in ranges of ids), the
+ *   distinct tag sets hashed into LSH buckets, and each company's answer taken from the sets that
+ *   share a bucket with its own. The index's cost grows with the companies times their candidates,
+ *   not with a search per company (the bench's similar phase times the build: `npm run bench`).
+ * - The weights (N and each tag's df) are those of the build that took them, kept in
+ *   `similar_companies_state`: an update scores as the build did, so updating after an import gives
+ *   what a build over every company gives. A build takes new weights when asked (`reweigh`), when
+ *   there are none, or when the number of companies has moved by more than `REWEIGH_SHARE` since;
+ *   every answer is then recomputed.
+ * - An update recomputes only the companies whose own data changed (their fingerprint: tags,
+ *   description, weights) and the companies whose answer such a company can enter or leave: those
+ *   holding a changed or deleted company, and those sharing an LSH bucket with a changed company
+ *   whose score with it reaches the last of their answer. The other rows only take the new data
+ *   version.
+ * - The answers are computed first (in the model's order), then written in id order, a transaction
+ *   every `commitEvery` rows, each first checking that the data version is still the one read: when
+ *   an import ran meanwhile, the build starts over at the new version. Run it after an import; rows
+ *   of an old version are never served. Before the rows, one transaction writes the weights, deletes
+ *   the rows of deleted companies and clears the fingerprint of every row to be rewritten: a build
+ *   stopped while writing leaves those as changed, so the next one recomputes them and the
+ *   companies whose answer they can enter or leave, and the index is then what a full build gives.
  */
+import type { Kysely } from 'kysely'
 import { dataVersion, type VentureDb } from '../store/open.js'
-import { SIMILAR_INDEX_TABLE } from '../store/schema/similar-index-tables.js'
-import { COMPANY_ID, COMPANY_TABLE } from './company-sql.js'
-import { queryShape } from './query-shape.js'
+import { SIMILAR_INDEX_STATE_TABLE, SIMILAR_INDEX_TABLE } from '../store/schema/similar-index-tables.js'
 import { recordSession } from './session.js'
-import { completeTagTotals, keepEveryPosting, similarCompanies } from './similar.js'
-import { encodeNeighbours, MISSING, SHARD_SIZE, shardFilter, type MissingParams } from './similar-index.js'
+import { companiesNow, currentWeights, loadModelInput, type ModelWeights } from './similar/load.js'
+import { SimilarityModel } from './similar/lsh.js'
+import { decodeNeighbours, encodeNeighbours, SIMILAR_LIMIT } from './similar-index.js'
+import type { TagKey } from './similar/statements.js'
 
 export interface SimilarIndexOptions {
-  /** Build the companies with `id % count = index` only (0 <= index < count). */
-  readonly shard?: { readonly index: number; readonly count: number }
-  /** Companies computed between writes (default 256). */
+  /** Recompute every company (with the kept weights unless `reweigh`). */
+  readonly full?: boolean
+  /** Take new weights from the data now (every company is recomputed). */
+  readonly reweigh?: boolean
+  /** Rows written per statement (default 500). */
   readonly batchSize?: number
-  /** After each batch written: companies done (computed or already current) of this build's share. */
-  readonly onProgress?: (progress: { readonly done: number; readonly total: number; readonly dataVersion: number }) => void
-  /** Stops the build between two companies; what was written stays (the next build resumes). */
+  /** Rows written a transaction (default 50,000): what a build stopped during its writes keeps. */
+  readonly commitEvery?: number
+  /**
+   * As the companies are computed (`phase` 'compute': companies done of those to compute), then
+   * after each transaction of rows (`phase` 'write': rows written of those to write).
+   */
+  readonly onProgress?: (progress: { readonly done: number; readonly total: number; readonly dataVersion: number; readonly phase: 'compute' | 'write' }) => void
+  /**
+   * Stops the build between two companies or two transactions of rows. Stopped while computing,
+   * it has written nothing; stopped while writing, the rows written stay (served: they are
+   * answers of the current data) and the next build or update completes the index.
+   */
   readonly signal?: AbortSignal
 }
 
 export interface SimilarIndexSummary {
   /** The data version the index was completed at. */
   readonly dataVersion: number
-  /** Companies of this build's share. */
+  /** Companies. */
   readonly companies: number
   /** Answers computed and written by this build. */
   readonly computed: number
-  /** Companies whose row was already of the data version. */
+  /** Companies whose answer was already right (their row only took the data version). */
   readonly current: number
+  /** Rows of companies that no longer exist, deleted. */
+  readonly deleted: number
   /** Times the data version moved during the build (each made it start over). */
   readonly restarts: number
-  /**
-   * How the answers were ranked: `jaccard` (the search's default, with every company's tag total
-   * kept) or, where totals cannot be kept (sparse or negative ids, more than 200,000 distinct tags),
-   * `shared` (by shared tag weight, as the search then ranks too).
-   */
-  readonly ranking: 'jaccard' | 'shared'
+  /** Whether this build took new weights. */
+  readonly reweighed: boolean
+  /** Distinct tag sets of the companies. */
+  readonly sets: number
+  /** LSH buckets of the model. */
+  readonly buckets: number
+  /** Wall time of the build (ms). */
   readonly ms: number
 }
 
-const MAX_BATCH = 10_000
+/** A change in the number of companies past which a build takes new weights (a share of those it has). */
+export const REWEIGH_SHARE = 0.1
+const MAX_BATCH = 5_000
+/** Companies computed between progress reports and signal checks. */
+const PROGRESS_EVERY = 5_000
+/** Rows written a transaction: what a stopped build keeps. */
+const COMMIT_EVERY = 50_000
 
+/** The kept weights and the name that enters every fingerprint. */
+interface KeptWeights extends ModelWeights {
+  readonly epoch: string
+}
 
-const SHARD_CURRENT = queryShape<MissingParams, { n: number | string }>('similar index: companies of the shard already built', (db, _d, p) =>
-  db.selectFrom(`${COMPANY_TABLE} as c`)
-    .innerJoin(`${SIMILAR_INDEX_TABLE} as n`, (join) => join.onRef('n.company_id', '=', `c.${COMPANY_ID}`))
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where(shardFilter(p))
-    .where('n.data_version', '=', p.version))
-
-/** Builds (or completes) the similarity index on either backend. */
+/** Builds or updates the similarity index on either backend. */
 export async function buildSimilarIndex(vdb: VentureDb, options: SimilarIndexOptions = {}): Promise<SimilarIndexSummary> {
   const started = performance.now()
-  const shard = options.shard ?? { index: 0, count: 1 }
-  if (!Number.isSafeInteger(shard.count) || shard.count < 1 || !Number.isSafeInteger(shard.index) || shard.index < 0 || shard.index >= shard.count) {
-    throw new RangeError(`buildSimilarIndex: shard must be { index, count } with 0 <= index < count (got ${JSON.stringify(shard)})`)
-  }
-  const batchSize = options.batchSize ?? 256
-  // One statement writes a batch, three values a company: SQLite binds at most 32,766.
+  const batchSize = options.batchSize ?? 500
+  // One statement writes a batch, four values a company: SQLite binds at most 32,766.
   if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH) {
     throw new RangeError(`buildSimilarIndex: batchSize must be a whole number from 1 to ${MAX_BATCH} (got ${batchSize})`)
   }
+  const commitEvery = options.commitEvery ?? COMMIT_EVERY
+  if (!Number.isSafeInteger(commitEvery) || commitEvery < 1) throw new RangeError(`buildSimilarIndex: commitEvery must be a whole number from 1 (got ${commitEvery})`)
   if (vdb.readonly) throw new Error('buildSimilarIndex: the database is open read-only')
-  // Every company in turn reads every tag: kept whole, a common rarest tag's part is sliced from memory.
-  const release = keepEveryPosting(vdb)
-  try {
-    return await build(vdb, shard, batchSize, options, started)
-  } finally {
-    release()
+  let restarts = 0
+  for (;;) {
+    const result = await attempt(vdb, options, batchSize, commitEvery)
+    if (result !== undefined) return { ...result, restarts, ms: performance.now() - started }
+    restarts++
   }
 }
 
-async function build(vdb: VentureDb, shard: { index: number; count: number }, batchSize: number, options: SimilarIndexOptions, started: number): Promise<SimilarIndexSummary> {
+type Attempt = Omit<SimilarIndexSummary, 'restarts' | 'ms'>
+
+async function attempt(vdb: VentureDb, options: SimilarIndexOptions, batchSize: number, commitEvery: number): Promise<Attempt | undefined> {
   const s = recordSession(vdb)
-  const base = { after: 0, count: shard.count, index: shard.index, limit: batchSize }
-  let restarts = 0
-  for (;;) {
-    const version = await dataVersion(vdb)
-    // Every answer ranked as the search ranks with its totals built (not by shared weight while they are).
-    const ranking = (await completeTagTotals(vdb)) ? 'jaccard' : 'shared'
-    const total = Number((await s.first(SHARD_SIZE, { ...base, version }))?.n ?? 0)
-    const current = Number((await s.first(SHARD_CURRENT, { ...base, version }))?.n ?? 0)
-    let computed = 0
-    // Below every id (ids are whole numbers; imports take them from 1 up).
-    let after = Number.MIN_SAFE_INTEGER
-    let moved = false
-    for (;;) {
-      options.signal?.throwIfAborted()
-      const ids = await s.column(MISSING, { ...base, after, version })
-      if (ids.length === 0) break
-      const rows: { company_id: number; data_version: number; neighbours: string }[] = []
-      for (const id of ids) {
-        options.signal?.throwIfAborted()
-        const answer = await similarCompanies(vdb, id, { index: false, totalsBuildMs: Number.POSITIVE_INFINITY })
-        rows.push({ company_id: id, data_version: version, neighbours: encodeNeighbours(answer.map((r) => [r.id, r.score])) })
-      }
-      // Never over a row of a newer version: a build still on an older one (another process) would
-      // undo the newer build's work, which has moved past those companies.
-      await vdb.db.insertInto(SIMILAR_INDEX_TABLE).values(rows)
-        .onConflict((oc) => oc.column('company_id')
-          .doUpdateSet((eb) => ({ data_version: eb.ref('excluded.data_version'), neighbours: eb.ref('excluded.neighbours') }))
-          .where((eb) => eb(eb.ref(`${SIMILAR_INDEX_TABLE}.data_version`), '<=', eb.ref('excluded.data_version'))))
-        .execute()
-      computed += rows.length
-      after = ids[ids.length - 1]!
-      if ((await dataVersion(vdb)) !== version) {
-        moved = true
-        break
-      }
-      options.onProgress?.({ done: Math.min(total, current + computed), total, dataVersion: version })
-    }
-    if (moved) {
-      restarts++
+  const version = await dataVersion(vdb)
+  let kept = options.reweigh ? undefined : await keptWeights(vdb)
+  let reweighed = false
+  if (kept === undefined || Math.abs((await companiesNow(s)) - kept.companies) > REWEIGH_SHARE * kept.companies) {
+    kept = { ...(await currentWeights(s)), epoch: `${version}.${Date.now().toString(36)}` }
+    reweighed = true
+  }
+  const { input, fingerprints } = await loadModelInput(s, kept, kept.epoch)
+  if ((await dataVersion(vdb)) !== version) return undefined
+  const model = new SimilarityModel(input)
+  const n = input.ids.length
+
+  // What the index holds: each company's fingerprint and the last of its answer.
+  // Every company is recomputed on a full build: its stored answers need not be read.
+  const everyCompany = options.full === true || reweighed
+  const stored = (everyCompany
+    ? await vdb.db.selectFrom(SIMILAR_INDEX_TABLE).select(['company_id']).execute()
+    : await vdb.db.selectFrom(SIMILAR_INDEX_TABLE).select(['company_id', 'fingerprint', 'neighbours']).execute()) as { company_id: number | string; fingerprint?: string | null; neighbours?: string }[]
+  const recompute = new Uint8Array(n)
+  const deleted: number[] = []
+  /** By company index: the last score of its stored answer (0 when it holds fewer than the limit), or -1 without a row. */
+  const last = new Float64Array(n).fill(-1)
+  const holders = new Map<number, number[]>()
+  for (const row of stored) {
+    const id = Number(row.company_id)
+    const c = model.indexOf(id)
+    if (c < 0) {
+      deleted.push(id)
       continue
     }
-    return { dataVersion: version, companies: total, computed, current, restarts, ranking, ms: performance.now() - started }
+    if (everyCompany || row.fingerprint !== fingerprints[c]) {
+      recompute[c] = 1
+      continue
+    }
+    const answer = decodeNeighbours(row.neighbours!, id)
+    if (answer === undefined) {
+      recompute[c] = 1
+      continue
+    }
+    last[c] = answer.length < SIMILAR_LIMIT ? 0 : answer[answer.length - 1]![1]
+    for (const [other] of answer) {
+      const list = holders.get(other)
+      if (list) list.push(c)
+      else holders.set(other, [c])
+    }
+  }
+  // Changed: no answer that stands (new, its own data or the weights changed, or a row that is not an answer).
+  const changed: number[] = []
+  for (let c = 0; c < n; c++) {
+    if (options.full || reweighed) recompute[c] = 1
+    if (last[c] === -1) changed.push(c)
+    if (last[c] === -1) recompute[c] = 1
+  }
+  if (!options.full && !reweighed) {
+    // Those holding a changed or deleted company: it leaves their answer or takes another score.
+    for (const id of deleted) for (const c of holders.get(id) ?? []) recompute[c] = 1
+    for (const c of changed) for (const holder of holders.get(input.ids[c]!) ?? []) recompute[holder] = 1
+    // Those a changed company may enter: the members of its set's candidates whose answer's last
+    // it reaches (a pair's score has the same tag and description parts either way round).
+    const bySet = new Map<number, number[]>()
+    for (const c of changed) {
+      const list = bySet.get(model.setOf[c]!)
+      if (list) list.push(c)
+      else bySet.set(model.setOf[c]!, [c])
+    }
+    for (const [set, changedHere] of bySet) {
+      const found = model.candidates(set)
+      for (let i = 0; i < found.length; i++) {
+        const t = found.setAt(i)
+        const tagScore = found.scoreAt(i)
+        for (let m = model.memberStart[t]!; m < model.memberStart[t + 1]!; m++) {
+          const other = model.members[m]!
+          if (recompute[other]) continue
+          for (const c of changedHere) {
+            if (c !== other && model.scoreOf(other, c, tagScore) >= last[other]!) {
+              recompute[other] = 1
+              break
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // The answers, computed set by set in the model's order (the members of a set share its
+  // candidates, and consecutive sets most of theirs), kept as company indexes and scores.
+  const total = recompute.reduce((a, b) => a + b, 0)
+  const answerStart = new Uint32Array(n + 1)
+  const answerAt = new Uint32Array(total * SIMILAR_LIMIT)
+  const answerScores = new Float64Array(total * SIMILAR_LIMIT)
+  const slot = new Int32Array(n).fill(-1)
+  let done = 0
+  for (let o = 0; o < model.sets; o++) {
+    const set = model.order[o]!
+    let found: ReturnType<SimilarityModel['candidates']> | undefined
+    for (let m = model.memberStart[set]!; m < model.memberStart[set + 1]!; m++) {
+      const c = model.members[m]!
+      if (!recompute[c]) continue
+      found ??= model.candidates(set)
+      model.neighboursInto(c, SIMILAR_LIMIT, found)
+      const { count, at, scores } = model.answer
+      slot[c] = done
+      answerStart[done] = count
+      answerAt.set(at.subarray(0, count), done * SIMILAR_LIMIT)
+      answerScores.set(scores.subarray(0, count), done * SIMILAR_LIMIT)
+      if (++done % PROGRESS_EVERY === 0 && done < total) {
+        options.signal?.throwIfAborted()
+        options.onProgress?.({ done, total, dataVersion: version, phase: 'compute' })
+      }
+    }
+  }
+  options.onProgress?.({ done, total, dataVersion: version, phase: 'compute' })
+  options.signal?.throwIfAborted()
+
+  const stillCurrent = async (trx: Kysely<any>) => (await dataVersion({ ...vdb, db: trx } as VentureDb)) === version
+  // First the weights, the deleted rows and which rows are to be rewritten (their fingerprint
+  // cleared): a build stopped during the writes leaves those as changed, so the next one computes
+  // them again, with the companies whose answer they may enter or leave.
+  const started = await vdb.db.transaction().execute(async (trx) => {
+    if (!(await stillCurrent(trx))) return false
+    await trx.deleteFrom(SIMILAR_INDEX_STATE_TABLE).where('name', '=', 'weights').execute()
+    await trx.insertInto(SIMILAR_INDEX_STATE_TABLE).values({ name: 'weights', value: encodeWeights(kept) }).execute()
+    for (let i = 0; i < deleted.length; i += batchSize) await trx.deleteFrom(SIMILAR_INDEX_TABLE).where('company_id', 'in', deleted.slice(i, i + batchSize)).execute()
+    if (total === n) {
+      await trx.updateTable(SIMILAR_INDEX_TABLE).set({ fingerprint: null }).execute()
+    } else {
+      const ids: number[] = []
+      for (let c = 0; c < n; c++) if (recompute[c]) ids.push(input.ids[c]!)
+      for (let i = 0; i < ids.length; i += batchSize) await trx.updateTable(SIMILAR_INDEX_TABLE).set({ fingerprint: null }).where('company_id', 'in', ids.slice(i, i + batchSize)).execute()
+    }
+    return true
+  })
+  if (!started) return undefined
+  // The answers in company id order (the table's key), a transaction every COMMIT_EVERY rows.
+  const ids = input.ids
+  let c = 0
+  let writtenRows = 0
+  while (c < n) {
+    const rows: { company_id: number; data_version: number; fingerprint: string; neighbours: string }[] = []
+    for (; c < n && rows.length < commitEvery; c++) {
+      const k = slot[c]!
+      if (k < 0) continue
+      const count = answerStart[k]!
+      const pairs: [number, number][] = new Array(count)
+      for (let i = 0; i < count; i++) pairs[i] = [ids[answerAt[k * SIMILAR_LIMIT + i]!]!, answerScores[k * SIMILAR_LIMIT + i]!]
+      rows.push({ company_id: ids[c]!, data_version: version, fingerprint: fingerprints[c]!, neighbours: encodeNeighbours(pairs) })
+    }
+    if (rows.length === 0) break
+    options.signal?.throwIfAborted()
+    const written = await vdb.db.transaction().execute(async (trx) => {
+      if (!(await stillCurrent(trx))) return false
+      for (let i = 0; i < rows.length; i += batchSize) {
+        await trx.insertInto(SIMILAR_INDEX_TABLE).values(rows.slice(i, i + batchSize))
+          .onConflict((oc) => oc.column('company_id').doUpdateSet((eb) => ({
+            data_version: eb.ref('excluded.data_version'), fingerprint: eb.ref('excluded.fingerprint'), neighbours: eb.ref('excluded.neighbours'),
+          })))
+          .execute()
+      }
+      return true
+    })
+    if (!written) return undefined
+    writtenRows += rows.length
+    options.onProgress?.({ done: writtenRows, total, dataVersion: version, phase: 'write' })
+  }
+  // The others' answers stand at this version.
+  const closed = await vdb.db.transaction().execute(async (trx) => {
+    if (!(await stillCurrent(trx))) return false
+    await trx.updateTable(SIMILAR_INDEX_TABLE).set({ data_version: version }).where('data_version', '<>', version).execute()
+    return true
+  })
+  if (!closed) return undefined
+  const rowsWritten = total
+  return { dataVersion: version, companies: n, computed: rowsWritten, current: n - rowsWritten, deleted: deleted.length, reweighed, sets: model.sets, buckets: model.buckets }
+}
+
+function encodeWeights(weights: KeptWeights): string {
+  return JSON.stringify({ epoch: weights.epoch, companies: weights.companies, df: [...weights.df] })
+}
+
+/** The weights the index was built with, or undefined (none, or a row that is not weights). */
+async function keptWeights(vdb: VentureDb): Promise<KeptWeights | undefined> {
+  const row = await vdb.db.selectFrom(SIMILAR_INDEX_STATE_TABLE).select('value').where('name', '=', 'weights').executeTakeFirst() as { value: string } | undefined
+  if (!row) return undefined
+  try {
+    const value = JSON.parse(row.value) as { epoch?: unknown; companies?: unknown; df?: unknown }
+    if (typeof value.epoch !== 'string' || !Number.isSafeInteger(value.companies) || !Array.isArray(value.df)) return undefined
+    const df = new Map<TagKey, number>()
+    for (const pair of value.df as unknown[]) {
+      if (!Array.isArray(pair) || typeof pair[0] !== 'string' || !Number.isSafeInteger(pair[1])) return undefined
+      df.set(pair[0], pair[1] as number)
+    }
+    return { epoch: value.epoch, companies: value.companies as number, df }
+  } catch {
+    return undefined
   }
 }

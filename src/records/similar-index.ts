@@ -1,7 +1,7 @@
 /**
- * @module The similarity index, read side: a company's similar companies as `similarCompanies`
- * answered them when the index was built (`similar-index-build.ts`), when they are of the current
- * data version.
+ * @module The similarity index, read side: a company's similar companies as the index's build
+ * computed them (`similar-index-build.ts`: the search's score, candidates found by LSH), when they
+ * are of the current data version.
  *
  * Why an index: an answer is a search over the candidates sharing the company's tags, many times
  * a detail lookup on a million companies, with no one part of the search most of it; and the tag

@@ -27,7 +27,7 @@
  *
  * - Where the similarity index holds the company at the current data version, a call at the
  *   defaults reads its answer there instead (similar-index.ts; built by similar-index-build.ts,
- *   `ventureql similar-index`): the answer this search gives with the totals built.
+ *   `ventureql similar-index`): the same score, with candidates found by LSH (similar/lsh.ts).
  *
  * The same statements run on SQLite and PostgreSQL, and every row order the arithmetic depends on
  * is explicit (tag values in binary order, owners ascending): weights are summed in the same order
@@ -95,8 +95,8 @@ export interface SimilarityOptions {
    * Whether the answer may come from the similarity index (`buildSimilarIndex`, `ventureql
    * similar-index`; default true). It does when the index holds the company at the current data
    * version, `limit` is at most `SIMILAR_LIMIT` and none of the options above is set: the index holds
-   * the answers of the defaults with the totals built (as `totalsBuildMs: Infinity` gives them), best
-   * first, so a smaller limit takes the first of them. False: always search (what the build does).
+   * each company's best `SIMILAR_LIMIT` by the same score (candidates found by LSH), best first, so a
+   * smaller limit takes the first of them. False: always search.
    */
   readonly index?: boolean
 }

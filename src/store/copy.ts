@@ -8,7 +8,7 @@
  * uses the target is keyed by). The table and column lists are read from those
  * migrations' own DDL builders, so a column added to the catalog or a detail table is copied
  * without touching this file. Not copied: stored queries and their caches, API keys and quota
- * usage (they belong to the database they were made in), the similarity index (emptied: its
+ * usage (they belong to the database they were made in), the similarity index and its weights (emptied: its
  * answers are of the data before; `ventureql similar-index` builds it on the target), and the FTS5
  * search index: PostgreSQL's own search index is built from the copied rows at the end
  * (`refreshPostgresSearchIndex`, full).
@@ -33,7 +33,7 @@ import { dataVersionSync, type PostgresVentureDb, type SqliteVentureDb } from '.
 import { datasetTableStatements } from './schema/dataset-tables.js'
 import { detailTableStatements } from './schema/detail-tables.js'
 import { VERSIONED_CACHE_TABLES } from './schema/stored-query-tables.js'
-import { SIMILAR_INDEX_TABLE } from './schema/similar-index-tables.js'
+import { SIMILAR_INDEX_STATE_TABLE, SIMILAR_INDEX_TABLE } from './schema/similar-index-tables.js'
 
 /** PostgreSQL's ceiling on bind parameters per statement (a 16-bit count in the protocol). */
 export const PG_MAX_PARAMETERS = 65_535
@@ -107,7 +107,7 @@ export async function copyToPostgres(source: SqliteVentureDb, target: PostgresVe
     await client.query(`select pg_advisory_xact_lock(hashtext('ventureql load ' || current_schema()))`)
     // One statement: TRUNCATE of several tables is atomic and transactional in PostgreSQL. Another
     // process serving the target keeps row counts per data version: the version set below is new.
-    await client.query(`truncate table ${[...tables.map((t) => `"${t.table}"`), ...VERSIONED_CACHE_TABLES.map((t) => `"${t}"`), `"${SIMILAR_INDEX_TABLE}"`].join(', ')}`)
+    await client.query(`truncate table ${[...tables.map((t) => `"${t.table}"`), ...VERSIONED_CACHE_TABLES.map((t) => `"${t}"`), `"${SIMILAR_INDEX_TABLE}"`, `"${SIMILAR_INDEX_STATE_TABLE}"`].join(', ')}`)
     // Loading into indexed tables costs several times building the indexes afterwards.
     const indexes = await secondaryIndexes(client, tables.map((t) => t.table))
     for (const index of indexes) await client.query(`drop index "${index.name}"`)

@@ -17,7 +17,7 @@ import { postgresSearchIndexStatements, postgresTypoDictionaryStatements } from 
 import { postgresSortIndexStatements } from './schema/postgres-sort-indexes.js'
 import { missingValueStatements } from './schema/missing-values-migration.js'
 import type { DialectName } from './schema/column-types.js'
-import { similarIndexStatements } from './schema/similar-index-tables.js'
+import { similarIndexStatements, similarIndexUpdateStatements } from './schema/similar-index-tables.js'
 import { neverRaisedStatements } from './schema/never-raised-migration.js'
 import { tagFoldIndexStatements } from './schema/tag-fold-indexes.js'
 
@@ -52,6 +52,7 @@ export const MIGRATIONS: readonly StoreMigration[] = Object.freeze([
     name: '018-search-typo-names',
     statements: (db, dialect) => [...typoNameStatements(db, dialect), ...postgresTypoDictionaryStatements(db, dialect)],
   },
+  { name: '019-similar-index-update', statements: similarIndexUpdateStatements },
 ])
 
 export const MIGRATION_TABLE = 'kysely_migration'

@@ -57,7 +57,7 @@ beforeAll(async () => {
 
   const migrated = await createMigrator(pgdb.db, 'postgres', schema.name).migrateToLatest()
   expect(migrated.error).toBeUndefined()
-  expect(migrated.results?.map((r) => r.migrationName)).toEqual(['012-missing-values', '013-search-hit-fields', '014-similar-companies', '015-never-raised-amounts', '016-tag-fold-indexes', '017-search-typo-dictionary', '018-search-typo-names'])
+  expect(migrated.results?.map((r) => r.migrationName)).toEqual(['012-missing-values', '013-search-hit-fields', '014-similar-companies', '015-never-raised-amounts', '016-tag-fold-indexes', '017-search-typo-dictionary', '018-search-typo-names', '019-similar-index-update'])
 }, 120_000)
 afterAll(async () => {
   await schema?.drop()

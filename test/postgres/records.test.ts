@@ -173,16 +173,12 @@ describe('record lookups on PostgreSQL = on SQLite, over the same copied data', 
     expect(nonEmpty).toBeGreaterThan(100)
   })
 
-  it('the similarity index, built on each backend, answers what the search answers, the same on both', async () => {
-    const built = await Promise.all([buildSimilarIndex(source), buildSimilarIndex(target, { shard: { index: 1, count: 2 } })])
-    expect(built[0]).toMatchObject({ companies: companyIds.length, computed: companyIds.length })
-    // PostgreSQL in two shards, as `--jobs 2` builds it.
-    const second = await buildSimilarIndex(target)
-    expect(second).toMatchObject({ companies: companyIds.length, current: built[1].computed, computed: companyIds.length - built[1].computed })
+  it('the similarity index, built on each backend, gives the same answers on both', async () => {
+    const built = await Promise.all([buildSimilarIndex(source), buildSimilarIndex(target)])
+    for (const summary of built) expect(summary).toMatchObject({ companies: companyIds.length, computed: companyIds.length })
     let nonEmpty = 0
     for (const id of companyIds) {
       const answer = await same(`indexed similar ${id}`, (e) => e.records.similarCompanies(id))
-      expect(answer, `indexed similar ${id}`).toStrictEqual(await similarCompanies(target, id, { index: false, totalsBuildMs: Number.POSITIVE_INFINITY }))
       if (answer && answer.length > 0) nonEmpty++
     }
     expect(nonEmpty).toBeGreaterThan(300)

@@ -1,9 +1,10 @@
 /**
- * @module The similarity index (records/similar-index*.ts): built, it answers exactly what the
- * search answers at the defaults with the totals built; it is served only at the data version it
- * was built for and only for calls at the defaults; builds resume, follow the data version, split
- * into shards and stop on a signal. Also `partOf`, the in-memory part of a tag's postings that the
- * build uses in place of two statements, against those statements' meaning.
+ * @module The similarity index (records/similar-index*.ts): built, it answers with the exact scores
+ * of the search and most of its answer; it is served only at the data version it was built for and
+ * only for calls at the defaults; an update after an import recomputes only what the import
+ * changed and gives what a full build gives; builds follow the data version and stop on a signal.
+ * Also `partOf`, the in-memory part of a tag's postings that the search uses in place of two
+ * statements, against those statements' meaning.
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -13,6 +14,10 @@ import { completeTagTotals, keepEveryPosting, partOf, similarCompanies, type Sim
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { bumpDataVersionSync, dataVersionSync, openDatabase, type SqliteVentureDb } from '../../src/store/open.js'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { expectUpdateEqualsFullBuild } from '../support/similar-update.js'
+import { recordSession } from '../../src/records/session.js'
+import { currentWeights, loadModelInput } from '../../src/records/similar/load.js'
+import { SimilarityModel } from '../../src/records/similar/lsh.js'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -20,6 +25,8 @@ const COMPANIES = 300
 const ids = Array.from({ length: COMPANIES }, (_, i) => i + 1)
 /** What the index holds: the search at the defaults, with the tag totals built. */
 const SEARCHED: SimilarityOptions = { index: false, totalsBuildMs: Number.POSITIVE_INFINITY }
+/** The exact answer: nothing budgeted (bench/support/similar.ts). */
+const EXHAUSTIVE: SimilarityOptions = { ...SEARCHED, postingsBudget: Number.MAX_SAFE_INTEGER, probeBudget: Number.MAX_SAFE_INTEGER, candidateCap: Number.MAX_SAFE_INTEGER }
 
 const rowsOf = (vdb: SqliteVentureDb) =>
   vdb.sqlite.prepare('select company_id, data_version, neighbours from similar_companies order by company_id').all() as { company_id: number; data_version: number; neighbours: string }[]
@@ -34,30 +41,38 @@ describe('buildSimilarIndex', () => {
 
   it('computes every company once, and a second build finds nothing to do', async () => {
     const progress: number[] = []
-    const first = await buildSimilarIndex(vdb, { batchSize: 64, onProgress: ({ done, total }) => { progress.push(done); expect(total).toBe(COMPANIES) } })
-    expect(first).toMatchObject({ companies: COMPANIES, computed: COMPANIES, current: 0, restarts: 0, dataVersion: dataVersionSync(vdb.sqlite) })
-    expect(progress).toEqual([64, 128, 192, 256, 300])
+    const first = await buildSimilarIndex(vdb, { onProgress: ({ done, total }) => { progress.push(done); expect(total).toBe(COMPANIES) } })
+    expect(first).toMatchObject({ companies: COMPANIES, computed: COMPANIES, current: 0, deleted: 0, restarts: 0, reweighed: true, dataVersion: dataVersionSync(vdb.sqlite) })
+    expect(progress.at(-1)).toBe(COMPANIES)
     const rows = rowsOf(vdb)
     expect(rows.map((r) => r.company_id)).toEqual(ids)
     expect(new Set(rows.map((r) => r.data_version))).toEqual(new Set([first.dataVersion]))
-    expect(await buildSimilarIndex(vdb)).toMatchObject({ companies: COMPANIES, computed: 0, current: COMPANIES, restarts: 0 })
+    expect(await buildSimilarIndex(vdb)).toMatchObject({ companies: COMPANIES, computed: 0, current: COMPANIES, restarts: 0, reweighed: false })
   })
 
-  it('answers what the search answers, for every company, at every limit up to 20', async () => {
+  it('answers with the exact scores of the search, finding most of its answer, at every limit up to 20', async () => {
     let nonEmpty = 0
-    let full = 0
+    let found = 0
+    let expected = 0
     for (const id of ids) {
-      const searched = await similarCompanies(vdb, id, SEARCHED)
-      expect(await similarCompanies(vdb, id), `company ${id}`).toStrictEqual(searched)
-      for (const limit of [1, 5, 19]) {
-        expect(await similarCompanies(vdb, id, { limit }), `company ${id}, limit ${limit}`).toStrictEqual(await similarCompanies(vdb, id, { ...SEARCHED, limit }))
+      const searched = await similarCompanies(vdb, id, EXHAUSTIVE)
+      const indexed = await similarCompanies(vdb, id)
+      const scores = new Map(searched.map((r) => [r.id, r.score]))
+      for (const r of indexed) {
+        // The same score where both hold a company (summed in another order: to the last bits).
+        if (scores.has(r.id)) expect(r.score, `company ${id}, ${r.id}`).toBeCloseTo(scores.get(r.id)!, 12)
+        expect(r.id).not.toBe(id)
       }
-      if (searched.length > 0) nonEmpty++
-      if (searched.length === 20) full++
+      // Best first, equal scores by id, as the search orders them.
+      expect(indexed.map((r) => r.id)).toEqual([...indexed].sort((a, b) => b.score - a.score || a.id - b.id).map((r) => r.id))
+      found += indexed.filter((r) => scores.has(r.id)).length
+      expected += searched.length
+      for (const limit of [1, 5, 19]) expect(await similarCompanies(vdb, id, { limit }), `company ${id}, limit ${limit}`).toStrictEqual(indexed.slice(0, limit).map((r, i) => (i === 0 ? { ...r, probability: 1 } : { ...r, probability: expect.any(Number) })))
+      if (indexed.length > 0) nonEmpty++
     }
-    // Not a comparison of empty lists: most companies have 20 answers.
+    // Not a comparison of empty lists, and LSH finds most of the exhaustive answer.
     expect(nonEmpty).toBeGreaterThan(250)
-    expect(full).toBeGreaterThan(200)
+    expect(found / expected).toBeGreaterThan(0.9)
   })
 
   it('is what answers: a row planted at the current version is served, with the records read now', async () => {
@@ -71,58 +86,129 @@ describe('buildSimilarIndex', () => {
       expect(served[0]!.name).toBe(vdb.sqlite.prepare('select name from companies where id = 42').pluck().get())
       expect((await similarCompanies(vdb, id, { limit: 1 })).map((r) => r.id)).toEqual([42])
       // Not served: the search asked for, a budget or ranking set, more than the index holds.
-      const searched = await similarCompanies(vdb, id, SEARCHED)
-      expect(searched.map((r) => r.id)).not.toEqual([42, 7])
       for (const options of [{ index: false }, { postingsBudget: 50_000 }, { candidateCap: 200 }, { ranking: 'jaccard' as const }, { probe: 'bitmap' as const }, { totalsBuildMs: 250 }, { limit: 21 }]) {
         expect((await similarCompanies(vdb, id, options)).slice(0, 2).map((r) => r.id), JSON.stringify(options)).not.toEqual([42, 7])
       }
-      // A row that is not an answer is not served either: not [id, score] pairs, a score outside
-      // (0, 1], worse before better, equal scores not by id, an id twice, the company itself, more than 20.
-      const tooMany = JSON.stringify(Array.from({ length: 21 }, (_, i) => [100 + i, 0.5]))
-      for (const bad of ['not json', '{"a":1}', '[[1]]', '[[1.5, 0.2]]', '[["7", 0.2]]', '[[7, null]]', '[[7, 0]]', '[[7, 1.5]]', '[[7, -0.1]]',
-        '[[7, 0.2], [8, 0.3]]', '[[8, 0.2], [7, 0.2]]', '[[7, 0.3], [7, 0.2]]', `[[${id}, 0.3]]`, tooMany]) {
-        plant(vdb, id, bad)
-        expect(await similarCompanies(vdb, id), bad).toStrictEqual(searched)
+      // A row that is not an answer is not served either.
+      for (const text of ['[[42, 0.5], [42, 0.4]]', '[[17, 0.5]]', '[[42, 1.5]]', '[[7, 0.25], [42, 0.5]]', 'not json']) {
+        plant(vdb, id, text)
+        expect((await similarCompanies(vdb, id)).map((r) => r.id), text).not.toEqual([42, 7])
+        expect(decodeNeighbours(text, id), text).toBeUndefined()
       }
-      expect(decodeNeighbours('[]', id)).toEqual([])
-      expect(decodeNeighbours('[[7, 0.3], [8, 0.3], [9, 0.1]]', id)).toEqual([[7, 0.3], [8, 0.3], [9, 0.1]])
     } finally {
       plant(vdb, id, saved.neighbours, saved.data_version)
     }
   })
 
-  it('is not served once the data version moves, and the next build computes every company again', async () => {
+  it('is not served once the data version moves; the next build only takes the new version when nothing changed', async () => {
     const id = 17
-    plant(vdb, id, JSON.stringify([[42, 0.5]]))
-    expect((await similarCompanies(vdb, id)).map((r) => r.id)).toEqual([42])
+    const before = rowsOf(vdb)
     const version = bumpDataVersionSync(vdb.sqlite)
-    // The search first, its totals built for the new version: then the default call searches alike.
     const searched = await similarCompanies(vdb, id, SEARCHED)
     expect(await similarCompanies(vdb, id)).toStrictEqual(searched)
-    const rebuilt = await buildSimilarIndex(vdb)
-    expect(rebuilt).toMatchObject({ dataVersion: version, computed: COMPANIES, current: 0, ranking: 'jaccard' })
-    expect(new Set(rowsOf(vdb).map((r) => r.data_version))).toEqual(new Set([version]))
-    expect(await similarCompanies(vdb, id)).toStrictEqual(searched)
-    // A row of a newer version (another build, after an import this one has not seen) is never written over.
-    plant(vdb, 23, '[[42, 0.5]]', version + 5)
-    await buildSimilarIndex(vdb)
-    expect(rowsOf(vdb).find((r) => r.company_id === 23)).toEqual({ company_id: 23, data_version: version + 5, neighbours: '[[42, 0.5]]' })
-    vdb.sqlite.prepare('delete from similar_companies where company_id = 23').run()
+    expect(await buildSimilarIndex(vdb)).toMatchObject({ dataVersion: version, computed: 0, current: COMPANIES })
+    expect(rowsOf(vdb)).toEqual(before.map((r) => ({ ...r, data_version: version })))
+    expect(await similarIndexCoverage(vdb)).toBe('current')
   })
 
-  it('starts over at the new version when the data moves during the build', async () => {
+  it('updates only what an import changed, and the result is what a full build gives (SQLite)', async () => {
+    await expectUpdateEqualsFullBuild(vdb, ids.slice(20))
+  })
+
+  it('takes new weights when asked, or when the companies have moved by more than a tenth, and then recomputes every company', async () => {
+    expect(await buildSimilarIndex(vdb, { reweigh: true })).toMatchObject({ reweighed: true, computed: COMPANIES })
+    vdb.sqlite.exec(`insert into companies (id, name) select id + 10000, name from companies where id <= ${COMPANIES / 5}`)
+    bumpDataVersionSync(vdb.sqlite)
+    const moved = await buildSimilarIndex(vdb)
+    expect(moved).toMatchObject({ reweighed: true, computed: moved.companies })
+    vdb.sqlite.exec('delete from companies where id > 10000')
+    bumpDataVersionSync(vdb.sqlite)
+  })
+
+  it('starts over at the new version when the data moves during the build, and writes nothing when stopped', async () => {
     bumpDataVersionSync(vdb.sqlite)
     let bumped = false
     const summary = await buildSimilarIndex(vdb, {
-      batchSize: 100,
+      full: true,
       onProgress: () => {
         if (!bumped) { bumped = true; bumpDataVersionSync(vdb.sqlite) }
       },
     })
     const version = dataVersionSync(vdb.sqlite)
-    expect(summary).toMatchObject({ restarts: 1, dataVersion: version, computed: COMPANIES, current: 0 })
+    expect(summary).toMatchObject({ restarts: 1, dataVersion: version, computed: summary.companies, current: 0 })
     expect(new Set(rowsOf(vdb).map((r) => r.data_version))).toEqual(new Set([version]))
+
+    bumpDataVersionSync(vdb.sqlite)
+    const controller = new AbortController()
+    await expect(buildSimilarIndex(vdb, { full: true, onProgress: () => controller.abort(new Error('enough')), signal: controller.signal })).rejects.toThrow('enough')
+    expect(new Set(rowsOf(vdb).map((r) => r.data_version))).toEqual(new Set([version]))
+    expect(await similarIndexCoverage(vdb)).toBe('none')
   })
+
+  it('refuses a batch size that is not one, and a database open read-only', async () => {
+    for (const batchSize of [0, 5_001, 1.5]) {
+      await expect(buildSimilarIndex(vdb, { batchSize }), String(batchSize)).rejects.toThrow(`batchSize must be a whole number from 1 to 5000 (got ${batchSize})`)
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'vq-similar-index-'))
+    try {
+      const file = join(dir, 'fixture.db')
+      await (await createFixtureDatabase({ companies: 20, file })).close()
+      const readonly = openDatabase(file, { readonly: true })
+      try {
+        await expect(buildSimilarIndex(readonly)).rejects.toThrow(/read-only/)
+      } finally {
+        await readonly.close()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('SimilarityModel (similar/lsh.ts) against every set scored', () => {
+  it('holds at least 0.9 of the exact 20 on average, with their exact scores, on the fixture', async () => {
+    const vdb = await createFixtureDatabase({ companies: 2000 })
+    try {
+      const s = recordSession(vdb)
+      const { input } = await loadModelInput(s, await currentWeights(s), 'test')
+      const model = new SimilarityModel(input)
+      let overlap = 0
+      let nonEmpty = 0
+      for (let c = 0; c < input.ids.length; c++) {
+        const exact = model.exhaustiveNeighbours(c, 20)
+        const found = model.neighbours(c, 20, model.candidates(model.setOf[c]!))
+        const scores = new Map(exact.map(([id, score]) => [id, score]))
+        for (const [id, score] of found) if (scores.has(id)) expect(score, `company ${input.ids[c]}, ${id}`).toBe(scores.get(id))
+        if (exact.length > 0) {
+          nonEmpty++
+          overlap += found.filter(([id]) => scores.has(id)).length / exact.length
+        } else {
+          overlap += found.length === 0 ? 1 : 0
+        }
+      }
+      expect(nonEmpty).toBeGreaterThan(1900)
+      expect(overlap / input.ids.length).toBeGreaterThanOrEqual(0.9)
+    } finally {
+      await vdb.close()
+    }
+  }, 60_000)
+
+  it('is the search where it scores every set: the exhaustive answer of the model is the search with nothing budgeted', async () => {
+    const vdb = await createFixtureDatabase({ companies: COMPANIES })
+    try {
+      const s = recordSession(vdb)
+      const { input } = await loadModelInput(s, await currentWeights(s), 'test')
+      const model = new SimilarityModel(input)
+      for (let c = 0; c < input.ids.length; c += 13) {
+        const searched = await similarCompanies(vdb, input.ids[c]!, EXHAUSTIVE)
+        const exact = model.exhaustiveNeighbours(c, 20)
+        expect(exact.map(([id]) => id), `company ${input.ids[c]}`).toEqual(searched.map((r) => r.id))
+        exact.forEach(([, score], i) => expect(score).toBeCloseTo(searched[i]!.score, 12))
+      }
+    } finally {
+      await vdb.close()
+    }
+  }, 60_000)
 })
 
 describe('buildSimilarIndex: the tag totals, a database from before the index', () => {
@@ -139,7 +225,7 @@ describe('buildSimilarIndex: the tag totals, a database from before the index', 
       for (let id = 1; id <= 120; id += 3) {
         expect(await similarCompanies(fresh, id, { totalsBuildMs: 0, index: false }), `company ${id}`).toStrictEqual(await similarCompanies(fresh, id, SEARCHED))
       }
-      expect(await buildSimilarIndex(fresh)).toMatchObject({ computed: 120, ranking: 'jaccard' })
+      expect(await buildSimilarIndex(fresh)).toMatchObject({ computed: 120 })
     } finally {
       await fresh.close()
     }
@@ -158,65 +244,6 @@ describe('buildSimilarIndex: the tag totals, a database from before the index', 
         expect(answer.length).toBeGreaterThan(0)
         expect(await similarIndexCoverage(readonly)).toBe('none')
         expect(answer).toStrictEqual(await similarCompanies(readonly, 3, { index: false }))
-      } finally {
-        await readonly.close()
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
-  })
-})
-
-describe('buildSimilarIndex: shards, a stop, and what it refuses', () => {
-  let vdb: SqliteVentureDb
-  beforeAll(async () => { vdb = await createFixtureDatabase({ companies: COMPANIES }) })
-  afterAll(async () => { await vdb.close() })
-
-  it('builds one shard at a time, each its own companies, together all of them; the coverage a server reports follows', async () => {
-    expect(await similarIndexCoverage(vdb)).toBe('none')
-    // Shard 2 of 3 holds neither id 1 nor id 300; shard 0 holds 300.
-    for (const [index, coverage] of [[2, 'none'], [0, 'partial']] as const) {
-      const summary = await buildSimilarIndex(vdb, { shard: { index, count: 3 } })
-      expect(summary).toMatchObject({ companies: 100, computed: 100, current: 0 })
-      expect(await similarIndexCoverage(vdb), `after shard ${index}`).toBe(coverage)
-    }
-    expect(rowsOf(vdb).every((r) => r.company_id % 3 !== 1)).toBe(true)
-    expect(rowsOf(vdb)).toHaveLength(200)
-    // The whole index completes what the shards left.
-    expect(await buildSimilarIndex(vdb)).toMatchObject({ companies: COMPANIES, computed: 100, current: 200 })
-    expect(await similarIndexCoverage(vdb)).toBe('current')
-    // One company in the middle without its row: not complete (its first and last company are).
-    const saved = rowsOf(vdb).find((r) => r.company_id === 150)!
-    vdb.sqlite.prepare('delete from similar_companies where company_id = 150').run()
-    expect(await similarIndexCoverage(vdb)).toBe('partial')
-    plant(vdb, 150, saved.neighbours, saved.data_version)
-    expect(await similarIndexCoverage(vdb)).toBe('current')
-  })
-
-  it('stops on its signal between companies; what was written stays and the next build goes on from it', async () => {
-    bumpDataVersionSync(vdb.sqlite)
-    expect(await similarIndexCoverage(vdb)).toBe('none')
-    const controller = new AbortController()
-    await expect(buildSimilarIndex(vdb, { batchSize: 50, onProgress: () => controller.abort(new Error('enough')), signal: controller.signal })).rejects.toThrow('enough')
-    const version = dataVersionSync(vdb.sqlite)
-    expect(rowsOf(vdb).filter((r) => r.data_version === version)).toHaveLength(50)
-    expect(await buildSimilarIndex(vdb)).toMatchObject({ computed: COMPANIES - 50, current: 50 })
-  })
-
-  it('refuses a shard or batch size that is not one, and a database open read-only', async () => {
-    for (const shard of [{ index: 3, count: 3 }, { index: -1, count: 2 }, { index: 0, count: 0 }, { index: 0.5, count: 2 }]) {
-      await expect(buildSimilarIndex(vdb, { shard }), JSON.stringify(shard)).rejects.toThrow(/shard must be \{ index, count \} with 0 <= index < count/)
-    }
-    for (const batchSize of [0, 10_001, 1.5]) {
-      await expect(buildSimilarIndex(vdb, { batchSize }), String(batchSize)).rejects.toThrow(`batchSize must be a whole number from 1 to 10000 (got ${batchSize})`)
-    }
-    const dir = mkdtempSync(join(tmpdir(), 'vq-similar-index-'))
-    try {
-      const file = join(dir, 'fixture.db')
-      await (await createFixtureDatabase({ companies: 20, file })).close()
-      const readonly = openDatabase(file, { readonly: true })
-      try {
-        await expect(buildSimilarIndex(readonly)).rejects.toThrow(/read-only/)
       } finally {
         await readonly.close()
       }

@@ -1,0 +1,131 @@
+/**
+ * @module Reading every company's tags and description words for the in-memory similarity model
+ * (lsh.ts), in ranges of ids so no statement returns millions of rows at once, and each company's
+ * fingerprint: what its answer depends on of its own data, so an update of the index finds the
+ * companies an import changed.
+ */
+import { createHash } from 'node:crypto'
+import { columnName, COMPANIES } from '../../store/sql-names.js'
+import { COMPANY_ID, COMPANY_TABLE } from '../company-sql.js'
+import { queryShape } from '../query-shape.js'
+import type { RecordSession } from '../session.js'
+import type { SimilarityInput } from './lsh.js'
+import { descriptionWords } from './scoring.js'
+import { keyOf, TAG_TABLES, type TagKey } from './statements.js'
+import { tagWeight } from './weights.js'
+
+/** Company ids read per statement. */
+const RANGE = 50_000
+
+const ID_BOUNDS = queryShape<object, { lo: number | string | null; hi: number | string | null }>('similar model: id bounds', (db) =>
+  db.selectFrom(COMPANY_TABLE).select((eb) => [eb.fn.min(COMPANY_ID).as('lo'), eb.fn.max(COMPANY_ID).as('hi')]))
+const COMPANIES_IN = queryShape<{ from: number; to: number }, { id: number; description: string | null }>('similar model: companies in a range', (db, _d, p) =>
+  db.selectFrom(COMPANY_TABLE).select([`${COMPANY_ID} as id`, `${columnName(COMPANIES, 'description')} as description`])
+    .where(COMPANY_ID, '>=', p.from).where(COMPANY_ID, '<', p.to).orderBy(COMPANY_ID))
+const TAGS_IN = TAG_TABLES.map((t) => queryShape<{ from: number; to: number }, { owner: number; value: string }>(`similar model: tags in a range (${t.table})`, (db, _d, p) =>
+  db.selectFrom(t.table).select([`${t.ownerColumn} as owner`, `${t.valueColumn} as value`])
+    .where(t.ownerColumn, '>=', p.from).where(t.ownerColumn, '<', p.to)))
+/** Rows of tags whose owner has no company record still count in df, as the search counts them (through the value index). */
+const ALL_COUNTS = TAG_TABLES.map((t) => queryShape<object, { value: string; n: number | string }>(`similar model: tag counts (${t.table})`, (db) =>
+  db.selectFrom(t.table).select((eb) => [`${t.valueColumn} as value`, eb.fn.countAll().as('n')]).groupBy(t.valueColumn)))
+
+/** The weights of the model: N and every tag's df when they were taken. */
+export interface ModelWeights {
+  readonly companies: number
+  readonly df: ReadonlyMap<TagKey, number>
+}
+
+const COMPANIES_NOW = queryShape<object, { n: number | string }>('similar model: companies', (db) => db.selectFrom(COMPANY_TABLE).select((eb) => eb.fn.countAll().as('n')))
+
+/** N now. */
+export async function companiesNow(s: RecordSession): Promise<number> {
+  return Number((await s.first(COMPANIES_NOW, {}))?.n ?? 0)
+}
+
+/** N and every tag's df now (the weights a build takes when it weighs anew). */
+export async function currentWeights(s: RecordSession): Promise<ModelWeights> {
+  const [companies, counted] = await Promise.all([companiesNow(s), Promise.all(ALL_COUNTS.map((shape) => s.all(shape, {})))])
+  const df = new Map<TagKey, number>()
+  counted.forEach((rows, field) => { for (const r of rows) df.set(keyOf(field, r.value), Number(r.n)) })
+  return { companies, df }
+}
+
+/** A tag's weight under `weights`: a tag they do not know (new since) weighs as one company's tag. */
+export function weightOf(weights: ModelWeights, key: TagKey): number {
+  return tagWeight(weights.companies, weights.df.get(key) ?? 1)
+}
+
+export interface LoadedModel {
+  readonly input: SimilarityInput
+  /** By company index: what its own answer depends on of its data (tags, description) and the weights. */
+  readonly fingerprints: string[]
+}
+
+/**
+ * Every company's tags and description words. `epoch` names the weights (it enters every
+ * fingerprint, so new weights change them all).
+ */
+export async function loadModelInput(s: RecordSession, weights: ModelWeights, epoch: string): Promise<LoadedModel> {
+  const bounds = await s.first(ID_BOUNDS, {})
+  const lo = bounds?.lo == null ? 0 : Number(bounds.lo)
+  const hi = bounds?.hi == null ? -1 : Number(bounds.hi)
+  const ids: number[] = []
+  const descriptions: (string | null)[] = []
+  const tagKeys: TagKey[][] = []
+  for (let from = lo; from <= hi; from += RANGE) {
+    const to = Math.min(from + RANGE, hi + 1)
+    const [rows, ...tagRows] = await Promise.all([
+      s.rows(COMPANIES_IN, { from, to }),
+      ...TAGS_IN.map((shape) => s.rows(shape, { from, to })),
+    ])
+    const base = ids.length
+    const at = new Map<number, number>()
+    for (const [id, description] of rows as [number | string, string | null][]) {
+      at.set(Number(id), ids.length)
+      ids.push(Number(id))
+      descriptions.push(description)
+      tagKeys.push([])
+    }
+    tagRows.forEach((list, field) => {
+      for (const [owner, value] of list as [number | string, string][]) {
+        const i = at.get(Number(owner))
+        if (i !== undefined) tagKeys[i]!.push(keyOf(field, value))
+      }
+    })
+    for (let i = base; i < ids.length; i++) tagKeys[i]!.sort(binary)
+  }
+  // Tag ids in key order (field, then value in binary order): the order the search sums weights in.
+  const keys = new Set<TagKey>()
+  for (const list of tagKeys) for (const key of list) keys.add(key)
+  const sortedKeys = [...keys].sort(binary)
+  const tagId = new Map<TagKey, number>(sortedKeys.map((key, i) => [key, i]))
+  const tagWeights = Float64Array.from(sortedKeys, (key) => weightOf(weights, key))
+
+  const n = ids.length
+  const tagStart = new Uint32Array(n + 1)
+  const wordStart = new Uint32Array(n + 1)
+  const tags: number[] = []
+  const words: number[] = []
+  const wordId = new Map<string, number>()
+  const fingerprints: string[] = new Array(n)
+  for (let i = 0; i < n; i++) {
+    for (const key of tagKeys[i]!) tags.push(tagId.get(key)!)
+    tagStart[i + 1] = tags.length
+    const own: number[] = []
+    for (const word of descriptionWords(descriptions[i] ?? null)) {
+      let w = wordId.get(word)
+      if (w === undefined) wordId.set(word, (w = wordId.size))
+      own.push(w)
+    }
+    own.sort((a, b) => a - b)
+    for (const w of own) words.push(w)
+    wordStart[i + 1] = words.length
+    fingerprints[i] = createHash('sha1').update(epoch).update('\u0001').update(tagKeys[i]!.join('\u0001')).update('\u0002').update(descriptions[i] ?? '\u0000').digest('base64').slice(0, 16)
+  }
+  return {
+    input: { ids: Float64Array.from(ids), tagStart, tags: Uint32Array.from(tags), wordStart, words: Uint32Array.from(words), weights: tagWeights },
+    fingerprints,
+  }
+}
+
+const binary = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
