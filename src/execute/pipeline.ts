@@ -38,6 +38,7 @@ import { fetchPage } from './run.js'
 import type { ResultRecord } from './records.js'
 import { readStatistics } from './statistics.js'
 import { facetColumnsMissing, readFacetColumns } from './facet-columns.js'
+import { unmapped } from './unmapped.js'
 import {
   canonicalQuery, loadStoredQuery, queryIdOf, QUERY_VERSION, storageIssues, storeOwner, storeQuery,
   type CanonicalFilter, type CanonicalQuery,
@@ -594,7 +595,8 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       // steers the plan as for a page.
       const { ctx, lookedUp } = await contextAndTotal(plan, id)
       const matches = plan.where === undefined ? await knownTotal(ctx, id) : lookedUp!.total ?? rememberedTotal(ctx, id)
-      const fetched = await fetchPage(ctx, plan, { after: batch.after, limit, matches }, selection)
+      // Read without the file's memory map: an export's pages would stay resident (`unmapped.ts`).
+      const fetched = await unmapped(ctx.sqlite, () => fetchPage(ctx, plan, { after: batch.after, limit, matches }, selection))
       const last = fetched.keys[fetched.keys.length - 1]
       return ok(Object.freeze({
         dataset: canonical.dataset,
