@@ -103,9 +103,10 @@ export interface SqlDialect {
    * One record's tag values (a link table's rows of one owner, read by its primary key
    * `(owner, value)`) as a JSON array, as `jsonArrayAgg` gives it, ascending by value or in the
    * order of that key: the records mapper sorts a list that is not in order
-   * (`execute/records.ts`), so a dialect that reads the key in order may skip the sort.
+   * (`execute/records.ts`), so a dialect that reads the key in order may skip the sort. Absent:
+   * `jsonArrayAgg` ordered by the value.
    */
-  ownedValuesAgg(value: Expression<unknown>): RawBuilder<unknown>
+  readonly ownedValuesAgg?: (value: Expression<unknown>) => RawBuilder<unknown>
   /**
    * The rows of `query` as one JSON array of objects (column name to value, in the query's order),
    * `[]` for none: several reads become one statement (`records/query-shape.ts`, `queryBatch`).

@@ -59,7 +59,6 @@ export const postgresDialect: SqlDialect = Object.freeze({
   // json_agg over no rows is NULL, not an empty array.
   jsonArrayAgg: (value: Expression<unknown>, orderBy: Expression<unknown>) =>
     sql<unknown>`coalesce(json_agg(${value} order by ${orderBy}), '[]'::json)`,
-  ownedValuesAgg: (value: Expression<unknown>) => sql<unknown>`coalesce(json_agg(${value} order by ${value}), '[]'::json)`,
   // An aggregate over a subquery takes its rows in the subquery's ORDER BY (the form PostgreSQL's
   // manual gives for ordered aggregate input). int8 and float8 values become JSON numbers, which
   // pg parses to the same numbers as the columns' own parsers (open-postgres.ts: safe integers).
