@@ -359,8 +359,9 @@ export async function readFacetColumns(ctx: ExecContext, pause: () => Promise<vo
     const next = nextRead(conn, ctx.dataVersion)
     if (!next) return
     await pause()
-    // A request may have dropped or replaced the store while this one waited.
-    if (nextRead(conn, ctx.dataVersion)?.field !== next.field) continue
+    // Another read on the connection (another pipeline) may have done it, or dropped the store, meanwhile.
+    const again = nextRead(conn, ctx.dataVersion)
+    if (again?.dataset !== next.dataset || again.field !== next.field) continue
     if (conn.store?.version !== ctx.dataVersion) conn.store = { version: ctx.dataVersion, datasets: new Map() }
     const store = conn.store
     const { dataset, field } = next
@@ -385,8 +386,9 @@ export async function readFacetColumns(ctx: ExecContext, pause: () => Promise<vo
       return
     }
     if (conn.store !== store) continue
-    if (keys) store.datasets.set(dataset.name, { keys, fields: new Map() })
-    else if (field) {
+    if (keys) {
+      if (!store.datasets.has(dataset.name)) store.datasets.set(dataset.name, { keys, fields: new Map() })
+    } else if (field) {
       store.datasets.get(dataset.name)!.fields.set(field.name, column!)
       // A field with too many values to hold is not tried again at later versions.
       if (column === null) conn.wanted.get(dataset.name)?.delete(field.name)

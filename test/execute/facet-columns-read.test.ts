@@ -121,6 +121,23 @@ describe('facet columns are read off the request path', () => {
     expect(await facets(pipeline, ['business_models'])).toEqual(bySql)
   })
 
+  it('two pipelines reading the same connection\'s columns at once keep every column', async () => {
+    const fresh = await createFixtureDatabase({ companies: 300 })
+    try {
+      const a = createPipeline(fresh, resolveLimits({}))
+      const b = createPipeline(fresh, resolveLimits({}))
+      await Promise.all([a.backgroundReads(), b.backgroundReads(), a.backgroundReads()])
+      const v = dataVersionSync(fresh.sqlite)
+      expect(facetColumnState(fresh.db, v).held.companies).toEqual([...PRELOADED_FACET_FIELDS.companies!].sort())
+      const reads = facetColumnState(fresh.db, v).reads
+      const answer = await b.facets({ dataset: 'companies' }, ['stage', 'industries'], { limit: 100 })
+      expect(answer.ok).toBe(true)
+      expect(facetColumnState(fresh.db, v).reads).toBe(reads)
+    } finally {
+      fresh.sqlite.close()
+    }
+  })
+
   it('engine.ready() reads the preloaded fields inline, and the first request then reads none', async () => {
     const fresh = await createFixtureDatabase({ companies: 300 })
     const engine = createEngine({ database: fresh, workers: 0 })
