@@ -68,7 +68,17 @@ function handWritten(out: Writable): number {
 
 const key = await createApiKey(vdb, { plan: 'full', quota: 1_000_000_000, period: 'day' }, new Date())
 if (!key.ok) throw new Error('key')
-const app = createApp(engine)
+// Other benches on the shared bench database empty its stored queries (`freshCaches`): a batch
+// that finds the export's query gone stores it again (the same id) and is read again.
+const app = createApp({
+  ...engine,
+  async exportBatch(queryId, batch, options) {
+    const read = await engine.exportBatch(queryId, batch, options)
+    if (read.ok || read.issues[0]?.code !== 'unknown_query' || queryId !== allId) return read
+    if (!(await engine.store({ dataset: 'companies' })).ok) throw new Error('store')
+    return engine.exportBatch(queryId, batch, options)
+  },
+})
 
 /** Resident memory of this process by kind (MB), Linux: anonymous (heap, buffers, SQLite's page cache) and file-backed (the mapped database file). */
 function residentByKind(): { anon: number; file: number } | undefined {

@@ -484,10 +484,10 @@ export function createEngine<D extends VentureDb>(options: EngineOptions<D>): En
       cache: Object.freeze({ totalHits: counters.totalHits, totalMisses: counters.totalMisses, boundaryHits: counters.boundaryHits, boundaryMisses: counters.boundaryMisses }),
       pool: poolState(backend, vdb),
     }),
-    // Inline, the connection's cost statistics (`Pipeline.statisticsRead`); each worker reads its own before it is ready.
+    // Inline, the connection's cost statistics and facet columns (`Pipeline.backgroundReads`); each worker reads its own before it is ready.
     ready: async () => {
       if ('whenReady' in backend) return (backend as WorkerPool).whenReady()
-      await backend.call('costStatistics', [], { timeoutMs: 0, light: true })
+      await backend.call('backgroundReads', [], { timeoutMs: 0, light: true })
     },
     async close(closeOptions) {
       await backend.close(closeOptions?.graceMs)

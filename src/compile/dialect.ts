@@ -100,6 +100,14 @@ export interface SqlDialect {
    */
   jsonArrayAgg(value: Expression<unknown>, orderBy: Expression<unknown>): RawBuilder<unknown>
   /**
+   * One record's tag values (a link table's rows of one owner, read by its primary key
+   * `(owner, value)`) as a JSON array, as `jsonArrayAgg` gives it, ascending by value or in the
+   * order of that key: the records mapper sorts a list that is not in order
+   * (`execute/records.ts`), so a dialect that reads the key in order may skip the sort. Absent:
+   * `jsonArrayAgg` ordered by the value.
+   */
+  readonly ownedValuesAgg?: (value: Expression<unknown>) => RawBuilder<unknown>
+  /**
    * The rows of `query` as one JSON array of objects (column name to value, in the query's order),
    * `[]` for none: several reads become one statement (`records/query-shape.ts`, `queryBatch`).
    * Present where a statement is a round trip to a server; absent where statements run in this

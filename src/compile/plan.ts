@@ -253,7 +253,7 @@ function recordsQuery(db: Kysely<any>, dialect: SqlDialect, dataset: DatasetDef,
   const tagLists = fields.flatMap((f) => {
     if (!f.tags) return []
     const value = sql.ref(`tl.${f.tags.valueColumn}`)
-    const list = sql`(select ${dialect.jsonArrayAgg(value, value)} from ${sql.table(f.tags.table)} as tl where ${sql.ref(`tl.${f.tags.ownerColumn}`)} = ${pk})`
+    const list = sql`(select ${dialect.ownedValuesAgg?.(value) ?? dialect.jsonArrayAgg(value, value)} from ${sql.table(f.tags.table)} as tl where ${sql.ref(`tl.${f.tags.ownerColumn}`)} = ${pk})`
     return [list.as(tagsAlias(f))]
   })
   return db

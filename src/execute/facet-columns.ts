@@ -16,11 +16,17 @@
  * selects its records in SQL, by the count's WHERE, read as one array of keys. Facets on a field
  * that is not held are counted by a `GROUP BY` each (`facets.ts`). The columns are kept per
  * connection for the data version they were read at and dropped when it changes.
+ *
+ * A request never reads a column (`facetsHeld`): the pipeline reads them in the background
+ * (`readFacetColumns`, one statement per dataset's keys or field, a turn of the event loop between
+ * them), before a worker takes calls and whenever a request finds columns missing at its data
+ * version. Which fields: `PRELOADED_FACET_FIELDS`, and every field a facets request on the
+ * connection asked for or filtered on since (a field with too many values to hold is dropped).
  */
 import { sql, type Kysely } from 'kysely'
 import type { ConditionNode, FilterNode, Scalar } from '../ast/nodes.js'
 import type { DatasetDef, FieldDef } from '../catalog/define.js'
-import { getField, primaryKeyColumn } from '../catalog/index.js'
+import { getField, primaryKeyColumn, resolveDataset } from '../catalog/index.js'
 import { foldAscii } from '../compile/text.js'
 import { DATA_VERSION_KEY, META_TABLE } from '../store/schema/stored-query-tables.js'
 import { matchingKeysQuery } from '../compile/facets.js'
@@ -58,13 +64,6 @@ interface DatasetColumns {
 interface Store {
   readonly version: number
   readonly datasets: Map<string, DatasetColumns>
-}
-
-const stores = new WeakMap<Kysely<any>, Store>()
-
-/** Forgets the columns kept for `db` (benchmarks time the first read this way). */
-export function forgetFacetColumns(db: Kysely<any>): void {
-  stores.delete(db)
 }
 
 /** The groups of one facet: each value's count, and the records without a value. */
@@ -259,54 +258,142 @@ async function readTags(ctx: ExecContext, field: FieldDef, keys: Keys): Promise<
 /** A read that saw the data change under it: its columns are dropped and the facets counted in SQL. */
 class Changed extends Error {}
 
-function storeOf(ctx: ExecContext): Store {
-  const known = stores.get(ctx.db)
-  if (known && known.version === ctx.dataVersion) return known
-  const fresh: Store = { version: ctx.dataVersion, datasets: new Map() }
-  stores.set(ctx.db, fresh)
-  return fresh
+/**
+ * The fields read before a connection takes calls (`readFacetColumns` from `Pipeline.backgroundReads`)
+ * and again at every data version, besides those requests asked for since. Few, because every
+ * connection (each worker) holds its own: at 1,000,000 companies these take about 18 MB each,
+ * and adding fundings' `series` and `country` would take about 15 MB more.
+ */
+export const PRELOADED_FACET_FIELDS: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  companies: Object.freeze(['stage', 'country', 'industries']),
+})
+
+/** What one connection holds and wants held. */
+interface Connection {
+  store?: Store
+  /** Per dataset, the fields to hold at every data version: the preloaded ones and those requests needed. */
+  readonly wanted: Map<string, Set<string>>
+  /** Column statements run on this connection (ids and fields), for tests and benchmarks. */
+  reads: number
 }
 
-/** The columns of `fields` of `dataset`, read when not held yet; null when one cannot be held (too many values), undefined when the data changed while reading. */
-async function columnsFor(ctx: ExecContext, dataset: DatasetDef, fields: readonly FieldDef[]): Promise<{ keys: Keys; columns: Map<string, Column> } | null | undefined> {
-  const store = storeOf(ctx)
-  const known = store.datasets.get(dataset.name)
-  const held: DatasetColumns = known ?? { keys: keysOf(new Float64Array(0)), fields: new Map() }
-  const columns = new Map<string, Column>()
-  let read = false
-  let complete = true
-  try {
-    if (!known) {
-      held.keys = keysOf(await readIds(ctx, dataset))
-      read = true
-    }
-    for (const field of fields) {
-      let column = held.fields.get(field.name)
-      if (column === undefined) {
-        column = field.tags ? await readTags(ctx, field, held.keys) : await readScalar(ctx, dataset, field, held.keys)
-        held.fields.set(field.name, column)
-        read = true
-      }
-      if (column === null) complete = false
-      else columns.set(field.name, column)
-    }
-  } catch (error) {
-    if (error instanceof Changed) {
-      stores.delete(ctx.db)
-      return undefined
-    }
-    throw error
+const connections = new WeakMap<Kysely<any>, Connection>()
+
+function connectionOf(db: Kysely<any>): Connection {
+  let conn = connections.get(db)
+  if (!conn) {
+    const wanted = new Map(Object.entries(PRELOADED_FACET_FIELDS).map(([dataset, fields]) => [dataset, new Set(fields)]))
+    connections.set(db, (conn = { wanted, reads: 0 }))
   }
-  if (read) {
+  return conn
+}
+
+/** Forgets the columns kept for `db` (benchmarks time the first read this way); the fields wanted stay. */
+export function forgetFacetColumns(db: Kysely<any>): void {
+  const conn = connections.get(db)
+  if (conn) conn.store = undefined
+}
+
+/** How many column statements `db` ran, and the fields it holds per dataset at `version`. */
+export function facetColumnState(db: Kysely<any>, version: number): { reads: number; held: Record<string, string[]> } {
+  const conn = connections.get(db)
+  const held: Record<string, string[]> = {}
+  if (conn?.store?.version === version) {
+    for (const [name, d] of conn.store.datasets) held[name] = [...d.fields].filter(([, c]) => c !== null).map(([f]) => f).sort()
+  }
+  return { reads: conn?.reads ?? 0, held }
+}
+
+function want(conn: Connection, dataset: DatasetDef, fields: Iterable<FieldDef>): void {
+  let set = conn.wanted.get(dataset.name)
+  if (!set) conn.wanted.set(dataset.name, (set = new Set()))
+  for (const f of fields) set.add(f.name)
+}
+
+/** The held columns of `fields` at `version`: undefined when one is not read yet, null when one cannot be held. */
+function heldColumns(conn: Connection, version: number, dataset: DatasetDef, fields: Iterable<FieldDef>): { keys: Keys; columns: Map<string, Column> } | null | undefined {
+  if (conn.store?.version !== version) return undefined
+  const held = conn.store.datasets.get(dataset.name)
+  if (!held) return undefined
+  const columns = new Map<string, Column>()
+  let complete = true
+  for (const field of fields) {
+    const column = held.fields.get(field.name)
+    if (column === undefined) return undefined
+    if (column === null) complete = false
+    else columns.set(field.name, column)
+  }
+  return complete ? { keys: held.keys, columns } : null
+}
+
+/** The next read wanted at `version` and not done: a dataset's keys (no field) or one field's column. */
+function nextRead(conn: Connection, version: number): { dataset: DatasetDef; field?: FieldDef } | undefined {
+  for (const [name, fields] of conn.wanted) {
+    const dataset = resolveDataset(name)
+    if (!dataset) continue
+    const held = conn.store?.version === version ? conn.store.datasets.get(name) : undefined
+    if (!held) return { dataset }
+    for (const f of fields) {
+      const field = getField(dataset, f)
+      if (field && !held.fields.has(field.name)) return { dataset, field }
+    }
+  }
+  return undefined
+}
+
+/** Whether a read at `version` would read anything. */
+export function facetColumnsMissing(db: Kysely<any>, version: number): boolean {
+  return nextRead(connectionOf(db), version) !== undefined
+}
+
+/**
+ * Reads the columns wanted on `ctx.db` at `ctx.dataVersion` and not held yet, one statement at a
+ * time with `pause` before each: the pipeline reads in the background and passes a turn of the
+ * event loop, so that a request on the same connection waits for one statement at most. Each
+ * column is kept once the data version is seen unchanged after it was read; a change ends the
+ * read (the next version's request starts another). Fields asked for while it reads are read too.
+ */
+export async function readFacetColumns(ctx: ExecContext, pause: () => Promise<void> = async () => {}): Promise<void> {
+  const conn = connectionOf(ctx.db)
+  for (;;) {
+    const next = nextRead(conn, ctx.dataVersion)
+    if (!next) return
+    await pause()
+    // Another read on the connection (another pipeline) may have done it, or dropped the store, meanwhile.
+    const again = nextRead(conn, ctx.dataVersion)
+    if (again?.dataset !== next.dataset || again.field !== next.field) continue
+    if (conn.store?.version !== ctx.dataVersion) conn.store = { version: ctx.dataVersion, datasets: new Map() }
+    const store = conn.store
+    const { dataset, field } = next
+    let keys: Keys | undefined
+    let column: Column | null | undefined
+    try {
+      conn.reads++
+      if (!field) keys = keysOf(await readIds(ctx, dataset))
+      else {
+        const held = store.datasets.get(dataset.name)!
+        column = field.tags ? await readTags(ctx, field, held.keys) : await readScalar(ctx, dataset, field, held.keys)
+      }
+    } catch (error) {
+      if (!(error instanceof Changed)) throw error
+      if (conn.store === store) conn.store = undefined
+      return
+    }
     // Read across several statements: kept only when the data version is still the one they were read at.
     const row = await ctx.db.selectFrom(META_TABLE).select('value').where('key', '=', DATA_VERSION_KEY).executeTakeFirst()
     if ((row === undefined ? 0 : Number(row.value)) !== ctx.dataVersion) {
-      stores.delete(ctx.db)
-      return undefined
+      if (conn.store === store) conn.store = undefined
+      return
     }
-    if (stores.get(ctx.db) === store) store.datasets.set(dataset.name, held)
+    if (conn.store !== store) continue
+    if (keys) {
+      if (!store.datasets.has(dataset.name)) store.datasets.set(dataset.name, { keys, fields: new Map() })
+    } else if (field) {
+      store.datasets.get(dataset.name)!.fields.set(field.name, column!)
+      // A field with too many values to hold is not tried again at later versions.
+      if (column === null) conn.wanted.get(dataset.name)?.delete(field.name)
+    }
   }
-  return complete ? { keys: held.keys, columns } : null
 }
 
 /** Whether `filter` is evaluated over the held columns (else its records are selected in SQL), as far as its form tells. */
@@ -478,27 +565,51 @@ async function selectedBySql(ctx: ExecContext, dataset: DatasetDef, filter: Filt
   return mask
 }
 
+/** Whether facets on `fields` can be counted in memory at all (text, enum, date and tags facets). */
+function countable(fields: readonly FieldDef[]): boolean {
+  return fields.every((field) => {
+    const kind = field.type.kind
+    return field.tags !== undefined || kind === 'string' || kind === 'enum' || kind === 'date' || kind === 'datetime'
+  })
+}
+
 /**
- * The total and the facets of `fields` over the records `filter` selects, counted in memory; undefined
- * when the filter or a field is not held (then they are counted in SQL).
+ * The total and the facets of `fields` over the records `filter` selects, counted in memory from
+ * the columns held: what a request runs, and it never reads a column. Undefined when a field is not
+ * held (then they are counted in SQL); the fields it lacks, and those of the filter's conditions,
+ * are wanted from then on, for `readFacetColumns` to read (`facetColumnsMissing` tells whether
+ * there is any to read). A filter whose columns are not held selects its records in SQL.
+ */
+export async function facetsHeld(ctx: ExecContext, dataset: DatasetDef, filter: FilterNode, fields: readonly FieldDef[]): Promise<InMemoryFacets | undefined> {
+  if (!countable(fields)) return undefined
+  const conn = connectionOf(ctx.db)
+  const needed = new Map<string, FieldDef>()
+  const evaluable = conditionFields(filter, dataset, needed)
+  want(conn, dataset, evaluable ? [...fields, ...needed.values()] : fields)
+  const held = heldColumns(conn, ctx.dataVersion, dataset, fields)
+  if (!held) return undefined
+  return countOver(ctx, dataset, filter, fields, held, evaluable ? heldColumns(conn, ctx.dataVersion, dataset, needed.values()) : null)
+}
+
+/**
+ * `facetsHeld` after reading the columns it needs that are not held (tests compare it with the
+ * reference evaluator this way); undefined also when the data changed while they were read.
  */
 export async function facetsInMemory(ctx: ExecContext, dataset: DatasetDef, filter: FilterNode, fields: readonly FieldDef[]): Promise<InMemoryFacets | undefined> {
-  for (const field of fields) {
-    const kind = field.type.kind
-    if (!field.tags && !(kind === 'string' || kind === 'enum' || kind === 'date' || kind === 'datetime')) return undefined
-  }
-  const held = await columnsFor(ctx, dataset, fields)
-  if (!held) return undefined
-  const rows = held.keys.count
-  // The filter over held columns when it can be; else (or when one of its columns has too many values to hold) selected in SQL.
+  if (!countable(fields)) return undefined
   const needed = new Map<string, FieldDef>()
-  let mask: Uint8Array | undefined
-  if (conditionFields(filter, dataset, needed)) {
-    const filterColumns = await columnsFor(ctx, dataset, [...needed.values()])
-    if (filterColumns === undefined) return undefined
-    if (filterColumns !== null) mask = evaluate(filter, rows, filterColumns.columns)
-  }
-  mask ??= await selectedBySql(ctx, dataset, filter, held.keys)
+  want(connectionOf(ctx.db), dataset, conditionFields(filter, dataset, needed) ? [...fields, ...needed.values()] : fields)
+  await readFacetColumns(ctx)
+  return facetsHeld(ctx, dataset, filter, fields)
+}
+
+async function countOver(
+  ctx: ExecContext, dataset: DatasetDef, filter: FilterNode, fields: readonly FieldDef[],
+  held: { keys: Keys; columns: Map<string, Column> }, filterColumns: { columns: Map<string, Column> } | null | undefined,
+): Promise<InMemoryFacets | undefined> {
+  const rows = held.keys.count
+  // The filter over held columns when they are; else (not read yet, or one has too many values to hold) selected in SQL.
+  const mask = filterColumns ? evaluate(filter, rows, filterColumns.columns) : await selectedBySql(ctx, dataset, filter, held.keys)
   if (!mask) return undefined
   let total = 0
   for (let i = 0; i < rows; i++) total += mask[i]!

@@ -10,7 +10,7 @@ import type { FieldDef } from '../catalog/define.js'
 import type { CheckedQuery } from '../check/checked.js'
 import { facetQuery } from '../compile/facets.js'
 import type { ExecContext } from './context.js'
-import { facetsInMemory } from './facet-columns.js'
+import { facetsHeld } from './facet-columns.js'
 import { readRows } from './statements.js'
 
 /** One value of a facet and the number of records holding it. */
@@ -77,8 +77,9 @@ export interface CountedFacets {
 
 /**
  * The facets of a checked query (`queryId` its content-addressed id), each field counted once per
- * data version and connection: the fields not remembered counted together in memory when the
- * filter and fields allow it (`facet-columns.ts`), else one `GROUP BY` each.
+ * data version and connection: the fields not remembered counted together in memory when their
+ * columns are held and the fields allow it (`facet-columns.ts`), else one `GROUP BY` each. No
+ * column is read here: the pipeline reads them in the background.
  */
 export async function cachedFacets(
   ctx: ExecContext, checked: Pick<CheckedQuery, 'dataset' | 'filter'>, queryId: string, fields: readonly FieldDef[], limit: number,
@@ -92,7 +93,7 @@ export async function cachedFacets(
   const missing = fields.filter((f) => !memory.has(keyOf(f)))
   let total: number | undefined
   if (missing.length > 0) {
-    const counted = await facetsInMemory(ctx, checked.dataset, checked.filter, missing)
+    const counted = await facetsHeld(ctx, checked.dataset, checked.filter, missing)
     if (counted) {
       total = counted.total
       for (const field of missing) {

@@ -96,8 +96,8 @@ function plainOperations(database: VentureDb, limits: Limits, paging: Partial<Pa
     queryWithoutTotal: pipeline.queryWithoutTotal,
     facets: pipeline.facets,
     storedFacets: pipeline.storedFacets,
-    /** Resolves once the cost prediction's statistics are read on this connection (`Pipeline.statisticsRead`). */
-    costStatistics: () => pipeline.statisticsRead(),
+    /** Resolves once the cost prediction's statistics and the facet columns are read on this connection (`Pipeline.backgroundReads`). */
+    backgroundReads: () => pipeline.backgroundReads(),
 
     companyDetail: (id: number) => companyDetail(database, id),
     companyByDomain: async (domain: string) => {

@@ -37,6 +37,8 @@ import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './cursor.js'
 import { fetchPage } from './run.js'
 import type { ResultRecord } from './records.js'
 import { readStatistics } from './statistics.js'
+import { facetColumnsMissing, readFacetColumns } from './facet-columns.js'
+import { unmapped } from './unmapped.js'
 import {
   canonicalQuery, loadStoredQuery, queryIdOf, QUERY_VERSION, storageIssues, storeOwner, storeQuery,
   type CanonicalFilter, type CanonicalQuery,
@@ -166,11 +168,11 @@ export interface Pipeline {
   facets(request: unknown, fields: unknown, options?: FacetOptions, run?: RunOptions): Promise<Result<FacetsResult>>
   storedFacets(queryId: unknown, fields: unknown, options?: FacetOptions): Promise<Result<FacetsResult>>
   /**
-   * Resolves once the statistics of the cost prediction are read for the current data version (or
-   * their read failed), starting the read if none is under way: what a worker waits for before it
-   * takes calls, and `Engine.ready()` inline.
+   * Resolves once the statistics of the cost prediction and the facet columns wanted are read for
+   * the current data version (or their read failed), starting the reads if none is under way:
+   * what a worker waits for before it takes calls, and `Engine.ready()` inline.
    */
-  statisticsRead(): Promise<void>
+  backgroundReads(): Promise<void>
 }
 
 /**
@@ -265,14 +267,33 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
   const started = vdb.dialect === 'sqlite'
     ? readInBackground(dataVersionSync(vdb.sqlite))
     : dataVersion(vdb).then(readInBackground, () => {})
-  const statisticsRead = async (): Promise<void> => {
+
+  /**
+   * The facet columns (`facet-columns.ts`) are read in the background too, never on a request's
+   * path: by `backgroundReads` (a worker before it takes calls, `Engine.ready()` inline) and when a
+   * facets request finds columns missing at its data version (a new version, or fields not asked
+   * for before). Until they are read, facets are counted by the `GROUP BY`s.
+   */
+  let readingColumns: { version: number; done: Promise<void> } | undefined
+  function readColumnsInBackground(version: number): void {
+    if (readingColumns?.version === version || !facetColumnsMissing(vdb.db, version)) return
+    const done = readFacetColumns({ ...writer, dialect, dataVersion: version }, nextTurn)
+      // A failed read (a closed connection) leaves the columns missing until a request starts another.
+      .catch(() => {})
+      .finally(() => { if (readingColumns?.done === done) readingColumns = undefined })
+    readingColumns = { version, done }
+  }
+
+  const backgroundReads = async (): Promise<void> => {
     await started
     try {
-      readInBackground(vdb.dialect === 'sqlite' ? dataVersionSync(vdb.sqlite) : await dataVersion(vdb))
+      const version = vdb.dialect === 'sqlite' ? dataVersionSync(vdb.sqlite) : await dataVersion(vdb)
+      readInBackground(version)
+      readColumnsInBackground(version)
     } catch {
       return // A connection that cannot read its version fails its calls on its own.
     }
-    await reading?.done
+    await Promise.all([reading?.done, readingColumns?.done])
   }
 
   async function costOf(checked: CheckedQuery, knownVersion?: number): Promise<{ estimate: CostEstimate; predicted: PredictedCost }> {
@@ -391,6 +412,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     const { ctx, lookedUp } = await contextAndTotal(plan, queryId)
     // Facets counted in memory count the total in the same pass: then it is not counted in SQL too.
     const counted = await cachedFacets(ctx, checked, queryId, facets.value.fields, facets.value.limit)
+    readColumnsInBackground(ctx.dataVersion)
     const total = counted.total !== undefined && lookedUp?.total === undefined && rememberedTotal(ctx, queryId) === undefined
       ? rememberCountedTotal(ctx, queryId, counted.total)
       : await cachedTotal(ctx, plan, queryId, lookedUp)
@@ -552,7 +574,7 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       return facetsOf(loaded.value.checked, loaded.value.canonical, loaded.value.query_id, fields, options)
     },
 
-    statisticsRead,
+    backgroundReads,
 
     async exportBatch(queryId, batch) {
       const limit = batch?.limit
@@ -573,7 +595,8 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       // steers the plan as for a page.
       const { ctx, lookedUp } = await contextAndTotal(plan, id)
       const matches = plan.where === undefined ? await knownTotal(ctx, id) : lookedUp!.total ?? rememberedTotal(ctx, id)
-      const fetched = await fetchPage(ctx, plan, { after: batch.after, limit, matches }, selection)
+      // Read without the file's memory map: an export's pages would stay resident (`unmapped.ts`).
+      const fetched = await unmapped(ctx.sqlite, () => fetchPage(ctx, plan, { after: batch.after, limit, matches }, selection))
       const last = fetched.keys[fetched.keys.length - 1]
       return ok(Object.freeze({
         dataset: canonical.dataset,

@@ -116,14 +116,28 @@ export function compiledMapper(slots: readonly RecordSlot[]): RecordMapper | und
   }
 }
 
-/** SQLite returns the aggregated array as JSON text, PostgreSQL's driver as the parsed array. */
+/** Byte order of UTF-8 text (SQLite's BINARY collation, the tag lists' order). */
+function compareText(a: string, b: string): number {
+  if (a === b) return 0
+  // UTF-16 code-unit order is UTF-8 byte order except from the surrogates up.
+  if (!/[\uD800-\uFFFF]/.test(a) && !/[\uD800-\uFFFF]/.test(b)) return a < b ? -1 : 1
+  return Buffer.compare(Buffer.from(a), Buffer.from(b))
+}
+
+/**
+ * SQLite returns the aggregated array as JSON text, PostgreSQL's driver as the parsed array. A
+ * record's tags are listed ascending: the statement reads them in that order where the link table's
+ * key gives it (`SqlDialect.ownedValuesAgg`), and a list that is not is sorted here.
+ */
 function tagList(value: unknown): string[] {
   if (value === null || value === undefined) return []
   const list = typeof value === 'string' ? (JSON.parse(value) as unknown) : value
   if (!Array.isArray(list)) throw new Error(`execute: a tag list is not an array: ${typeof list}`)
   // Tag values are text columns, so the list is already one of strings: kept as it is, not copied.
   for (const item of list) if (typeof item !== 'string') return list.map(String)
-  return list as string[]
+  const strings = list as string[]
+  for (let i = 1; i < strings.length; i++) if (compareText(strings[i - 1]!, strings[i]!) > 0) return strings.sort(compareText)
+  return strings
 }
 
 /** The fields a record maps, listed once per dataset rather than once per record (a page maps many). */

@@ -295,6 +295,18 @@ describe('records from the generated mapper', () => {
     expect(record.keywords).toEqual(['x', 'y'])
     expect(record.business_models).toEqual([])
   })
+
+  it('tag lists come out ascending in UTF-8 byte order (SQLite reads them in key order without sorting)', () => {
+    const columns = companyRecordColumns()
+    const slots = recordSlots(datasets.companies, columns)
+    // U+FFFD sorts before an astral character in UTF-8, after it in UTF-16 code units.
+    const row = columns.map((column) => (column === 'tags__industries' ? JSON.stringify(['\u{1F600}', '\uFFFD', 'b', 'a', 'B']) : column === 'tags__keywords' ? '["x","y"]' : null))
+    for (const mapper of [compiledMapper(slots)!, loopMapper(slots)]) {
+      const record = mapper(row)
+      expect(record.industries).toEqual(['B', 'a', 'b', '\uFFFD', '\u{1F600}'])
+      expect(record.keywords).toEqual(['x', 'y'])
+    }
+  })
 })
 
 describe('raw statements kept per handle', () => {
