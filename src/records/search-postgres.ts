@@ -16,8 +16,10 @@
  * (the driver: the first token of one word, as a key of its own if it has at most four characters,
  * else the whole words it is a prefix of, each read to the limit and the best kept), checks the other words on each
  * candidate's tokens, and stops at the limit, like FTS5 stopping in rowid order. The driver is the
- * longest word (longer prefixes have shorter posting lists); when a word's posting list IS its
- * test (one word of one token), the candidates need no check at all.
+ * longest word (longer prefixes have shorter posting lists), and in a typo stage the word with the
+ * fewest postings (`drivingGroup`: FTS5's AND costs what its rarest phrase costs, as it seeks the
+ * others); when a word's posting list IS its test (one word of one token), the candidates need no
+ * check at all.
  *
  * A misspelt term costs two round trips in sequence: the tiers with the typo dictionary of both
  * types (one statement) beside them, then one statement with every typo stage of both types and
@@ -149,21 +151,26 @@ function estimatePostings(
   if (driver.kind === 'key') return key(driver.key)
   if (driver.kind === 'all') return Infinity
   if (driver.kind === 'any') return driver.parts.reduce((n, part) => n + estimatePostings(part, stats, expansions, counts), 0)
+  // Listed words are all the prefix's words, however many: their postings are the range's.
   const listed = expansions?.get(driver.prefix)
-  if (listed === undefined || listed.length > MAX_EXPANDED_WORDS) return (MAX_EXPANDED_WORDS + 1) * stats.other * stats.rows
+  if (listed === undefined) return (MAX_EXPANDED_WORDS + 1) * stats.other * stats.rows
   return listed.reduce((n, w) => n + key(w), 0)
 }
 
 /** At most this many postings (estimated) are read in one scan and sorted, rather than per word. */
 const SINGLE_SCAN_POSTINGS = 20_000
 
-/** The keys a driver reads, when they are known without a round trip (`undefined`: a range, every record, or an unlisted prefix). */
+/**
+ * The keys a driver reads, when they are known without a round trip (`undefined`: every record,
+ * or a prefix whose words are not listed), for one scan of them all: a listed prefix of more
+ * than `MAX_EXPANDED_WORDS` words gives its words too (a bound array, one parameter however long).
+ */
 function driverKeys(driver: Driver, expansions: ReadonlyMap<string, readonly string[]> | undefined): string[] | undefined {
   if (driver.kind === 'key') return [driver.key]
   if (driver.kind === 'all') return undefined
   if (driver.kind === 'prefix') {
     const listed = expansions?.get(driver.prefix)
-    return listed === undefined || listed.length > MAX_EXPANDED_WORDS ? undefined : [...listed]
+    return listed === undefined ? undefined : [...listed]
   }
   const out = new Set<string>()
   for (const part of driver.parts) {
