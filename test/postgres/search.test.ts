@@ -272,6 +272,9 @@ describe('a typo stage is driven by its rarest word, as FTS5 costs its rarest ph
       ...Array.from({ length: 300 }, (_, k) => company(1 + k, `Firm${k} Technologies`, `f${k}.example`, k)),
       company(1000, 'Galilab Technologies', 'galilab.example', 5),
       company(1001, 'Galilab Robotics', 'galilab-robotics.example', 6),
+      // Rare starts of words, one edit from "quorvx": "quorv" of 40 words, "quorbx" of 20 (one record each).
+      ...Array.from({ length: 40 }, (_, k) => company(2000 + k, `Quorve${String.fromCharCode(97 + (k % 26))}${k} Technologies`, `q${k}.example`, 2 + k)),
+      ...Array.from({ length: 20 }, (_, k) => company(3000 + k, `Quorbx${String.fromCharCode(97 + k)} Technologies`, `qb${k}.example`, 50 + k)),
     ])
     p = await pairOf(lite, 'search_typo_driver')
     // As on a large index: the sampled most common keys (here one) do not hold "technologies".
@@ -289,7 +292,7 @@ describe('a typo stage is driven by its rarest word, as FTS5 costs its rarest ph
     expect(stats).toBeDefined()
     expect(stats!.common.has('technologies')).toBe(false)
     const { words: [found], counts: [counts] } = await dictionaryLookup(db, ['company'], [nameKeys(term), ...keys], 1)
-    expect(counts!.get('technologies')).toBe(301)
+    expect(counts!.get('technologies')).toBe(361)
     expect(counts!.get('galilab')).toBe(2)
     const [, ...dictionary] = found!
     const stages = typoStages(term, (i) => dictionary[i]!, () => found![0]!)
@@ -303,6 +306,24 @@ describe('a typo stage is driven by its rarest word, as FTS5 costs its rarest ph
     // And the answers stay SQLite's.
     const request: SearchRequest = { term: 'Tkchnologies Galillab', objectTypes: both, limit: 10, typo: 'auto' }
     expect((await same(p, request))[0]?.id).toBe(1000)
+  })
+
+  it('a driving prefix of more than 32 words is one scan of its words, not one per word each with the checks', async () => {
+    // The statements' parameters, compiled as sent.
+    const params: number[] = []
+    const db = p.pg.db.withPlugin({
+      transformQuery: (args) => {
+        params.push(p.pg.db.getExecutor().compileQuery(args.node, args.queryId).parameters.length)
+        return args.node
+      },
+      transformResult: async (args) => args.result,
+    })
+    const request: SearchRequest = { term: 'Tkchnologies Quorvx', objectTypes: ['company'], limit: 10, typo: 'auto' }
+    const got = await searchRecordsPostgres({ ...p.pg, db }, request)
+    expect(got).toStrictEqual(searchRecords(p.lite, request))
+    expect(got.length).toBe(10)
+    // The stage statement is the last: one scan of the 60 words, not one per word (or range) each with both words' checks.
+    expect(params[params.length - 1]).toBeLessThan(200)
   })
 })
 
