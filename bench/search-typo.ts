@@ -130,6 +130,8 @@ async function main() {
   }
   const ratios = { prefixVsDetail: [] as number[], shortVsDetail: [] as number[], wholeVsDetail: [] as number[], typoVsPrefix: [] as number[], pgVsLite: [] as number[] }
   const medians = { detail: [] as number[], prefix: [] as number[], typo: [] as number[], exactSameLength: [] as number[], pgTypo: [] as number[] }
+  // Each typo term's PostgreSQL times over the rounds, to name the slowest terms.
+  const pgTimes = corpus.map(() => [] as number[])
   for (let r = 0; r < rounds; r++) {
     const detail: number[] = [], prefix: number[] = [], typo: number[] = [], same: number[] = [], pgTypo: number[] = []
     for (let i = 0; i < corpus.length; i++) {
@@ -139,6 +141,7 @@ async function main() {
       typo.push(time(() => searchRecords(lite, request(c.term, 10))))
       same.push(time(() => searchRecords(lite, request(c.exact, 10))))
       pgTypo.push(await timeAsync(() => searchRecordsPostgres(pg, request(c.term, 10))))
+      pgTimes[i]!.push(pgTypo[pgTypo.length - 1]!)
     }
     const m = { detail: median(detail), prefix: median(prefix), typo: median(typo), exactSameLength: median(same), pgTypo: median(pgTypo) }
     for (const k of Object.keys(m) as (keyof typeof m)[]) medians[k].push(m[k])
@@ -176,6 +179,8 @@ async function main() {
   console.log(`  of which 1-4 letter prefixes / company detail: ${fmt(ratios.shortVsDetail)}; whole names / company detail: ${fmt(ratios.wholeVsDetail)}`)
   console.log(`typo term / exact prefix of the same length (SQLite): ${fmt(ratios.typoVsPrefix)}`)
   console.log(`typo term PostgreSQL / SQLite: ${fmt(ratios.pgVsLite)}`)
+  const slowest = corpus.map((c, i) => ({ term: c.term, ms: median(pgTimes[i]!) })).sort((a, b) => b.ms - a.ms).slice(0, 5)
+  console.log(`slowest PostgreSQL typo terms (median over the rounds, ms): ${slowest.map((s) => `${JSON.stringify(s.term)} ${s.ms.toFixed(1)}`).join('; ')}`)
   console.log(`medians per round, ms: ${JSON.stringify(Object.fromEntries(Object.entries(medians).map(([k, v]) => [k, v.map((x) => Number(x.toFixed(3)))])))}`)
   await pg.close()
   await lite.close()

@@ -16,8 +16,10 @@
  * (the driver: the first token of one word, as a key of its own if it has at most four characters,
  * else the whole words it is a prefix of, each read to the limit and the best kept), checks the other words on each
  * candidate's tokens, and stops at the limit, like FTS5 stopping in rowid order. The driver is the
- * longest word (longer prefixes have shorter posting lists); when a word's posting list IS its
- * test (one word of one token), the candidates need no check at all.
+ * longest word (longer prefixes have shorter posting lists), and in a typo stage the word with the
+ * fewest postings (`drivingGroup`: FTS5's AND costs what its rarest phrase costs, as it seeks the
+ * others); when a word's posting list IS its test (one word of one token), the candidates need no
+ * check at all.
  *
  * A misspelt term costs two round trips in sequence: the tiers with the typo dictionary of both
  * types (one statement) beside them, then one statement with every typo stage of both types and
@@ -43,13 +45,13 @@ import {
 const MAX_EXPANDED_WORDS = 32
 
 /** A phrase-prefix test: tokens in order in one of the columns, the last a prefix. Empty: matches nothing. */
-interface Phrase {
+export interface Phrase {
   readonly tokens: readonly string[]
   readonly columns: 'name' | 'any'
 }
 
 /** One condition a record must meet: any of its phrases. */
-type Group = readonly Phrase[]
+export type Group = readonly Phrase[]
 
 const phraseText = (p: Phrase) => p.tokens.map((t) => ` ${t}`).join('')
 
@@ -71,7 +73,7 @@ function groupSql(group: Group): RawBuilder<unknown> {
  * - `prefix`: the whole words starting with a long prefix (expanded, or a range);
  * - `all`: every record (a group none of whose phrases has a usable first token: odd input only).
  */
-type Driver =
+export type Driver =
   | { readonly kind: 'key'; readonly key: string }
   | { readonly kind: 'prefix'; readonly prefix: string }
   | { readonly kind: 'all' }
@@ -113,7 +115,19 @@ interface TypeQuery {
   readonly expansions?: ReadonlyMap<string, readonly string[]>
   /** The postings' statistics: with them the driver is the group with the fewest postings (typo stages), else the longest word. */
   readonly postings?: PostingStatistics
+  /**
+   * Postings of some keys, counted up to `COUNT_BOUND` (the typo dictionary's words, by the
+   * dictionary statement): they replace the statistics' estimate, which knows a word's share only
+   * when the word is among the sampled most common keys.
+   */
+  readonly counts?: ReadonlyMap<string, number>
 }
+
+/**
+ * Postings of a dictionary word are counted up to this many: enough to tell a rare word from a
+ * common one; a count that reaches it is common, and its estimate is used when larger.
+ */
+export const COUNT_BOUND = 1000
 
 /** What ANALYZE knows of a `keys` table: its rows, the most common keys' shares, and the share of any other key. */
 export interface PostingStatistics {
@@ -126,26 +140,37 @@ export interface PostingStatistics {
  * The postings a driver reads, estimated from the statistics as the planner would: a common key's
  * share, any other key's, the listed words of a long prefix (or a range: as many as can be listed).
  */
-function estimatePostings(driver: Driver, stats: PostingStatistics, expansions: ReadonlyMap<string, readonly string[]> | undefined): number {
-  const key = (k: string) => (stats.common.get(k) ?? stats.other) * stats.rows
+function estimatePostings(
+  driver: Driver, stats: PostingStatistics, expansions: ReadonlyMap<string, readonly string[]> | undefined, counts?: ReadonlyMap<string, number>,
+): number {
+  const estimate = (k: string) => (stats.common.get(k) ?? stats.other) * stats.rows
+  const key = (k: string) => {
+    const n = counts?.get(k)
+    return n === undefined ? estimate(k) : n < COUNT_BOUND ? n : Math.max(n, estimate(k))
+  }
   if (driver.kind === 'key') return key(driver.key)
   if (driver.kind === 'all') return Infinity
-  if (driver.kind === 'any') return driver.parts.reduce((n, part) => n + estimatePostings(part, stats, expansions), 0)
+  if (driver.kind === 'any') return driver.parts.reduce((n, part) => n + estimatePostings(part, stats, expansions, counts), 0)
+  // Listed words are all the prefix's words, however many: their postings are the range's.
   const listed = expansions?.get(driver.prefix)
-  if (listed === undefined || listed.length > MAX_EXPANDED_WORDS) return (MAX_EXPANDED_WORDS + 1) * stats.other * stats.rows
+  if (listed === undefined) return (MAX_EXPANDED_WORDS + 1) * stats.other * stats.rows
   return listed.reduce((n, w) => n + key(w), 0)
 }
 
 /** At most this many postings (estimated) are read in one scan and sorted, rather than per word. */
 const SINGLE_SCAN_POSTINGS = 20_000
 
-/** The keys a driver reads, when they are known without a round trip (`undefined`: a range, every record, or an unlisted prefix). */
+/**
+ * The keys a driver reads, when they are known without a round trip (`undefined`: every record,
+ * or a prefix whose words are not listed), for one scan of them all: a listed prefix of more
+ * than `MAX_EXPANDED_WORDS` words gives its words too (a bound array, one parameter however long).
+ */
 function driverKeys(driver: Driver, expansions: ReadonlyMap<string, readonly string[]> | undefined): string[] | undefined {
   if (driver.kind === 'key') return [driver.key]
   if (driver.kind === 'all') return undefined
   if (driver.kind === 'prefix') {
     const listed = expansions?.get(driver.prefix)
-    return listed === undefined || listed.length > MAX_EXPANDED_WORDS ? undefined : [...listed]
+    return listed === undefined ? undefined : [...listed]
   }
   const out = new Set<string>()
   for (const part of driver.parts) {
@@ -205,26 +230,12 @@ async function driverSources(q: TypeQuery, driver: Driver): Promise<RawBuilder<u
 }
 
 /**
- * The ids of the first `limit` records (importance order) that meet every group; a group with no
- * usable phrase makes the driver every record.
+ * The group whose postings drive a query's scan (the others are checked on each candidate), with
+ * its driver; `undefined`: no group has a usable driver (every record drives). With the postings'
+ * statistics (typo stages) the group with the fewest postings, counted where the dictionary
+ * statement counted them (`TypeQuery.counts`), else estimated; without, the longest word.
  */
-async function matching(q: TypeQuery, groups: readonly Group[], limit: number): Promise<number[]> {
-  if (limit < 1) return []
-  const query = await matchingSql(q, groups, limit)
-  if (query === undefined) return []
-  const { rows } = await sql<{ id: number }>`select t.id from (${query}) t order by t.o1, t.o2, t.id`.execute(q.db)
-  return rows.map((r) => Number(r.id))
-}
-
-/**
- * The statement of `matching`: the `(o1, o2, id)` of its records, at most `limit` (a number, or an
- * expression of the statement it is part of: a limit of 0 reads nothing). `undefined`: nothing can
- * match. It may read the words of a long prefix first (a round trip).
- */
-async function matchingSql(q: TypeQuery, groups: readonly Group[], limit: number | RawBuilder<unknown>): Promise<RawBuilder<unknown> | undefined> {
-  if (groups.length === 0) return undefined
-  // A word none of whose phrases has a token (FTS5's `""*`) matches nothing, so neither does the term.
-  if (groups.some((g) => g.every((p) => p.tokens.length === 0))) return undefined
+export function drivingGroup(q: Pick<TypeQuery, 'expansions' | 'postings' | 'counts'>, groups: readonly Group[]): { index: number; driver: Driver; exact: boolean; weight: number } | undefined {
   let best: { index: number; driver: Driver; exact: boolean; weight: number } | undefined
   groups.forEach((group, index) => {
     const live = group.filter((p) => p.tokens.length > 0)
@@ -265,9 +276,34 @@ async function matchingSql(q: TypeQuery, groups: readonly Group[], limit: number
       const shortest = Math.min(...[...parts.keys()].map((k) => [...k.slice(k.indexOf(':') + 1)].length))
       candidate = { driver: { kind: 'any', parts: [...parts.values()] }, exact: false, weight: shortest + 0.5 }
     }
-    if (q.postings) candidate = { ...candidate, weight: -estimatePostings(candidate.driver, q.postings, q.expansions) }
+    if (q.postings) candidate = { ...candidate, weight: -estimatePostings(candidate.driver, q.postings, q.expansions, q.counts) }
     if (!best || candidate.weight > best.weight) best = { index, ...candidate }
   })
+  return best
+}
+
+/**
+ * The ids of the first `limit` records (importance order) that meet every group; a group with no
+ * usable phrase makes the driver every record.
+ */
+async function matching(q: TypeQuery, groups: readonly Group[], limit: number): Promise<number[]> {
+  if (limit < 1) return []
+  const query = await matchingSql(q, groups, limit)
+  if (query === undefined) return []
+  const { rows } = await sql<{ id: number }>`select t.id from (${query}) t order by t.o1, t.o2, t.id`.execute(q.db)
+  return rows.map((r) => Number(r.id))
+}
+
+/**
+ * The statement of `matching`: the `(o1, o2, id)` of its records, at most `limit` (a number, or an
+ * expression of the statement it is part of: a limit of 0 reads nothing). `undefined`: nothing can
+ * match. It may read the words of a long prefix first (a round trip).
+ */
+async function matchingSql(q: TypeQuery, groups: readonly Group[], limit: number | RawBuilder<unknown>): Promise<RawBuilder<unknown> | undefined> {
+  if (groups.length === 0) return undefined
+  // A word none of whose phrases has a token (FTS5's `""*`) matches nothing, so neither does the term.
+  if (groups.some((g) => g.every((p) => p.tokens.length === 0))) return undefined
+  const best = drivingGroup(q, groups)
   const chosen: Driver = best ? best.driver : { kind: 'all' }
   const listedKeys = q.postings ? driverKeys(chosen, q.expansions) : undefined
   // Many words with few postings in all (a typo stage's prefixes): one scan of them all and a sort,
@@ -294,7 +330,7 @@ async function matchingSql(q: TypeQuery, groups: readonly Group[], limit: number
         union select r.o1, r.o2, r.id from (${top(sql`select distinct o1, o2, id from ${keys} where key >= ${chosen.prefix} and key < ${upper}`)}) r where ${many}
       ) t order by t.o1, t.o2, t.id limit ${limit}`
   }
-  const sources = listedKeys !== undefined && listedKeys.length > 1 && estimatePostings(chosen, q.postings!, q.expansions) <= SINGLE_SCAN_POSTINGS
+  const sources = listedKeys !== undefined && listedKeys.length > 1 && estimatePostings(chosen, q.postings!, q.expansions, q.counts) <= SINGLE_SCAN_POSTINGS
     ? [sql`select distinct o1, o2, id from ${sql.table(q.t.keys)} where key = any(${listedKeys}::text[])`]
     : await driverSources(q, chosen)
   if (sources.length === 0) return undefined
@@ -328,7 +364,7 @@ function phrasesOf(words: readonly string[]): { anyWords: Group[]; namePrefix: G
  * are), or one of its prefixes; a name stage's one group, the name column starting with any of its
  * name starts (tokens as stored, the last a prefix).
  */
-function stagePhrases(stage: Pick<Stage, 'groups' | 'names'>): Group[] {
+export function stagePhrases(stage: Pick<Stage, 'groups' | 'names'>): Group[] {
   if (stage.names !== undefined) return [stage.names.map((tokens) => ({ tokens, columns: 'name' as const }))]
   const groups = stage.groups
   const raws = groups.map((g) => g.raw)
@@ -342,20 +378,35 @@ function stagePhrases(stage: Pick<Stage, 'groups' | 'names'>): Group[] {
 
 /**
  * The typo dictionary's words for each list of keys (each sorted, as on SQLite), for every type,
- * in one statement: `[type][list]`.
+ * in one statement: `words[type][list]`; and the postings of each word of the lists from
+ * `countedFrom` on (words, not names), counted up to `COUNT_BOUND` by an index-only scan of the
+ * type's keys: `counts[type]`. The typo stages' scans are driven by the group with the fewest
+ * postings, as FTS5's AND costs what its rarest phrase's postings cost (it seeks the others), and
+ * the statistics cannot tell a common word outside their sampled most common keys from a rare one.
  */
-async function dictionaryLookup(db: Kysely<any>, types: readonly SearchObjectType[], keyLists: readonly (readonly string[])[]): Promise<string[][][]> {
+export async function dictionaryLookup(
+  db: Kysely<any>, types: readonly SearchObjectType[], keyLists: readonly (readonly string[])[], countedFrom: number,
+): Promise<{ words: string[][][]; counts: Map<string, number>[] }> {
   const out = types.map(() => keyLists.map(() => new Set<string>()))
+  const counts = types.map(() => new Map<string, number>())
   const keys = keyLists.flatMap((list) => list)
   if (keys.length > 0 && types.length > 0) {
     const lists = keyLists.flatMap((list, i) => list.map(() => i))
-    const arms = types.map((type, t) => sql`select distinct ${t}::int as t, g.i, k.word from unnest(${keys}::text[], ${lists}::int[]) as g(key, i)
-      join ${sql.table(PG_SEARCH_TABLES[type].typoKeys)} k on k.key = g.key`)
-    const { rows } = await sql<{ t: number; i: number; word: string }>`${sql.join(arms, sql` union all `)}`.execute(db)
-    for (const r of rows) out[r.t]![r.i]!.add(r.word)
+    const arms = types.map((type, t) => {
+      const postings = sql.table(PG_SEARCH_TABLES[type].keys)
+      return sql`select f.t, f.i, f.word, case when f.i >= ${countedFrom}::int
+          then (select count(*) from (select 1 from ${postings} p where p.key = f.word limit ${COUNT_BOUND}) c) end as n
+        from (select distinct ${t}::int as t, g.i, k.word from unnest(${keys}::text[], ${lists}::int[]) as g(key, i)
+          join ${sql.table(PG_SEARCH_TABLES[type].typoKeys)} k on k.key = g.key) f`
+    })
+    const { rows } = await sql<{ t: number; i: number; word: string; n: number | string | null }>`${sql.join(arms, sql` union all `)}`.execute(db)
+    for (const r of rows) {
+      out[r.t]![r.i]!.add(r.word)
+      if (r.n !== null) counts[r.t]!.set(r.word, Number(r.n))
+    }
   }
   // Code point order, as the dictionary's "C" collation and SQLite's binary order sort.
-  return out.map((lists) => lists.map((words) => [...words].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))))
+  return { words: out.map((lists) => lists.map((words) => [...words].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)))), counts }
 }
 
 /**
@@ -365,7 +416,7 @@ async function dictionaryLookup(db: Kysely<any>, types: readonly SearchObjectTyp
  * with a start within the term's edits was found, so the first words of the names found that start
  * with a name start's first word are all the first words that do.
  */
-function stageExpansions(stage: Stage, term: TypoTerm, found: readonly string[][]): Map<string, readonly string[]> {
+export function stageExpansions(stage: Stage, term: TypoTerm, found: readonly string[][]): Map<string, readonly string[]> {
   const out = new Map<string, readonly string[]>()
   const long = (p: string) => [...stripMarker(p)[0]].length > PG_PREFIX_KEY_LENGTH
   if (stage.names !== undefined) {
@@ -527,7 +578,7 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
   const namesKeys = nameKeys(term)
   const typos = mode !== 0 && (namesKeys.length > 0 || keys.some((k) => k.length > 0))
     ? Promise.all([
-      dictionaryLookup(vdb.db, types, [namesKeys, ...keys]),
+      dictionaryLookup(vdb.db, types, [namesKeys, ...keys], 1),
       Promise.all(types.map((type) => postingStatistics(vdb.db, PG_SEARCH_TABLES[type].keys))),
     ])
     : undefined
@@ -541,10 +592,12 @@ export async function searchRecordsPostgres(vdb: PostgresVentureDb, request: Sea
   // The records' details, when the stages' statement read them.
   let details: PgDetailRow[][] | undefined
   if (runsTypoStages(request, known())) {
-    const [found, postings] = typos ? await typos : [types.map(() => [namesKeys, ...keys].map(() => [] as string[])), types.map(() => undefined)]
+    const [{ words: found, counts }, postings] = typos
+      ? await typos
+      : [{ words: types.map(() => [namesKeys, ...keys].map(() => [] as string[])), counts: types.map(() => new Map<string, number>()) }, types.map(() => undefined)]
     const plans = found.map(([names, ...dictionary]) => typoStages(term, (i) => dictionary[i]!, () => names!))
     const queries = plans.map((plan, i) => plan.map((stage) => ({
-      q: { db: vdb.db, t: PG_SEARCH_TABLES[types[i]!], expansions: stageExpansions(stage, term, found[i]!), postings: postings[i] },
+      q: { db: vdb.db, t: PG_SEARCH_TABLES[types[i]!], expansions: stageExpansions(stage, term, found[i]!), postings: postings[i], counts: counts[i] },
       groups: stagePhrases(stage),
     })))
     const got = await stagesAtOnce(vdb.db, types, queries, tiers, request.limit)

@@ -8,8 +8,12 @@
 import fc from 'fast-check'
 import { CompiledQuery, sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { searchRecords, searchWords, type SearchObjectType, type SearchRequest, type TypoMode } from '../../src/records/search.js'
-import { searchRecordsPostgres } from '../../src/records/search-postgres.js'
+import {
+  dictionaryKeys, nameKeys, searchRecords, searchWords, typoStages, typoTerm, type SearchObjectType, type SearchRequest, type TypoMode,
+} from '../../src/records/search.js'
+import {
+  dictionaryLookup, drivingGroup, postingStatistics, searchRecordsPostgres, stageExpansions, stagePhrases,
+} from '../../src/records/search-postgres.js'
 import { copyToPostgres } from '../../src/store/copy.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { ingestAll } from '../../src/store/ingest.js'
@@ -254,6 +258,72 @@ describe('search ranking rules with typos, equal on both backends', () => {
   it('5. then the whole name within the edits before a start of a name or a word; 6. then importance', async () => {
     // Each one substitution from "marvelxn"; "Marvelon" is the whole name within it, the others by score 99, 90, 50, 10.
     expect(await hits('marvelxn', 1)).toEqual(['c1:t2:w1:e1', 'c4:t2:w1:e1', 'c3:t2:w1:e1', 'c2:t2:w1:e1', 'c6:t2:w1:e1'])
+  })
+})
+
+//// the word that drives a typo stage ////
+
+describe('a typo stage is driven by its rarest word, as FTS5 costs its rarest phrase', () => {
+  let p: Pair
+  beforeAll(async () => {
+    const lite = openDatabase(':memory:')
+    // "technologies" is common, "galilab" rare; the term misspells both, the common word first.
+    ingestAll(lite, [
+      ...Array.from({ length: 300 }, (_, k) => company(1 + k, `Firm${k} Technologies`, `f${k}.example`, k)),
+      company(1000, 'Galilab Technologies', 'galilab.example', 5),
+      company(1001, 'Galilab Robotics', 'galilab-robotics.example', 6),
+      // Rare starts of words, one edit from "quorvx": "quorv" of 40 words, "quorbx" of 20 (one record each).
+      ...Array.from({ length: 40 }, (_, k) => company(2000 + k, `Quorve${String.fromCharCode(97 + (k % 26))}${k} Technologies`, `q${k}.example`, 2 + k)),
+      ...Array.from({ length: 20 }, (_, k) => company(3000 + k, `Quorbx${String.fromCharCode(97 + k)} Technologies`, `qb${k}.example`, 50 + k)),
+    ])
+    p = await pairOf(lite, 'search_typo_driver')
+    // As on a large index: the sampled most common keys (here one) do not hold "technologies".
+    await sql.raw(`alter table "${PG_SEARCH_TABLES.company.keys}" alter column key set statistics 1`).execute(p.pg.db)
+    await sql.raw(`analyze "${PG_SEARCH_TABLES.company.keys}"`).execute(p.pg.db)
+  })
+  afterAll(async () => { await closePair(p) })
+
+  it('chooses the misspelt rare word\'s group from the postings counted by the dictionary statement', async () => {
+    const term = typoTerm(searchWords('Tkchnologies Galillab'), 'auto')
+    const keys = dictionaryKeys(term.words)
+    // A Kysely instance of its own: the statistics are cached per instance.
+    const db = p.pg.db.withPlugin({ transformQuery: (args) => args.node, transformResult: async (args) => args.result })
+    const stats = await postingStatistics(db, PG_SEARCH_TABLES.company.keys)
+    expect(stats).toBeDefined()
+    expect(stats!.common.has('technologies')).toBe(false)
+    const { words: [found], counts: [counts] } = await dictionaryLookup(db, ['company'], [nameKeys(term), ...keys], 1)
+    expect(counts!.get('technologies')).toBe(361)
+    expect(counts!.get('galilab')).toBe(2)
+    const [, ...dictionary] = found!
+    const stages = typoStages(term, (i) => dictionary[i]!, () => found![0]!)
+    // The stages of both words with typos (their groups: the common word's, then the rare one's).
+    const twoWords = stages.filter((s) => s.names === undefined && s.groups.length === 2 && s.groups.every((g) => g.prefixes.length > 0))
+    expect(twoWords.length).toBeGreaterThan(0)
+    for (const stage of twoWords) {
+      const q = { expansions: stageExpansions(stage, term, found!), postings: stats }
+      expect(drivingGroup({ ...q, counts }, stagePhrases(stage))?.index).toBe(1)
+    }
+    // And the answers stay SQLite's.
+    const request: SearchRequest = { term: 'Tkchnologies Galillab', objectTypes: both, limit: 10, typo: 'auto' }
+    expect((await same(p, request))[0]?.id).toBe(1000)
+  })
+
+  it('a driving prefix of more than 32 words is one scan of its words, not one per word each with the checks', async () => {
+    // The statements' parameters, compiled as sent.
+    const params: number[] = []
+    const db = p.pg.db.withPlugin({
+      transformQuery: (args) => {
+        params.push(p.pg.db.getExecutor().compileQuery(args.node, args.queryId).parameters.length)
+        return args.node
+      },
+      transformResult: async (args) => args.result,
+    })
+    const request: SearchRequest = { term: 'Tkchnologies Quorvx', objectTypes: ['company'], limit: 10, typo: 'auto' }
+    const got = await searchRecordsPostgres({ ...p.pg, db }, request)
+    expect(got).toStrictEqual(searchRecords(p.lite, request))
+    expect(got.length).toBe(10)
+    // The stage statement is the last: one scan of the 60 words, not one per word (or range) each with both words' checks.
+    expect(params[params.length - 1]).toBeLessThan(200)
   })
 })
 
