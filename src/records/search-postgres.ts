@@ -21,9 +21,9 @@
  * others); when a word's posting list IS its test (one word of one token), the candidates need no
  * check at all.
  *
- * A misspelt term costs two round trips in sequence: the tiers with the typo dictionary of both
- * types (one statement) beside them, then one statement with every typo stage of both types and
- * the hits' details (`stagesAtOnce`).
+ * A misspelt term costs at least two round trips in sequence: the tiers with the typo dictionary of
+ * both types (one statement) beside them, then one statement with every typo stage of both types
+ * and the hits' details (`stagesAtOnce`); a long prefix stage may add one (`driverSources`).
  *
  * Values are bound parameters throughout; identifiers come from the catalog and the table list.
  */

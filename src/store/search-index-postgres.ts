@@ -470,8 +470,8 @@ export async function refreshPostgresSearchIndex(
   const counts = db.isTransaction ? await work(db) : await db.transaction().execute(work)
   if (!db.isTransaction) {
     // The visibility map, so that the postings and the typo dictionary's keys are read by index-only
-    // scans (without it each dictionary row read its heap page too: a typo term's lookup, 100,000
-    // companies, 1.4 ms against 3.0). Outside the transaction: VACUUM cannot run in one.
+    // scans; without it each dictionary row also reads its heap page. Outside the transaction:
+    // VACUUM cannot run in one.
     for (const t of Object.values(PG_SEARCH_TABLES)) await sql.raw(`vacuum "${t.keys}", "${t.typoKeys}"`).execute(db)
   }
   return Object.freeze({ ...counts, full: changed === undefined, ms: performance.now() - started })

@@ -38,8 +38,8 @@ export const sqliteDialect: SqlDialect = Object.freeze({
   // Aggregates take an ORDER BY since SQLite 3.44; over no rows json_group_array gives '[]'.
   jsonArrayAgg: (value: Expression<unknown>, orderBy: Expression<unknown>) => sql<unknown>`json_group_array(${value} order by ${orderBy})`,
   // An aggregate's ORDER BY sorts its rows in a temporary b-tree even when they arrive in order, as
-  // a link table's WITHOUT ROWID key (owner, value) gives them: 5 sorts per company record made a
-  // page's records statement 1.35x as long (`bench/facets.ts`, pages without total).
+  // a link table's WITHOUT ROWID key (owner, value) gives them: 5 sorts per company record, about a quarter
+  // of a page's records statement (`BENCH_ONLY=pages npx tsx bench/facets.ts`, pages without total).
   ownedValuesAgg: (value: Expression<unknown>) => sql<unknown>`json_group_array(${value})`,
   // BINARY is every column's collation unless declared otherwise, and no record table declares one.
   binaryText: (column: Expression<unknown>) => column,
