@@ -273,6 +273,11 @@ interface Connection {
   store?: Store
   /** Per dataset, the fields to hold at every data version: the preloaded ones and those requests needed. */
   readonly wanted: Map<string, Set<string>>
+  /**
+   * Per dataset, the fields found to have too many values to hold: never wanted again on this
+   * connection, so that a request asking for one does not have it read anew at every data version.
+   */
+  readonly neverHold: Map<string, Set<string>>
   /** Column statements run on this connection (ids and fields), for tests and benchmarks. */
   reads: number
 }
@@ -283,7 +288,7 @@ function connectionOf(db: Kysely<any>): Connection {
   let conn = connections.get(db)
   if (!conn) {
     const wanted = new Map(Object.entries(PRELOADED_FACET_FIELDS).map(([dataset, fields]) => [dataset, new Set(fields)]))
-    connections.set(db, (conn = { wanted, reads: 0 }))
+    connections.set(db, (conn = { wanted, neverHold: new Map(), reads: 0 }))
   }
   return conn
 }
@@ -307,7 +312,8 @@ export function facetColumnState(db: Kysely<any>, version: number): { reads: num
 function want(conn: Connection, dataset: DatasetDef, fields: Iterable<FieldDef>): void {
   let set = conn.wanted.get(dataset.name)
   if (!set) conn.wanted.set(dataset.name, (set = new Set()))
-  for (const f of fields) set.add(f.name)
+  const never = conn.neverHold.get(dataset.name)
+  for (const f of fields) if (!never?.has(f.name)) set.add(f.name)
 }
 
 /** The held columns of `fields` at `version`: undefined when one is not read yet, null when one cannot be held. */
@@ -390,8 +396,13 @@ export async function readFacetColumns(ctx: ExecContext, pause: () => Promise<vo
       if (!store.datasets.has(dataset.name)) store.datasets.set(dataset.name, { keys, fields: new Map() })
     } else if (field) {
       store.datasets.get(dataset.name)!.fields.set(field.name, column!)
-      // A field with too many values to hold is not tried again at later versions.
-      if (column === null) conn.wanted.get(dataset.name)?.delete(field.name)
+      // A field with too many values to hold is not tried again at later versions, even when asked for.
+      if (column === null) {
+        conn.wanted.get(dataset.name)?.delete(field.name)
+        let never = conn.neverHold.get(dataset.name)
+        if (!never) conn.neverHold.set(dataset.name, (never = new Set()))
+        never.add(field.name)
+      }
     }
   }
 }

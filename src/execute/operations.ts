@@ -98,6 +98,8 @@ function plainOperations(database: VentureDb, limits: Limits, paging: Partial<Pa
     storedFacets: pipeline.storedFacets,
     /** Resolves once the cost prediction's statistics and the facet columns are read on this connection (`Pipeline.backgroundReads`). */
     backgroundReads: () => pipeline.backgroundReads(),
+    /** Commits the quota counts still waiting for their turn's batch (`BatchedLiveCounts.drain`): before the connection closes. */
+    drainCounts: (): void => batched?.drain(),
 
     companyDetail: (id: number) => companyDetail(database, id),
     companyByDomain: async (domain: string) => {

@@ -39,6 +39,7 @@ import type { ResultRecord } from './records.js'
 import { readStatistics } from './statistics.js'
 import { facetColumnsMissing, readFacetColumns } from './facet-columns.js'
 import { unmapped } from './unmapped.js'
+import { backgroundGate } from './background.js'
 import {
   canonicalQuery, loadStoredQuery, queryIdOf, QUERY_VERSION, storageIssues, storeOwner, storeQuery,
   type CanonicalFilter, type CanonicalQuery,
@@ -253,6 +254,10 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
    * version. Until they are read, a request is predicted by the worst case on the data's row counts
    * (`workOnData`, `TIME_MODEL`), and that prediction is not kept.
    */
+  // What a background read awaits before each statement: a turn of the event loop, and no call in
+  // flight on the connection (background.ts).
+  const gate = backgroundGate(vdb.db)
+  const nextTurn = (): Promise<void> => gate.turn()
   const costs = new WeakMap<CheckedQuery, { version: number; value: { estimate: CostEstimate; predicted: PredictedCost } }>()
   let statistics: { version: number; value: DataStatistics } | undefined
   let reading: { version: number; done: Promise<void> } | undefined
@@ -716,5 +721,3 @@ function pagingIssues(queryId: unknown, paging: { page?: unknown; per_page?: unk
   return issues
 }
 
-/** One turn of the event loop: what a background read yields between its statements. */
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))

@@ -29,15 +29,16 @@ import { datasetRows } from './counts.js'
 export const SAMPLE_SIZE = 500
 
 /**
- * Reads the statistics of the data at `ctx.dataVersion`. `pause` runs between statements: the
- * pipeline reads in the background and passes a turn of the event loop, so that a request on the
- * same connection waits for one statement at most, not for the whole read.
+ * Reads the statistics of the data at `ctx.dataVersion`. `pause` runs before each statement: the
+ * pipeline reads in the background and passes a turn of the event loop with no call in flight on
+ * the connection (background.ts), so that the read starts after the call that asked for it and a
+ * request on the same connection waits for one statement at most, not for the whole read.
  */
 export async function readStatistics(ctx: ExecContext, pause: () => Promise<void> = async () => {}): Promise<DataStatistics> {
   const rows = new Map<string, number>()
   for (const table of COST_TABLES) {
-    rows.set(table, await datasetRows(ctx, { table }))
     await pause()
+    rows.set(table, await datasetRows(ctx, { table }))
   }
   const input: Record<string, RecordInput[]> = {}
   for (const name of DATASET_NAMES) input[name] = await sampleRecords(ctx, datasets[name], pause)
@@ -76,6 +77,7 @@ export function statisticsOf(rows: (table: string) => number, sample: Snapshot):
 /** `SAMPLE_SIZE` records of a dataset, primary keys spread evenly over its key range, with their tags. */
 async function sampleRecords(ctx: ExecContext, def: DatasetDef, pause: () => Promise<void>): Promise<RecordInput[]> {
   const pk = primaryKeyColumn(def)
+  await pause()
   const range = await ctx.db.selectFrom(def.table)
     .select((eb) => [eb.fn.min(pk).as('lo'), eb.fn.max(pk).as('hi')])
     .executeTakeFirst() as { lo: unknown; hi: unknown } | undefined
@@ -89,6 +91,7 @@ async function sampleRecords(ctx: ExecContext, def: DatasetDef, pause: () => Pro
   await pause()
   // Keys far apart (a sparse range) hit few records: take the first ones in key order instead.
   if (stored.length < keys.length / 4) {
+    await pause()
     stored = (await ctx.db.selectFrom(def.table).selectAll().orderBy(pk).limit(SAMPLE_SIZE).execute()) as Record<string, unknown>[]
   }
   const fields = Object.values(def.fields) as FieldDef[]

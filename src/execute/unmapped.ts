@@ -4,7 +4,10 @@
  * file-backed memory until the map is dropped, so a full export grows the RSS by every page it
  * reads (850 MB and more for all 1,000,000 companies, up to `mmap_size`). Read through SQLite's
  * page cache instead (`cache_size`, a few MB), the pages stay in the kernel's page cache, outside
- * the process (`npx tsx bench/fields-export.ts --rss-only` measures both). Other calls keep the map.
+ * the process (`npx tsx bench/fields-export.ts --rss-only` measures both). The setting is the
+ * connection's: whatever else runs on it between an export's batches (other calls on a shared
+ * connection, such as the inline engine's, or a worker's background reads) runs unmapped too.
+ * Other connections (the pool's other workers) keep their map.
  */
 import type BetterSqlite3 from 'better-sqlite3'
 

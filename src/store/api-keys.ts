@@ -296,6 +296,14 @@ export class BatchedLiveCounts {
     })
   }
 
+  /**
+   * Commits the counts waiting for their turn's batch now: before the connection closes, so that a
+   * count asked for in the closing turn is answered instead of failing on a closed connection.
+   */
+  drain(): void {
+    if (this.#pending.length > 0) this.#flush()
+  }
+
   #flush(): void {
     this.#scheduled = false
     const batch = this.#pending.splice(0)

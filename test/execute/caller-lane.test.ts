@@ -11,7 +11,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { resolveLimits } from '../../src/check/limits.js'
 import { createEngine, KeyRefusedError, type Engine } from '../../src/engine.js'
+import type { Operations } from '../../src/execute/operations.js'
+import { withCallerLane } from '../../src/execute/pool/caller-lane.js'
+import type { WorkerPool } from '../../src/execute/pool/pool.js'
 import { createApp } from '../../src/http/app.js'
 import { createApiKey, revokeApiKey } from '../../src/store/api-keys.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
@@ -61,6 +65,26 @@ async function counted<T>(work: () => Promise<T>): Promise<{ value: T; posted: n
 }
 
 describe('light calls on the caller thread', () => {
+  it('a batched count asked for in the turn the lane closes is committed before its connection closes', async () => {
+    const { key, keyId } = await newKey(10)
+    // A pool with no worker that closes at once: the lane's close then ends in the count's turn.
+    const noWorkers = {
+      kind: 'pool', workers: 0, interruptible: false,
+      call: () => Promise.reject(new Error('no worker in this test')),
+      close: async () => {},
+      stats: () => ({}),
+    } as unknown as WorkerPool<Operations>
+    const lane = withCallerLane(noWorkers, { file, readonly: false, limits: resolveLimits({}) })
+    const authorize = () => lane.call('authorize', [key, NOW.getTime(), true], { light: true, timeoutMs: 0 })
+    // The first count remembers the key; the next ones wait for their turn's batch.
+    expect((await authorize()).ok).toBe(true)
+    const counts = [authorize(), authorize()]
+    await lane.close()
+    const answers = await Promise.all(counts)
+    expect(answers.map((a) => a.ok && a.quota.remaining)).toEqual([8, 7])
+    expect(used(keyId)).toBe(3)
+  })
+
   it('a key check and a detail lookup post nothing to a worker; a listing and a search post one call each', async () => {
     const { key, keyId } = await newKey(100)
     const check = await counted(() => engine.access.authorize(key, NOW, true))

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { resolveLimits } from '../../src/check/limits.js'
 import { createEngine } from '../../src/engine.js'
-import { facetColumnState, PRELOADED_FACET_FIELDS } from '../../src/execute/facet-columns.js'
+import { facetColumnState, MAX_DISTINCT, PRELOADED_FACET_FIELDS } from '../../src/execute/facet-columns.js'
 import { forgetRememberedFacets } from '../../src/execute/facets.js'
 import { createPipeline, type FacetsResult, type Pipeline } from '../../src/execute/pipeline.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
@@ -151,6 +151,39 @@ describe('facet columns are read off the request path', () => {
       expect(facetColumnState(fresh.db, v).reads).toBe(ready.reads)
     } finally {
       await engine.close()
+      fresh.sqlite.close()
+    }
+  })
+
+  it('a field with too many values to hold is not read again at a later data version when asked for again', async () => {
+    const fresh = await createFixtureDatabase({ companies: 300 })
+    try {
+      // More distinct names than a column holds (MAX_DISTINCT).
+      fresh.sqlite.prepare(`with recursive n(i) as (select 1 union all select i + 1 from n where i <= ?) insert into companies (id, name) select 1000000 + i, 'Many ' || i from n`).run(MAX_DISTINCT + 1)
+      bumpDataVersionSync(fresh.sqlite)
+      const pipeline = createPipeline(fresh, resolveLimits({}))
+      const st = () => facetColumnState(fresh.db, dataVersionSync(fresh.sqlite))
+      const ask = async () => {
+        forgetRememberedFacets(fresh.db)
+        // A filter on a field wants its column, as a facet on it does.
+        const r = await pipeline.facets({ dataset: 'companies', filter: { name: 'Many 7' } }, ['stage'], { limit: 5 })
+        expect(r.ok ? r.value.total : r.issues).toBe(1)
+      }
+      await pipeline.backgroundReads()
+      await ask()
+      const before = st().reads
+      await pipeline.backgroundReads()
+      // The name column was tried once, and is not held.
+      expect(st().reads).toBe(before + 1)
+      expect(st().held.companies).not.toContain('name')
+      bumpDataVersionSync(fresh.sqlite)
+      await pipeline.backgroundReads()
+      const atNewVersion = st().reads
+      await ask()
+      await pipeline.backgroundReads()
+      expect(st().reads).toBe(atNewVersion)
+      expect(st().held.companies).toEqual([...PRELOADED_FACET_FIELDS.companies!].sort())
+    } finally {
       fresh.sqlite.close()
     }
   })

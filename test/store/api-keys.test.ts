@@ -124,6 +124,22 @@ describe('counts of one turn committed together (BatchedLiveCounts)', () => {
     expect(batched.stats.batches).toBe(1)
   })
 
+  test('drain commits the waiting counts at once, and the scheduled flush then finds nothing to commit', async () => {
+    const { vdb, key, record } = await withKey(5)
+    const keys = new LiveKeys()
+    const hash = hashApiKey(key)
+    keys.remember(hash, record)
+    const batched = new BatchedLiveCounts(vdb.sqlite, keys)
+    const counts = [batched.count(hash, NOW), batched.count(hash, NOW)]
+    batched.drain()
+    // Committed within this turn, before the scheduled flush and before the connection could close.
+    expect(vdb.sqlite.prepare('select used from quota_usage where key_id = ?').pluck().get(record.keyId)).toBe(2)
+    vdb.sqlite.close()
+    expect((await Promise.all(counts)).map((c) => c?.quota.remaining)).toEqual([4, 3])
+    expect(batched.stats).toEqual({ batches: 1, counts: 2 })
+    batched.drain()
+  })
+
   test('a batch is cut at maxBatch; a key revoked between turns is not counted', async () => {
     const { vdb, key, record } = await withKey(100)
     const keys = new LiveKeys()

@@ -5,7 +5,8 @@
  */
 import type { Limits } from '../../src/check/limits.js'
 import { createOperations as engineOperations } from '../../src/execute/operations.js'
-import type { SqliteVentureDb } from '../../src/store/open.js'
+import { facetColumnState } from '../../src/execute/facet-columns.js'
+import { dataVersionSync, type SqliteVentureDb } from '../../src/store/open.js'
 
 /** Where `hold`'s release flags start in its shared log (cell 0 counts starts, cells 1.. list them). */
 export const HELD_RELEASE_BASE = 512
@@ -14,6 +15,7 @@ const COUNT_TO = 'with recursive c(x) as (select 1 union all select x + 1 from c
 
 export function createOperations(vdb: SqliteVentureDb, limits: Limits) {
   const counter = vdb.sqlite.prepare(COUNT_TO).pluck()
+  const columnReads = () => facetColumnState(vdb.db, dataVersionSync(vdb.sqlite)).reads
   return {
     ...engineOperations(vdb, limits),
     /** One statement that counts to `n` (about 10-30 million a second here): a slow query. */
@@ -40,6 +42,19 @@ export function createOperations(vdb: SqliteVentureDb, limits: Limits) {
     },
     /** The worker connection's `mmap_size` (the memory budget's share, store/memory-budget.ts). */
     mmapSize: () => Number(vdb.sqlite.pragma('mmap_size', { simple: true })),
+    /** The facet column statements this worker's connection ran, and the fields it holds now. */
+    columnState: () => facetColumnState(vdb.db, dataVersionSync(vdb.sqlite)),
+    /**
+     * A call that leaves the event loop for `ms` (a timer), then counts to `n` (0: not at all): the
+     * column statements that ran on the connection while it waited.
+     */
+    waitThenCount: async (ms: number, n: number) => {
+      const before = columnReads()
+      await new Promise((resolve) => setTimeout(resolve, ms))
+      const during = columnReads() - before
+      if (n > 0) counter.get(n)
+      return during
+    },
     /** Ends the worker thread from inside a call. */
     crash: () => process.exit(3),
   }

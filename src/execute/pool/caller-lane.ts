@@ -118,8 +118,9 @@ export function withCallerLane(pool: WorkerPool<Operations>, options: CallerLane
       } finally {
         const open = vdb
         vdb = undefined
-        // Light calls run to their end within one turn of the event loop (a batched count by the
-        // next): by the time the workers have closed, none is in flight here.
+        // Light calls run to their end within one turn of the event loop but for a batched count,
+        // committed at the next: committed now, as the connection closes in this turn.
+        ops.drainCounts()
         await open?.close()
       }
     },

@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url'
 import type { OperationTable } from '../backend.js'
 import { createOperations } from '../operations.js'
 import { makeInterruptible } from './interrupt.js'
+import { backgroundGate, type BackgroundGate } from '../background.js'
 import { givenUpOf, isGivenUp, serializeError, type FromWorker, type ToWorker, type WorkerSetup } from './protocol.js'
 
 const port = parentPort
@@ -30,11 +31,14 @@ try {
     ? createOperations
     : ((await import(toUrl(setup.operationsModule))) as { createOperations: (...a: Parameters<typeof createOperations>) => OperationTable }).createOperations
   const ops: OperationTable = create(vdb, setup.limits, setup.paging)
+  // The background reads run between calls only, with the slot armed by no call's token (background.ts).
+  const gate = backgroundGate(vdb.db)
+  if (interruptible) gate.disarm = () => interruptible.arm(0)
   // The cost prediction's statistics and the facet columns, read right after the connection opens
   // so that no call pays for them (execute/statistics.ts, execute/facet-columns.ts; a few seconds
   // at 1,000,000 companies on a cold cache).
   await ops.backgroundReads?.()
-  port.on('message', (message: ToWorker) => void run(ops, message, interruptible?.arm))
+  port.on('message', (message: ToWorker) => void run(ops, message, interruptible?.arm, gate))
   post({ type: 'ready', slot: interruptible?.slot })
 } catch (error) {
   post({ type: 'failed', error: serializeError(error) })
@@ -45,7 +49,8 @@ function toUrl(module: string): string {
   return /^[a-z]+:/i.test(module) ? module : pathToFileURL(module).href
 }
 
-async function run(ops: OperationTable, message: ToWorker, arm: ((token: number) => void) | undefined): Promise<void> {
+async function run(ops: OperationTable, message: ToWorker, arm: ((token: number) => void) | undefined, gate: BackgroundGate): Promise<void> {
+  gate.begin()
   try {
     arm?.(message.token)
     // Read after arming, as the pool marks a call before it interrupts it: a call given up on before
@@ -60,5 +65,7 @@ async function run(ops: OperationTable, message: ToWorker, arm: ((token: number)
     post({ type: 'result', token: message.token, ok: true, value })
   } catch (error) {
     post({ type: 'result', token: message.token, ok: false, error: serializeError(error) })
+  } finally {
+    gate.end()
   }
 }
