@@ -102,11 +102,9 @@ function scanBits(p: TypoPattern, text: string, cap: number, untilShortest: bool
   const banded = cap <= WORD_BITS
   let j = 0
   for (let x = 0; x < text.length; x++) {
-    let c = text.charCodeAt(x)
-    if (c >= 0xd800 && c < 0xdc00 && x + 1 < text.length) {
-      const low = text.charCodeAt(x + 1)
-      if (low >= 0xdc00 && low < 0xe000) { c = ((c - 0xd800) << 10) + (low - 0xdc00) + 0x10000; x++ }
-    }
+    // A surrogate pair is one code point (one edit); a lone surrogate is its own unit.
+    const c = text.codePointAt(x)!
+    if (c > 0xffff) x++
     if (letters && (c === SPACE || c === MARKER)) continue
     j++
     const eq = c < 128 ? ascii[c]! : (other.get(c) ?? 0)
@@ -167,11 +165,9 @@ function scanTable(p: TypoPattern, text: string, cap: number, untilShortest: boo
   let prevChar = -1
   let j = 0
   for (let x = 0; x < text.length; x++) {
-    let c = text.charCodeAt(x)
-    if (c >= 0xd800 && c < 0xdc00 && x + 1 < text.length) {
-      const low = text.charCodeAt(x + 1)
-      if (low >= 0xdc00 && low < 0xe000) { c = ((c - 0xd800) << 10) + (low - 0xdc00) + 0x10000; x++ }
-    }
+    // A surrogate pair is one code point (one edit); a lone surrogate is its own unit.
+    const c = text.codePointAt(x)!
+    if (c > 0xffff) x++
     if (letters && (c === SPACE || c === MARKER)) continue
     j++
     row[0] = j
