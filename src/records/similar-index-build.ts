@@ -7,7 +7,7 @@
  *   distinct tag sets hashed into LSH buckets, and each company's answer taken from the sets that
  *   share a bucket with its own. The index's cost grows with the companies times their candidates,
  *   not with a search per company (the bench's similar phase times the build: `npm run bench`).
- * - The weights (N and each tag's df) are those of the build that took them, kept in
+ * - The weights (N and each tag's df) and the LSH banding are those of the build that took them, kept in
  *   `similar_companies_state`: an update scores as the build did, so updating after an import gives
  *   what a build over every company gives. A build takes new weights when asked (`reweigh`), when
  *   there are none, or when the number of companies has moved by more than `REWEIGH_SHARE` since;
@@ -87,9 +87,14 @@ const PROGRESS_EVERY = 5_000
 /** Rows written a transaction: what a stopped build keeps. */
 const COMMIT_EVERY = 50_000
 
-/** The kept weights and the name that enters every fingerprint. */
+/**
+ * The kept weights, the name that enters every fingerprint, and the LSH banding chosen when they
+ * were taken (reused until new weights: banding by the number of sets now would move every
+ * set's buckets when that number crosses a threshold, while unchanged companies keep their answers).
+ */
 interface KeptWeights extends ModelWeights {
   readonly epoch: string
+  readonly banding?: { readonly bands: number; readonly rows: number }
 }
 
 /** Builds or updates the similarity index on either backend. */
@@ -124,7 +129,8 @@ async function attempt(vdb: VentureDb, options: SimilarIndexOptions, batchSize: 
   }
   const { input, fingerprints } = await loadModelInput(s, kept, kept.epoch)
   if ((await dataVersion(vdb)) !== version) return undefined
-  const model = new SimilarityModel(input)
+  const model = new SimilarityModel(input, kept.banding)
+  if (kept.banding === undefined) kept = { ...kept, banding: { bands: model.bands, rows: model.rows } }
   const n = input.ids.length
 
   // What the index holds: each company's fingerprint and the last of its answer.
@@ -291,22 +297,24 @@ async function attempt(vdb: VentureDb, options: SimilarIndexOptions, batchSize: 
 }
 
 function encodeWeights(weights: KeptWeights): string {
-  return JSON.stringify({ epoch: weights.epoch, companies: weights.companies, df: [...weights.df] })
+  return JSON.stringify({ epoch: weights.epoch, companies: weights.companies, bands: weights.banding?.bands, rows: weights.banding?.rows, df: [...weights.df] })
 }
 
-/** The weights the index was built with, or undefined (none, or a row that is not weights). */
+/** The weights the index was built with, or undefined (none, or a row that is not weights or has no banding). */
 async function keptWeights(vdb: VentureDb): Promise<KeptWeights | undefined> {
   const row = await vdb.db.selectFrom(SIMILAR_INDEX_STATE_TABLE).select('value').where('name', '=', 'weights').executeTakeFirst() as { value: string } | undefined
   if (!row) return undefined
   try {
-    const value = JSON.parse(row.value) as { epoch?: unknown; companies?: unknown; df?: unknown }
+    const value = JSON.parse(row.value) as { epoch?: unknown; companies?: unknown; bands?: unknown; rows?: unknown; df?: unknown }
     if (typeof value.epoch !== 'string' || !Number.isSafeInteger(value.companies) || !Array.isArray(value.df)) return undefined
+    const positive = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 1
+    if (!positive(value.bands) || !positive(value.rows)) return undefined
     const df = new Map<TagKey, number>()
     for (const pair of value.df as unknown[]) {
       if (!Array.isArray(pair) || typeof pair[0] !== 'string' || !Number.isSafeInteger(pair[1])) return undefined
       df.set(pair[0], pair[1] as number)
     }
-    return { epoch: value.epoch, companies: value.companies as number, df }
+    return { epoch: value.epoch, companies: value.companies as number, banding: { bands: value.bands, rows: value.rows }, df }
   } catch {
     return undefined
   }

@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { expectUpdateEqualsFullBuild } from '../support/similar-update.js'
 import { recordSession } from '../../src/records/session.js'
 import { currentWeights, loadModelInput } from '../../src/records/similar/load.js'
-import { SimilarityModel } from '../../src/records/similar/lsh.js'
+import { bandingFor, SimilarityModel } from '../../src/records/similar/lsh.js'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -123,6 +123,23 @@ describe('buildSimilarIndex', () => {
     expect(moved).toMatchObject({ reweighed: true, computed: moved.companies })
     vdb.sqlite.exec('delete from companies where id > 10000')
     bumpDataVersionSync(vdb.sqlite)
+  })
+
+  it('keeps the banding taken with the weights until new weights are taken', async () => {
+    const taken = await buildSimilarIndex(vdb, { reweigh: true })
+    const state = () => JSON.parse((vdb.sqlite.prepare("select value from similar_companies_state where name = 'weights'").get() as { value: string }).value) as { bands: number; rows: number }
+    expect(state()).toMatchObject(bandingFor(taken.sets))
+    // Another banding under the same weights: builds with those weights use it, not the one for the sets now.
+    const other = { bands: 7, rows: 2 }
+    vdb.sqlite.prepare("update similar_companies_state set value = ? where name = 'weights'").run(JSON.stringify({ ...state(), ...other }))
+    const s = recordSession(vdb)
+    const { input } = await loadModelInput(s, await currentWeights(s), 'test')
+    const kept = await buildSimilarIndex(vdb, { full: true })
+    expect(kept).toMatchObject({ reweighed: false, buckets: new SimilarityModel(input, other).buckets })
+    expect(kept.buckets).not.toBe(taken.buckets)
+    expect(state()).toMatchObject(other)
+    expect(await buildSimilarIndex(vdb, { reweigh: true })).toMatchObject({ reweighed: true, buckets: taken.buckets })
+    expect(state()).toMatchObject(bandingFor(taken.sets))
   })
 
   it('starts over at the new version when the data moves during the build, and writes nothing when stopped', async () => {

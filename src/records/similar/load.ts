@@ -9,7 +9,7 @@ import { columnName, COMPANIES } from '../../store/sql-names.js'
 import { COMPANY_ID, COMPANY_TABLE } from '../company-sql.js'
 import { queryShape } from '../query-shape.js'
 import type { RecordSession } from '../session.js'
-import type { SimilarityInput } from './lsh.js'
+import { tagHash, type SimilarityInput } from './lsh.js'
 import { descriptionWords } from './scoring.js'
 import { keyOf, TAG_TABLES, type TagKey } from './statements.js'
 import { tagWeight } from './weights.js'
@@ -100,6 +100,7 @@ export async function loadModelInput(s: RecordSession, weights: ModelWeights, ep
   const sortedKeys = [...keys].sort(binary)
   const tagId = new Map<TagKey, number>(sortedKeys.map((key, i) => [key, i]))
   const tagWeights = Float64Array.from(sortedKeys, (key) => weightOf(weights, key))
+  const tagHashes = Uint32Array.from(sortedKeys, tagHash)
 
   const n = ids.length
   const tagStart = new Uint32Array(n + 1)
@@ -123,7 +124,7 @@ export async function loadModelInput(s: RecordSession, weights: ModelWeights, ep
     fingerprints[i] = createHash('sha1').update(epoch).update('\u0001').update(tagKeys[i]!.join('\u0001')).update('\u0002').update(descriptions[i] ?? '\u0000').digest('base64').slice(0, 16)
   }
   return {
-    input: { ids: Float64Array.from(ids), tagStart, tags: Uint32Array.from(tags), wordStart, words: Uint32Array.from(words), weights: tagWeights },
+    input: { ids: Float64Array.from(ids), tagStart, tags: Uint32Array.from(tags), wordStart, words: Uint32Array.from(words), weights: tagWeights, tagHashes },
     fingerprints,
   }
 }
