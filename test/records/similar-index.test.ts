@@ -182,6 +182,37 @@ describe('buildSimilarIndex', () => {
   })
 })
 
+describe('loadModelInput (similar/load.ts)', () => {
+  it('reads every company a page at a time by id, whatever the ids (sparse, negative)', async () => {
+    const vdb = await createFixtureDatabase({ companies: 50 })
+    try {
+      const s = recordSession(vdb)
+      const weights = await currentWeights(s)
+      const before = await loadModelInput(s, weights, 'test')
+      const tagsOf = (input: typeof before.input, c: number) => Array.from(input.tags.subarray(input.tagStart[c]!, input.tagStart[c + 1]!))
+      // Companies 1, 2 and 3 take ids far apart, with their tags: -5, 2^40 + 3 and 10^12 (below 2^40).
+      const moves: [number, number][] = [[1, -5], [2, 2 ** 40 + 3], [3, 1e12]]
+      vdb.sqlite.pragma('foreign_keys = OFF')
+      for (const [from, to] of moves) {
+        vdb.sqlite.prepare('update companies set id = ? where id = ?').run(to, from)
+        for (const table of ['company_keywords', 'company_industries', 'company_business_models']) vdb.sqlite.prepare(`update ${table} set company_id = ? where company_id = ?`).run(to, from)
+      }
+      const after = await loadModelInput(s, weights, 'test')
+      expect(Array.from(after.input.ids)).toEqual([-5, ...Array.from({ length: 47 }, (_, i) => i + 4), 1e12, 2 ** 40 + 3])
+      for (const [from, to] of moves) {
+        const b = before.input.ids.indexOf(from)
+        const a = after.input.ids.indexOf(to)
+        expect(tagsOf(after.input, a)).toEqual(tagsOf(before.input, b))
+        expect(after.fingerprints[a]).toBe(before.fingerprints[b])
+      }
+      for (const pageSize of [1, 7, 49, 50, 51]) expect(await loadModelInput(s, weights, 'test', { pageSize })).toEqual(after)
+      await expect(loadModelInput(s, weights, 'test', { pageSize: 0 })).rejects.toThrow('pageSize')
+    } finally {
+      await vdb.close()
+    }
+  })
+})
+
 describe('SimilarityModel (similar/lsh.ts) against every set scored', () => {
   it('holds at least 0.9 of the exact 20 on average, with their exact scores, on the fixture', async () => {
     const vdb = await createFixtureDatabase({ companies: 2000 })
