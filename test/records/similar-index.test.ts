@@ -142,6 +142,28 @@ describe('buildSimilarIndex', () => {
     expect(state()).toMatchObject(bandingFor(taken.sets))
   })
 
+  it('starts over when another build stores other weights meanwhile, whether computing or writing', async () => {
+    await buildSimilarIndex(vdb, { reweigh: true })
+    // What another build's first transaction does: other weights, under another epoch.
+    const otherWeights = () => {
+      const row = vdb.sqlite.prepare("select value from similar_companies_state where name = 'weights'").get() as { value: string }
+      vdb.sqlite.prepare("update similar_companies_state set value = ? where name = 'weights'").run(JSON.stringify({ ...JSON.parse(row.value), epoch: `other ${Math.random()}` }))
+    }
+    for (const phase of ['compute', 'write'] as const) {
+      let done = false
+      const summary = await buildSimilarIndex(vdb, {
+        reweigh: true,
+        commitEvery: 50,
+        onProgress: (p) => {
+          if (p.phase === phase && !done) { done = true; otherWeights() }
+        },
+      })
+      expect(summary, phase).toMatchObject({ restarts: 1, reweighed: true, computed: COMPANIES })
+      // Every row is of the weights stored last: an update finds nothing to do.
+      expect(await buildSimilarIndex(vdb), phase).toMatchObject({ computed: 0, reweighed: false })
+    }
+  })
+
   it('starts over at the new version when the data moves during the build, and writes nothing when stopped', async () => {
     bumpDataVersionSync(vdb.sqlite)
     let bumped = false
