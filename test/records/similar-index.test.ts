@@ -17,7 +17,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { expectUpdateEqualsFullBuild } from '../support/similar-update.js'
 import { recordSession } from '../../src/records/session.js'
 import { currentWeights, loadModelInput } from '../../src/records/similar/load.js'
-import { bandingFor, SimilarityModel } from '../../src/records/similar/lsh.js'
+import { bandingFor, SimilarityModel, tagHash } from '../../src/records/similar/lsh.js'
+import { keyOf, TAG_TABLES } from '../../src/records/similar/statements.js'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -229,6 +230,18 @@ describe('loadModelInput (similar/load.ts)', () => {
       }
       for (const pageSize of [1, 7, 49, 50, 51]) expect(await loadModelInput(s, weights, 'test', { pageSize })).toEqual(after)
       await expect(loadModelInput(s, weights, 'test', { pageSize: 0 })).rejects.toThrow('pageSize')
+
+      // Tag ids follow SQLite's order of the values (UTF-8 bytes), where UTF-16 order differs:
+      // U+FF21 (EF BC A1) before U+1F600 (F0 9F 98 80), whose UTF-16 starts with a surrogate, 0xD83D.
+      const values = ['\uFF21', '\u{1F600}']
+      for (const value of values) vdb.sqlite.prepare('insert into company_keywords (company_id, value) values (4, ?)').run(value)
+      const sqlOrder = vdb.sqlite.prepare('select value from company_keywords where value in (?, ?) order by value').pluck().all(...values) as string[]
+      expect(sqlOrder).toEqual(values)
+      const field = TAG_TABLES.findIndex((t) => t.table === 'company_keywords')
+      const { input } = await loadModelInput(s, weights, 'test')
+      const idOf = (value: string) => Array.from(input.tagHashes).indexOf(tagHash(keyOf(field, value)))
+      expect(idOf(values[0]!)).toBeGreaterThanOrEqual(0)
+      expect(idOf(values[0]!)).toBeLessThan(idOf(values[1]!))
     } finally {
       await vdb.close()
     }

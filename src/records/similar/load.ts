@@ -5,6 +5,7 @@
  * companies an import changed.
  */
 import { createHash } from 'node:crypto'
+import { compareText } from '../../execute/records.js'
 import { columnName, COMPANIES } from '../../store/sql-names.js'
 import { COMPANY_ID, COMPANY_TABLE } from '../company-sql.js'
 import { queryShape } from '../query-shape.js'
@@ -95,13 +96,14 @@ export async function loadModelInput(s: RecordSession, weights: ModelWeights, ep
         if (i !== undefined) tagKeys[i]!.push(keyOf(field, value))
       }
     })
-    for (let i = base; i < ids.length; i++) tagKeys[i]!.sort(binary)
+    for (let i = base; i < ids.length; i++) tagKeys[i]!.sort(compareText)
     if (rows.length < pageSize) break
   }
-  // Tag ids in key order (field, then value in binary order): the order the search sums weights in.
+  // Tag ids in key order (field, then value in UTF-8 byte order, SQLite's BINARY): the order the
+  // search reads tags in and sums their weights in.
   const keys = new Set<TagKey>()
   for (const list of tagKeys) for (const key of list) keys.add(key)
-  const sortedKeys = [...keys].sort(binary)
+  const sortedKeys = [...keys].sort(compareText)
   const tagId = new Map<TagKey, number>(sortedKeys.map((key, i) => [key, i]))
   const tagWeights = Float64Array.from(sortedKeys, (key) => weightOf(weights, key))
   const tagHashes = Uint32Array.from(sortedKeys, tagHash)
@@ -133,4 +135,3 @@ export async function loadModelInput(s: RecordSession, weights: ModelWeights, ep
   }
 }
 
-const binary = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
