@@ -17,19 +17,13 @@ import { buildSimilarIndex } from '../src/records/similar-index-build.js'
 import { companyDetail } from '../src/records/company.js'
 import { similarCompanies } from '../src/records/similar.js'
 import { bumpDataVersionSync, openDatabase } from '../src/store/open.js'
-import { BENCH_DIR } from './support/dataset.js'
+import { benchDatabaseArg, numberArg } from './support/args.js'
 import { exhaustiveSimilar, overlapWith, spreadCompanyIds } from './support/similar.js'
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback
-}
-const size = arg('size', 100_000)
-const sample = arg('sample', 20)
-const changed = arg('changed', 100)
-const named = process.argv.indexOf('--database')
-const source = named >= 0 ? process.argv[named + 1]! : join(BENCH_DIR, `companies-${size}.db`)
-if (!existsSync(source)) throw new Error(`bench: ${source} does not exist (npm run bench -- --size ${size} generates it)`)
+const size = numberArg('size', 100_000)
+const sample = numberArg('sample', 20)
+const changed = numberArg('changed', 100)
+const source = benchDatabaseArg(size)
 const file = join(tmpdir(), `vq-similar-index-bench-${size}-${process.pid}.db`)
 copyFileSync(source, file)
 if (existsSync(`${source}-state`)) copyFileSync(`${source}-state`, `${file}-state`)

@@ -8,25 +8,17 @@
  *   `exhaustiveNeighbours`) on S companies spread over the ids (target mean >= 0.9).
  * Nothing is written: the build's own cost, writes included, is bench/similar-index.ts's.
  */
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
 import { loadavg } from 'node:os'
 import { recordSession } from '../src/records/session.js'
 import { currentWeights, loadModelInput } from '../src/records/similar/load.js'
 import { SimilarityModel } from '../src/records/similar/lsh.js'
 import { openDatabase } from '../src/store/open.js'
-import { BENCH_DIR } from './support/dataset.js'
+import { benchDatabaseArg, numberArg } from './support/args.js'
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback
-}
-const size = arg('size', 100_000)
-const sets = arg('sets', 5_000)
-const sample = arg('sample', 100)
-const named = process.argv.indexOf('--database')
-const file = named >= 0 ? process.argv[named + 1]! : join(BENCH_DIR, `companies-${size}.db`)
-if (!existsSync(file)) throw new Error(`bench: ${file} does not exist`)
+const size = numberArg('size', 100_000)
+const sets = numberArg('sets', 5_000)
+const sample = numberArg('sample', 100)
+const file = benchDatabaseArg(size)
 const cpu = () => {
   const u = process.cpuUsage()
   return (u.user + u.system) / 1e6

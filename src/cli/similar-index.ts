@@ -6,11 +6,10 @@
  * answer they enter or leave (an ingest moves the data version, and the search answers until the
  * index is updated).
  *
- * `--jobs N` and `--shard i/n` split the per-company searches of an earlier build over processes.
- * The build now reads the data once into one model, and a second process would read it all again,
- * so one process builds the whole index: `--jobs` is accepted and checked but changes nothing, and
- * of the shards `0/n` builds the whole index while the others say so and do nothing (a script that
- * started one process per shard still ends with the index built once).
+ * One process builds the index: it reads the data once into one model, which a second process
+ * would read again. `--jobs N` and `--shard i/n` are accepted (and checked) for compatibility:
+ * `--jobs` changes nothing; shard `0/n` builds the whole index, and the other shards say so and
+ * exit 0.
  */
 import { InvalidArgumentError, type Command } from 'commander'
 import { buildSimilarIndex, type SimilarIndexSummary } from '../records/similar-index-build.js'
@@ -89,8 +88,8 @@ export function registerSimilarIndex(program: Command): void {
     .option('--schema <name>', 'PostgreSQL schema holding the tables')
     .option('--full', 'recompute every company, not only those the data changed since')
     .option('--reweigh', 'take new tag weights from the data (recomputes every company)')
-    .option('--jobs <n>', 'accepted for scripts of earlier versions: the build runs in one process', jobsCount)
-    .option('--shard <i/n>', 'accepted for scripts of earlier versions: shard 0 builds the whole index, the others do nothing')
+    .option('--jobs <n>', 'accepted for compatibility: one process builds the index', jobsCount)
+    .option('--shard <i/n>', 'accepted for compatibility: shard 0 builds the whole index, the other shards exit 0')
     .action(async (opts: SimilarIndexCommandOptions) => {
       await similarIndexCommand(opts, (line) => process.stderr.write(`${line}\n`))
     })

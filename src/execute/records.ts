@@ -117,7 +117,7 @@ export function compiledMapper(slots: readonly RecordSlot[]): RecordMapper | und
 }
 
 /** Byte order of UTF-8 text (SQLite's BINARY collation, the tag lists' order). */
-function compareText(a: string, b: string): number {
+export function compareText(a: string, b: string): number {
   if (a === b) return 0
   // UTF-16 code-unit order is UTF-8 byte order except from the surrogates up.
   if (!/[\uD800-\uFFFF]/.test(a) && !/[\uD800-\uFFFF]/.test(b)) return a < b ? -1 : 1

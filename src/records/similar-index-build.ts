@@ -7,7 +7,7 @@
  *   distinct tag sets hashed into LSH buckets, and each company's answer taken from the sets that
  *   share a bucket with its own. The index's cost grows with the companies times their candidates,
  *   not with a search per company (the bench's similar phase times the build: `npm run bench`).
- * - The weights (N and each tag's df) are those of the build that took them, kept in
+ * - The weights (N and each tag's df) and the LSH banding are those of the build that took them, kept in
  *   `similar_companies_state`: an update scores as the build did, so updating after an import gives
  *   what a build over every company gives. A build takes new weights when asked (`reweigh`), when
  *   there are none, or when the number of companies has moved by more than `REWEIGH_SHARE` since;
@@ -19,13 +19,15 @@
  *   version.
  * - The answers are computed first (in the model's order), then written in id order, a transaction
  *   every `commitEvery` rows, each first checking that the data version is still the one read: when
- *   an import ran meanwhile, the build starts over at the new version. Run it after an import; rows
+ *   an import ran meanwhile, or another build stored other weights, the build starts over (the
+ *   transactions of builds are serialised by a lock). Run it after an import; rows
  *   of an old version are never served. Before the rows, one transaction writes the weights, deletes
  *   the rows of deleted companies and clears the fingerprint of every row to be rewritten: a build
  *   stopped while writing leaves those as changed, so the next one recomputes them and the
  *   companies whose answer they can enter or leave, and the index is then what a full build gives.
  */
-import type { Kysely } from 'kysely'
+import { randomUUID } from 'node:crypto'
+import { sql, type Kysely } from 'kysely'
 import { dataVersion, type VentureDb } from '../store/open.js'
 import { SIMILAR_INDEX_STATE_TABLE, SIMILAR_INDEX_TABLE } from '../store/schema/similar-index-tables.js'
 import { recordSession } from './session.js'
@@ -87,9 +89,14 @@ const PROGRESS_EVERY = 5_000
 /** Rows written a transaction: what a stopped build keeps. */
 const COMMIT_EVERY = 50_000
 
-/** The kept weights and the name that enters every fingerprint. */
+/**
+ * The kept weights, the name that enters every fingerprint, and the LSH banding chosen when they
+ * were taken (reused until new weights: banding by the number of sets now would move every
+ * set's buckets when that number crosses a threshold, while unchanged companies keep their answers).
+ */
 interface KeptWeights extends ModelWeights {
   readonly epoch: string
+  readonly banding?: { readonly bands: number; readonly rows: number }
 }
 
 /** Builds or updates the similarity index on either backend. */
@@ -116,15 +123,19 @@ type Attempt = Omit<SimilarIndexSummary, 'restarts' | 'ms'>
 async function attempt(vdb: VentureDb, options: SimilarIndexOptions, batchSize: number, commitEvery: number): Promise<Attempt | undefined> {
   const s = recordSession(vdb)
   const version = await dataVersion(vdb)
-  let kept = options.reweigh ? undefined : await keptWeights(vdb)
+  // The weights stored when this build began: each transaction checks that no other build has
+  // stored others since (its rows would be of other weights), under a lock that serialises them.
+  const storedWeights = await keptWeights(vdb.db)
+  let kept = options.reweigh ? undefined : storedWeights
   let reweighed = false
   if (kept === undefined || Math.abs((await companiesNow(s)) - kept.companies) > REWEIGH_SHARE * kept.companies) {
-    kept = { ...(await currentWeights(s)), epoch: `${version}.${Date.now().toString(36)}` }
+    kept = { ...(await currentWeights(s)), epoch: `${version}.${Date.now().toString(36)}.${randomUUID().slice(0, 8)}` }
     reweighed = true
   }
   const { input, fingerprints } = await loadModelInput(s, kept, kept.epoch)
   if ((await dataVersion(vdb)) !== version) return undefined
-  const model = new SimilarityModel(input)
+  const model = new SimilarityModel(input, kept.banding)
+  if (kept.banding === undefined) kept = { ...kept, banding: { bands: model.bands, rows: model.rows } }
   const n = input.ids.length
 
   // What the index holds: each company's fingerprint and the last of its answer.
@@ -229,12 +240,16 @@ async function attempt(vdb: VentureDb, options: SimilarIndexOptions, batchSize: 
   options.onProgress?.({ done, total, dataVersion: version, phase: 'compute' })
   options.signal?.throwIfAborted()
 
-  const stillCurrent = async (trx: Kysely<any>) => (await dataVersion({ ...vdb, db: trx } as VentureDb)) === version
+  /** Locks out other builds for the transaction, then whether the data and the stored weights are still those of `epoch`. */
+  const stillCurrent = async (trx: Kysely<any>, epoch: string | undefined) => {
+    await lockBuilds(vdb, trx)
+    return (await dataVersion({ ...vdb, db: trx } as VentureDb)) === version && (await keptWeights(trx))?.epoch === epoch
+  }
   // First the weights, the deleted rows and which rows are to be rewritten (their fingerprint
   // cleared): a build stopped during the writes leaves those as changed, so the next one computes
   // them again, with the companies whose answer they may enter or leave.
   const started = await vdb.db.transaction().execute(async (trx) => {
-    if (!(await stillCurrent(trx))) return false
+    if (!(await stillCurrent(trx, storedWeights?.epoch))) return false
     await trx.deleteFrom(SIMILAR_INDEX_STATE_TABLE).where('name', '=', 'weights').execute()
     await trx.insertInto(SIMILAR_INDEX_STATE_TABLE).values({ name: 'weights', value: encodeWeights(kept) }).execute()
     for (let i = 0; i < deleted.length; i += batchSize) await trx.deleteFrom(SIMILAR_INDEX_TABLE).where('company_id', 'in', deleted.slice(i, i + batchSize)).execute()
@@ -265,7 +280,7 @@ async function attempt(vdb: VentureDb, options: SimilarIndexOptions, batchSize: 
     if (rows.length === 0) break
     options.signal?.throwIfAborted()
     const written = await vdb.db.transaction().execute(async (trx) => {
-      if (!(await stillCurrent(trx))) return false
+      if (!(await stillCurrent(trx, kept.epoch))) return false
       for (let i = 0; i < rows.length; i += batchSize) {
         await trx.insertInto(SIMILAR_INDEX_TABLE).values(rows.slice(i, i + batchSize))
           .onConflict((oc) => oc.column('company_id').doUpdateSet((eb) => ({
@@ -281,7 +296,7 @@ async function attempt(vdb: VentureDb, options: SimilarIndexOptions, batchSize: 
   }
   // The others' answers stand at this version.
   const closed = await vdb.db.transaction().execute(async (trx) => {
-    if (!(await stillCurrent(trx))) return false
+    if (!(await stillCurrent(trx, kept.epoch))) return false
     await trx.updateTable(SIMILAR_INDEX_TABLE).set({ data_version: version }).where('data_version', '<>', version).execute()
     return true
   })
@@ -291,22 +306,34 @@ async function attempt(vdb: VentureDb, options: SimilarIndexOptions, batchSize: 
 }
 
 function encodeWeights(weights: KeptWeights): string {
-  return JSON.stringify({ epoch: weights.epoch, companies: weights.companies, df: [...weights.df] })
+  return JSON.stringify({ epoch: weights.epoch, companies: weights.companies, bands: weights.banding?.bands, rows: weights.banding?.rows, df: [...weights.df] })
 }
 
-/** The weights the index was built with, or undefined (none, or a row that is not weights). */
-async function keptWeights(vdb: VentureDb): Promise<KeptWeights | undefined> {
-  const row = await vdb.db.selectFrom(SIMILAR_INDEX_STATE_TABLE).select('value').where('name', '=', 'weights').executeTakeFirst() as { value: string } | undefined
+/**
+ * Serialises the transactions of builds (across processes): on PostgreSQL an advisory lock per
+ * schema, on SQLite the write lock, taken by a first statement that writes (a deferred transaction
+ * that reads first could not take it once another build commits).
+ */
+async function lockBuilds(vdb: VentureDb, trx: Kysely<any>): Promise<void> {
+  if (vdb.dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext('ventureql similar index ' || current_schema()))`.execute(trx)
+  else await trx.updateTable(SIMILAR_INDEX_STATE_TABLE).set((eb) => ({ value: eb.ref('value') })).where('name', '=', 'weights').execute()
+}
+
+/** The weights the index was built with, or undefined (none, or a row that is not weights or has no banding). */
+async function keptWeights(db: Kysely<any>): Promise<KeptWeights | undefined> {
+  const row = await db.selectFrom(SIMILAR_INDEX_STATE_TABLE).select('value').where('name', '=', 'weights').executeTakeFirst() as { value: string } | undefined
   if (!row) return undefined
   try {
-    const value = JSON.parse(row.value) as { epoch?: unknown; companies?: unknown; df?: unknown }
+    const value = JSON.parse(row.value) as { epoch?: unknown; companies?: unknown; bands?: unknown; rows?: unknown; df?: unknown }
     if (typeof value.epoch !== 'string' || !Number.isSafeInteger(value.companies) || !Array.isArray(value.df)) return undefined
+    const positive = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 1
+    if (!positive(value.bands) || !positive(value.rows)) return undefined
     const df = new Map<TagKey, number>()
     for (const pair of value.df as unknown[]) {
       if (!Array.isArray(pair) || typeof pair[0] !== 'string' || !Number.isSafeInteger(pair[1])) return undefined
       df.set(pair[0], pair[1] as number)
     }
-    return { epoch: value.epoch, companies: value.companies as number, df }
+    return { epoch: value.epoch, companies: value.companies as number, banding: { bands: value.bands, rows: value.rows }, df }
   } catch {
     return undefined
   }

@@ -3,7 +3,8 @@
  * what it changed, and gives what a full build gives (test/support/similar-update.ts; the same on
  * SQLite in test/records/similar-index.test.ts).
  */
-import { afterAll, beforeAll, describe, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildSimilarIndex } from '../../src/records/similar-index-build.js'
 import { copyToPostgres } from '../../src/store/copy.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import type { PostgresVentureDb } from '../../src/store/open.js'
@@ -29,5 +30,11 @@ afterAll(async () => {
 describe('the similarity index on PostgreSQL', () => {
   it('updates only what an import changed, and the result is what a full build gives', async () => {
     await expectUpdateEqualsFullBuild(target, ids.slice(20))
+  }, 60_000)
+
+  it('serialises builds running at once: the index ends of the weights stored last', async () => {
+    const builds = await Promise.all([buildSimilarIndex(target, { reweigh: true }), buildSimilarIndex(target, { reweigh: true })])
+    for (const b of builds) expect(b).toMatchObject({ reweighed: true })
+    expect(await buildSimilarIndex(target)).toMatchObject({ computed: 0, reweighed: false })
   }, 60_000)
 })

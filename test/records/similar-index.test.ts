@@ -17,7 +17,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { expectUpdateEqualsFullBuild } from '../support/similar-update.js'
 import { recordSession } from '../../src/records/session.js'
 import { currentWeights, loadModelInput } from '../../src/records/similar/load.js'
-import { SimilarityModel } from '../../src/records/similar/lsh.js'
+import { bandingFor, SimilarityModel, tagHash } from '../../src/records/similar/lsh.js'
+import { keyOf, TAG_TABLES } from '../../src/records/similar/statements.js'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -125,6 +126,45 @@ describe('buildSimilarIndex', () => {
     bumpDataVersionSync(vdb.sqlite)
   })
 
+  it('keeps the banding taken with the weights until new weights are taken', async () => {
+    const taken = await buildSimilarIndex(vdb, { reweigh: true })
+    const state = () => JSON.parse((vdb.sqlite.prepare("select value from similar_companies_state where name = 'weights'").get() as { value: string }).value) as { bands: number; rows: number }
+    expect(state()).toMatchObject(bandingFor(taken.sets))
+    // Another banding under the same weights: builds with those weights use it, not the one for the sets now.
+    const other = { bands: 7, rows: 2 }
+    vdb.sqlite.prepare("update similar_companies_state set value = ? where name = 'weights'").run(JSON.stringify({ ...state(), ...other }))
+    const s = recordSession(vdb)
+    const { input } = await loadModelInput(s, await currentWeights(s), 'test')
+    const kept = await buildSimilarIndex(vdb, { full: true })
+    expect(kept).toMatchObject({ reweighed: false, buckets: new SimilarityModel(input, other).buckets })
+    expect(kept.buckets).not.toBe(taken.buckets)
+    expect(state()).toMatchObject(other)
+    expect(await buildSimilarIndex(vdb, { reweigh: true })).toMatchObject({ reweighed: true, buckets: taken.buckets })
+    expect(state()).toMatchObject(bandingFor(taken.sets))
+  })
+
+  it('starts over when another build stores other weights meanwhile, whether computing or writing', async () => {
+    await buildSimilarIndex(vdb, { reweigh: true })
+    // What another build's first transaction does: other weights, under another epoch.
+    const otherWeights = () => {
+      const row = vdb.sqlite.prepare("select value from similar_companies_state where name = 'weights'").get() as { value: string }
+      vdb.sqlite.prepare("update similar_companies_state set value = ? where name = 'weights'").run(JSON.stringify({ ...JSON.parse(row.value), epoch: `other ${Math.random()}` }))
+    }
+    for (const phase of ['compute', 'write'] as const) {
+      let done = false
+      const summary = await buildSimilarIndex(vdb, {
+        reweigh: true,
+        commitEvery: 50,
+        onProgress: (p) => {
+          if (p.phase === phase && !done) { done = true; otherWeights() }
+        },
+      })
+      expect(summary, phase).toMatchObject({ restarts: 1, reweighed: true, computed: COMPANIES })
+      // Every row is of the weights stored last: an update finds nothing to do.
+      expect(await buildSimilarIndex(vdb), phase).toMatchObject({ computed: 0, reweighed: false })
+    }
+  })
+
   it('starts over at the new version when the data moves during the build, and writes nothing when stopped', async () => {
     bumpDataVersionSync(vdb.sqlite)
     let bumped = false
@@ -161,6 +201,49 @@ describe('buildSimilarIndex', () => {
       }
     } finally {
       rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('loadModelInput (similar/load.ts)', () => {
+  it('reads every company a page at a time by id, whatever the ids (sparse, negative)', async () => {
+    const vdb = await createFixtureDatabase({ companies: 50 })
+    try {
+      const s = recordSession(vdb)
+      const weights = await currentWeights(s)
+      const before = await loadModelInput(s, weights, 'test')
+      const tagsOf = (input: typeof before.input, c: number) => Array.from(input.tags.subarray(input.tagStart[c]!, input.tagStart[c + 1]!))
+      // Companies 1, 2 and 3 take ids far apart, with their tags: -5, 2^40 + 3 and 10^12 (below 2^40).
+      const moves: [number, number][] = [[1, -5], [2, 2 ** 40 + 3], [3, 1e12]]
+      vdb.sqlite.pragma('foreign_keys = OFF')
+      for (const [from, to] of moves) {
+        vdb.sqlite.prepare('update companies set id = ? where id = ?').run(to, from)
+        for (const table of ['company_keywords', 'company_industries', 'company_business_models']) vdb.sqlite.prepare(`update ${table} set company_id = ? where company_id = ?`).run(to, from)
+      }
+      const after = await loadModelInput(s, weights, 'test')
+      expect(Array.from(after.input.ids)).toEqual([-5, ...Array.from({ length: 47 }, (_, i) => i + 4), 1e12, 2 ** 40 + 3])
+      for (const [from, to] of moves) {
+        const b = before.input.ids.indexOf(from)
+        const a = after.input.ids.indexOf(to)
+        expect(tagsOf(after.input, a)).toEqual(tagsOf(before.input, b))
+        expect(after.fingerprints[a]).toBe(before.fingerprints[b])
+      }
+      for (const pageSize of [1, 7, 49, 50, 51]) expect(await loadModelInput(s, weights, 'test', { pageSize })).toEqual(after)
+      await expect(loadModelInput(s, weights, 'test', { pageSize: 0 })).rejects.toThrow('pageSize')
+
+      // Tag ids follow SQLite's order of the values (UTF-8 bytes), where UTF-16 order differs:
+      // U+FF21 (EF BC A1) before U+1F600 (F0 9F 98 80), whose UTF-16 starts with a surrogate, 0xD83D.
+      const values = ['\uFF21', '\u{1F600}']
+      for (const value of values) vdb.sqlite.prepare('insert into company_keywords (company_id, value) values (4, ?)').run(value)
+      const sqlOrder = vdb.sqlite.prepare('select value from company_keywords where value in (?, ?) order by value').pluck().all(...values) as string[]
+      expect(sqlOrder).toEqual(values)
+      const field = TAG_TABLES.findIndex((t) => t.table === 'company_keywords')
+      const { input } = await loadModelInput(s, weights, 'test')
+      const idOf = (value: string) => Array.from(input.tagHashes).indexOf(tagHash(keyOf(field, value)))
+      expect(idOf(values[0]!)).toBeGreaterThanOrEqual(0)
+      expect(idOf(values[0]!)).toBeLessThan(idOf(values[1]!))
+    } finally {
+      await vdb.close()
     }
   })
 })

@@ -90,4 +90,26 @@ export async function expectUpdateEqualsFullBuild(vdb: VentureDb, ids: readonly 
   const again = await buildSimilarIndex(vdb, { full: true })
   expect(again).toMatchObject({ reweighed: false, computed: again.companies, dataVersion: version })
   expect(await answers(vdb)).toEqual(resumed)
+
+  // A tag no build has seen, sorting before every other, given to one company; then taken from it,
+  // its only holder. The other tags' draws and the banding must not move with them: an update keeps
+  // the answers of the companies it does not recompute.
+  const newTagged = ids[13]!
+  await db.insertInto('company_keywords').values({ company_id: newTagged, value: '!!! sorts first' }).execute()
+  await expectUpdateIsFullBuild(vdb)
+  await db.deleteFrom('company_keywords').where('company_id', '=', newTagged).where('value', '=', '!!! sorts first').execute()
+  await expectUpdateIsFullBuild(vdb)
+}
+
+/** Moves the data version, updates the index (with the kept weights), and compares it with a full build. */
+async function expectUpdateIsFullBuild(vdb: VentureDb): Promise<void> {
+  const version = await bumpDataVersion(vdb)
+  const update = await buildSimilarIndex(vdb)
+  expect(update).toMatchObject({ dataVersion: version, reweighed: false })
+  expect(update.computed).toBeGreaterThanOrEqual(1)
+  expect(update.computed).toBeLessThan(update.companies)
+  const updated = await answers(vdb)
+  const full = await buildSimilarIndex(vdb, { full: true })
+  expect(full).toMatchObject({ reweighed: false, computed: full.companies, dataVersion: version })
+  expect(await answers(vdb)).toEqual(updated)
 }

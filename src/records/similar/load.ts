@@ -1,30 +1,34 @@
 /**
  * @module Reading every company's tags and description words for the in-memory similarity model
- * (lsh.ts), in ranges of ids so no statement returns millions of rows at once, and each company's
+ * (lsh.ts), a page of companies at a time by id so no statement returns millions of rows at once, and each company's
  * fingerprint: what its answer depends on of its own data, so an update of the index finds the
  * companies an import changed.
  */
 import { createHash } from 'node:crypto'
+import { compareText } from '../../execute/records.js'
 import { columnName, COMPANIES } from '../../store/sql-names.js'
 import { COMPANY_ID, COMPANY_TABLE } from '../company-sql.js'
 import { queryShape } from '../query-shape.js'
 import type { RecordSession } from '../session.js'
-import type { SimilarityInput } from './lsh.js'
+import { tagHash, type SimilarityInput } from './lsh.js'
 import { descriptionWords } from './scoring.js'
 import { keyOf, TAG_TABLES, type TagKey } from './statements.js'
 import { tagWeight } from './weights.js'
 
-/** Company ids read per statement. */
-const RANGE = 50_000
+/** Companies read per statement. */
+const PAGE = 50_000
 
-const ID_BOUNDS = queryShape<object, { lo: number | string | null; hi: number | string | null }>('similar model: id bounds', (db) =>
-  db.selectFrom(COMPANY_TABLE).select((eb) => [eb.fn.min(COMPANY_ID).as('lo'), eb.fn.max(COMPANY_ID).as('hi')]))
-const COMPANIES_IN = queryShape<{ from: number; to: number }, { id: number; description: string | null }>('similar model: companies in a range', (db, _d, p) =>
+/** A page of companies by key (ids may be sparse or negative: pages follow the ids present). */
+const FIRST_COMPANIES = queryShape<{ limit: number }, { id: number; description: string | null }>('similar model: first companies', (db, _d, p) =>
   db.selectFrom(COMPANY_TABLE).select([`${COMPANY_ID} as id`, `${columnName(COMPANIES, 'description')} as description`])
-    .where(COMPANY_ID, '>=', p.from).where(COMPANY_ID, '<', p.to).orderBy(COMPANY_ID))
+    .orderBy(COMPANY_ID).limit(p.limit))
+const COMPANIES_AFTER = queryShape<{ after: number; limit: number }, { id: number; description: string | null }>('similar model: companies after an id', (db, _d, p) =>
+  db.selectFrom(COMPANY_TABLE).select([`${COMPANY_ID} as id`, `${columnName(COMPANIES, 'description')} as description`])
+    .where(COMPANY_ID, '>', p.after).orderBy(COMPANY_ID).limit(p.limit))
+/** The tags of the owners from `from` to `to` (a page's first and last id). */
 const TAGS_IN = TAG_TABLES.map((t) => queryShape<{ from: number; to: number }, { owner: number; value: string }>(`similar model: tags in a range (${t.table})`, (db, _d, p) =>
   db.selectFrom(t.table).select([`${t.ownerColumn} as owner`, `${t.valueColumn} as value`])
-    .where(t.ownerColumn, '>=', p.from).where(t.ownerColumn, '<', p.to)))
+    .where(t.ownerColumn, '>=', p.from).where(t.ownerColumn, '<=', p.to)))
 /** Rows of tags whose owner has no company record still count in df, as the search counts them (through the value index). */
 const ALL_COUNTS = TAG_TABLES.map((t) => queryShape<object, { value: string; n: number | string }>(`similar model: tag counts (${t.table})`, (db) =>
   db.selectFrom(t.table).select((eb) => [`${t.valueColumn} as value`, eb.fn.countAll().as('n')]).groupBy(t.valueColumn)))
@@ -63,24 +67,24 @@ export interface LoadedModel {
 
 /**
  * Every company's tags and description words. `epoch` names the weights (it enters every
- * fingerprint, so new weights change them all).
+ * fingerprint, so new weights change them all). `pageSize`: companies a statement reads (tests).
  */
-export async function loadModelInput(s: RecordSession, weights: ModelWeights, epoch: string): Promise<LoadedModel> {
-  const bounds = await s.first(ID_BOUNDS, {})
-  const lo = bounds?.lo == null ? 0 : Number(bounds.lo)
-  const hi = bounds?.hi == null ? -1 : Number(bounds.hi)
+export async function loadModelInput(s: RecordSession, weights: ModelWeights, epoch: string, { pageSize = PAGE }: { pageSize?: number } = {}): Promise<LoadedModel> {
+  if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new RangeError(`loadModelInput: pageSize must be a whole number from 1 (got ${pageSize})`)
   const ids: number[] = []
   const descriptions: (string | null)[] = []
   const tagKeys: TagKey[][] = []
-  for (let from = lo; from <= hi; from += RANGE) {
-    const to = Math.min(from + RANGE, hi + 1)
-    const [rows, ...tagRows] = await Promise.all([
-      s.rows(COMPANIES_IN, { from, to }),
-      ...TAGS_IN.map((shape) => s.rows(shape, { from, to })),
-    ])
+  for (;;) {
+    const rows = (ids.length === 0
+      ? await s.rows(FIRST_COMPANIES, { limit: pageSize })
+      : await s.rows(COMPANIES_AFTER, { after: ids[ids.length - 1]!, limit: pageSize })) as [number | string, string | null][]
+    if (rows.length === 0) break
+    const from = Number(rows[0]![0])
+    const to = Number(rows[rows.length - 1]![0])
+    const tagRows = await Promise.all(TAGS_IN.map((shape) => s.rows(shape, { from, to })))
     const base = ids.length
     const at = new Map<number, number>()
-    for (const [id, description] of rows as [number | string, string | null][]) {
+    for (const [id, description] of rows) {
       at.set(Number(id), ids.length)
       ids.push(Number(id))
       descriptions.push(description)
@@ -92,14 +96,17 @@ export async function loadModelInput(s: RecordSession, weights: ModelWeights, ep
         if (i !== undefined) tagKeys[i]!.push(keyOf(field, value))
       }
     })
-    for (let i = base; i < ids.length; i++) tagKeys[i]!.sort(binary)
+    for (let i = base; i < ids.length; i++) tagKeys[i]!.sort(compareText)
+    if (rows.length < pageSize) break
   }
-  // Tag ids in key order (field, then value in binary order): the order the search sums weights in.
+  // Tag ids in key order (field, then value in UTF-8 byte order, SQLite's BINARY): the order the
+  // search reads tags in and sums their weights in.
   const keys = new Set<TagKey>()
   for (const list of tagKeys) for (const key of list) keys.add(key)
-  const sortedKeys = [...keys].sort(binary)
+  const sortedKeys = [...keys].sort(compareText)
   const tagId = new Map<TagKey, number>(sortedKeys.map((key, i) => [key, i]))
   const tagWeights = Float64Array.from(sortedKeys, (key) => weightOf(weights, key))
+  const tagHashes = Uint32Array.from(sortedKeys, tagHash)
 
   const n = ids.length
   const tagStart = new Uint32Array(n + 1)
@@ -123,9 +130,8 @@ export async function loadModelInput(s: RecordSession, weights: ModelWeights, ep
     fingerprints[i] = createHash('sha1').update(epoch).update('\u0001').update(tagKeys[i]!.join('\u0001')).update('\u0002').update(descriptions[i] ?? '\u0000').digest('base64').slice(0, 16)
   }
   return {
-    input: { ids: Float64Array.from(ids), tagStart, tags: Uint32Array.from(tags), wordStart, words: Uint32Array.from(words), weights: tagWeights },
+    input: { ids: Float64Array.from(ids), tagStart, tags: Uint32Array.from(tags), wordStart, words: Uint32Array.from(words), weights: tagWeights, tagHashes },
     fingerprints,
   }
 }
 
-const binary = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)

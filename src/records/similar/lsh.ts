@@ -65,6 +65,19 @@ export interface SimilarityInput {
   readonly words: Uint32Array
   /** A tag id's weight. Tag ids are in the order weights are summed in (field, then value). */
   readonly weights: Float64Array
+  /**
+   * A tag id's hash of its text (`tagHash`), which seeds its MinHash draws: a tag's draws do not
+   * depend on which other tags exist, so an import adding or removing a tag leaves the buckets of
+   * the sets without it as they were, and an update equals a full build.
+   */
+  readonly tagHashes: Uint32Array
+}
+
+/** A 32-bit FNV-1a hash of a tag's text (its UTF-16 code units), the seed of its MinHash draws. */
+export function tagHash(text: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
+  return h >>> 0
 }
 
 /** A company's answer: ids best first, with their scores. */
@@ -173,7 +186,8 @@ export class SimilarityModel {
     const draws = new Float64Array(tagCount * k)
     for (let tag = 0; tag < tagCount; tag++) {
       const w = input.weights[tag]!
-      for (let h = 0; h < k; h++) draws[tag * k + h] = -Math.log((mix(tag + 1, h + 1) + 0.5) * UNIT) / w
+      const seed = input.tagHashes[tag]!
+      for (let h = 0; h < k; h++) draws[tag * k + h] = -Math.log((mix(seed, h + 1) + 0.5) * UNIT) / w
     }
     const signatures = new Uint32Array(sets * k)
     const least = new Float64Array(k)
@@ -183,7 +197,7 @@ export class SimilarityModel {
       for (let j = this.setStart[s]!; j < this.setStart[s + 1]!; j++) {
         const tag = this.setTags[j]!
         const from = tag * k
-        // Tags come in ascending id: an equal draw keeps the lower id.
+        // Tags come in ascending id: an equal draw (equal hashes) keeps the lower id, the first in text order.
         for (let h = 0; h < k; h++) {
           const d = draws[from + h]!
           if (d < least[h]!) {
