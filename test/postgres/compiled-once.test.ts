@@ -12,11 +12,9 @@ import { planQuery, postgresDialect, sqliteDialect } from '../../src/compile/ind
 import { knownTotal, versionAndKnownTotal } from '../../src/execute/counts.js'
 import { fetchKeys, type ExecContext } from '../../src/execute/index.js'
 import { keysFromStart } from '../../src/execute/run.js'
-import { copyToPostgres } from '../../src/store/copy.js'
-import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { dataVersion, type PostgresVentureDb, type SqliteVentureDb } from '../../src/store/open.js'
 import { checked } from '../compile/helpers.js'
-import { testSchema, type TestSchema } from './support.js'
+import { copiedFixture, type TestSchema } from './support.js'
 
 let schema: TestSchema
 let target: PostgresVentureDb
@@ -24,10 +22,7 @@ let source: SqliteVentureDb
 let pgCtx: ExecContext
 let sqliteCtx: ExecContext
 beforeAll(async () => {
-  schema = await testSchema('compiled_once')
-  source = await createFixtureDatabase({ companies: 300 })
-  target = await schema.open()
-  await copyToPostgres(source, target)
+  ;({ schema, source, target } = await copiedFixture('compiled_once', 300))
   pgCtx = { db: target.db, dialect: postgresDialect, dataVersion: await dataVersion(target) }
   sqliteCtx = { db: source.db, dialect: sqliteDialect, dataVersion: await dataVersion(source), sqlite: source.sqlite }
 })

@@ -8,10 +8,8 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngine, type Engine } from '../../src/engine.js'
-import { copyToPostgres } from '../../src/store/copy.js'
-import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import type { PostgresVentureDb, SqliteVentureDb } from '../../src/store/open.js'
-import { testSchema, type TestSchema } from './support.js'
+import { copiedFixture, type TestSchema } from './support.js'
 
 let schema: TestSchema
 let source: SqliteVentureDb
@@ -20,10 +18,7 @@ let lite: Engine
 let post: Engine
 
 beforeAll(async () => {
-  schema = await testSchema('round_trips')
-  source = await createFixtureDatabase({ companies: 300 })
-  target = await schema.open()
-  await copyToPostgres(source, target)
+  ;({ schema, source, target } = await copiedFixture('round_trips', 300))
   lite = createEngine({ database: source })
   post = createEngine({ database: target })
   // The cost statistics are read in the background after start; counted calls come after that read.

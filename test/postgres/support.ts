@@ -6,7 +6,9 @@
  */
 import pg from 'pg'
 import { openPostgres, type OpenPostgresOptions } from '../../src/store/open-postgres.js'
-import type { PostgresVentureDb } from '../../src/store/open.js'
+import { copyToPostgres } from '../../src/store/copy.js'
+import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
+import type { PostgresVentureDb, SqliteVentureDb } from '../../src/store/open.js'
 
 export const PG_URL = process.env.VENTUREQL_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/test'
 
@@ -52,4 +54,13 @@ export async function testSchema(label: string): Promise<TestSchema> {
       }
     },
   }
+}
+
+/** The generated fixture (`companies` companies, SQLite) and its copy in a fresh schema named after `label`. */
+export async function copiedFixture(label: string, companies: number): Promise<{ schema: TestSchema; source: SqliteVentureDb; target: PostgresVentureDb }> {
+  const schema = await testSchema(label)
+  const source = await createFixtureDatabase({ companies })
+  const target = await schema.open()
+  await copyToPostgres(source, target)
+  return { schema, source, target }
 }
