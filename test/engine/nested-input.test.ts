@@ -283,6 +283,8 @@ describe('the pool on its own', () => {
   it('a call whose arguments the structured clone refuses fails alone; its worker stays free', async () => {
     const pool = createWorkerPool({ file, limits: DEFAULT_LIMITS, size: 1, reserve: 0 })
     try {
+      // A worker still starting would hold the calls in the queue, where a loaded machine can time them out first.
+      await pool.whenReady()
       const deep = { dataset: 'companies', x: nestValue({ depth: 20_000, kind: 'array' }) }
       const call = { timeoutMs: 10_000, light: false }
       for (let i = 0; i < 3; i++) await expect(pool.call('count', [deep], call)).rejects.toThrow(RangeError)
