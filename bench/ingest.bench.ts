@@ -68,7 +68,9 @@ function ingest() {
 
 // The rows the loader produced, per dataset, tag and link table: what the raw side inserts.
 const loaded = ingest()
-const TABLES = (loaded.sqlite.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%' and name not in ('meta', 'stored_queries', 'query_totals', 'query_checkpoints')`).pluck().all() as string[])
+// Ordinary tables only: a full-text index's shadow tables (`pragma table_list` type 'shadow') refuse
+// direct writes, and its virtual table is filled through the loader's search index step.
+const TABLES = (loaded.sqlite.prepare(`select name from pragma_table_list where schema = 'main' and type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%' and name not in ('meta', 'stored_queries', 'query_totals', 'query_checkpoints')`).pluck().all() as string[])
 const rows = new Map(TABLES.map((t) => [t, loaded.sqlite.prepare(`select * from "${t}"`).raw().all() as unknown[][]]))
 const totalRows = [...rows.values()].reduce((n, r) => n + r.length, 0)
 await loaded.close()
