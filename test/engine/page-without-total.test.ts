@@ -118,4 +118,47 @@ describe('the probe that steers a page without total', () => {
     if (!counted.ok) throw new Error('page')
     expect(counted.value.results.map((x) => x.id)).toEqual(first)
   })
+
+  it('reads page 1 by the walk that probes, when it finds the page: no probe, then keys query, apart', async () => {
+    const engine = engines.inline!
+    // Covered by the composite index on (country, stage, employees, svc_score): the probe walks the sort index.
+    const stored = await engine.store({ dataset: 'companies', filter: { employees: { gte: 1 } }, sort: [{ svc_score: 'desc' }] })
+    if (!stored.ok) throw new Error(JSON.stringify(stored.issues))
+    const id = stored.value.query_id
+    const version = Number(vdb.sqlite.prepare(`select value from meta where key = 'data_version'`).pluck().get() ?? 0)
+    const probes = rememberedProbes(vdb.db)
+    const statements: string[] = []
+    const proto = Object.getPrototypeOf(vdb.sqlite.prepare('select 1')) as { all: (...a: unknown[]) => unknown }
+    const all = proto.all
+    proto.all = function (this: { source: string }, ...a: unknown[]) {
+      statements.push(this.source)
+      return all.apply(this, a)
+    }
+    let first: unknown[]
+    try {
+      probes.delete(`${version}\u0000${id}`)
+      const r = await engine.pageWithoutTotal(id, { page: 1, per_page: 10 })
+      if (!r.ok) throw new Error(JSON.stringify(r.issues))
+      first = r.value.results.map((x) => x.id)
+    } finally {
+      proto.all = all
+    }
+    const probed = probes.get(`${version}\u0000${id}`)
+    // The walk found the page: the bound is remembered as reached.
+    expect(probed).toBeDefined()
+    expect(probed!.counted).toBe(probed!.bound)
+    const walks = statements.filter((s) => /indexed by/i.test(s))
+    expect(walks).toHaveLength(1)
+    expect(walks[0]).toMatch(/"hit"/)
+    expect(statements.filter((s) => /count\(\*\)/i.test(s))).toEqual([])
+    expect(first).toHaveLength(10)
+    const counted = await engine.page(id, { page: 1, per_page: 10 })
+    if (!counted.ok) throw new Error('page')
+    expect(counted.value.results.map((x) => x.id)).toEqual(first)
+    // Page 2 starts where page 1 ended.
+    const second = await engine.pageWithoutTotal(id, { page: 2, per_page: 10 })
+    const countedSecond = await engine.page(id, { page: 2, per_page: 10 })
+    if (!second.ok || !countedSecond.ok) throw new Error('page 2')
+    expect(second.value.results.map((x) => x.id)).toEqual(countedSecond.value.results.map((x) => x.id))
+  })
 })
