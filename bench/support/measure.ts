@@ -42,6 +42,12 @@ export interface Case {
   readonly runs?: number
   /** Runs the subject once untimed before timing it (default true); false for cold first calls. */
   readonly warmup?: boolean
+  /**
+   * Untimed runs of each side first, with their setups, when `warmup` is on (default 1). More for
+   * a subject whose code path is long: JavaScript that has run a few times is not yet compiled by
+   * V8's optimizing tiers, which a server's calls are.
+   */
+  readonly warmupRuns?: number
   /** Untimed, before every timed subject run (e.g. forgetting a cache so each run is a first one). */
   readonly setup?: () => unknown
 }
@@ -100,9 +106,10 @@ export async function timeRun(fn: () => unknown, setup?: () => unknown, after?: 
 export async function runCase(c: Case): Promise<CaseResult> {
   const runs = c.runs ?? defaultRuns()
   if (c.warmup ?? true) {
-    await c.baseline()
-    await c.subject()
-    if (c.after) await c.after()
+    for (let i = 0; i < (c.warmupRuns ?? 1); i++) {
+      await timeRun(c.baseline, c.baselineSetup, c.after)
+      await timeRun(c.subject, c.setup, c.after)
+    }
   }
   const subject: Timing[] = []
   const baseline: Timing[] = []
