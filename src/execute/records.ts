@@ -120,9 +120,12 @@ export function compiledMapper(slots: readonly RecordSlot[]): RecordMapper | und
 export function compareText(a: string, b: string): number {
   if (a === b) return 0
   // UTF-16 code-unit order is UTF-8 byte order except from the surrogates up.
-  if (!/[\uD800-\uFFFF]/.test(a) && !/[\uD800-\uFFFF]/.test(b)) return a < b ? -1 : 1
+  if (!FROM_SURROGATES.test(a) && !FROM_SURROGATES.test(b)) return a < b ? -1 : 1
   return Buffer.compare(Buffer.from(a), Buffer.from(b))
 }
+
+/** Code units from the surrogates up: where UTF-16 order and UTF-8 byte order part. */
+const FROM_SURROGATES = /[\uD800-\uFFFF]/
 
 /**
  * SQLite returns the aggregated array as JSON text, PostgreSQL's driver as the parsed array. A
@@ -136,6 +139,14 @@ function tagList(value: unknown): string[] {
   // Tag values are text columns, so the list is already one of strings: kept as it is, not copied.
   for (const item of list) if (typeof item !== 'string') return list.map(String)
   const strings = list as string[]
+  if (strings.length < 2) return strings
+  // Each value tested once, not both values of every pair: mapping a 50-company page (250 lists)
+  // took ~0.10 ms instead of ~0.14 ms at 1,000,000 companies, of a ~1.3 ms page without total
+  // (`npx tsx bench/facets.ts`). Without code units from the surrogates up, UTF-16 order is the byte order.
+  if (!strings.some((t) => FROM_SURROGATES.test(t))) {
+    for (let i = 1; i < strings.length; i++) if (strings[i - 1]! > strings[i]!) return strings.sort(compareText)
+    return strings
+  }
   for (let i = 1; i < strings.length; i++) if (compareText(strings[i - 1]!, strings[i]!) > 0) return strings.sort(compareText)
   return strings
 }
