@@ -162,3 +162,40 @@ describe('the probe that steers a page without total', () => {
     expect(second.value.results.map((x) => x.id)).toEqual(countedSecond.value.results.map((x) => x.id))
   })
 })
+
+describe('listWithoutTotal', () => {
+  it('reads the data version once per page, for the cost check and the page both', async () => {
+    const engine = engines.inline!
+    const proto = Object.getPrototypeOf(vdb.sqlite.prepare('select 1')) as Record<string, (...a: unknown[]) => unknown>
+    const reads: string[] = []
+    const originals = Object.fromEntries(['all', 'get'].map((m) => [m, proto[m]!]))
+    for (const m of ['all', 'get']) {
+      proto[m] = function (this: { source: string }, ...a: unknown[]) {
+        if (/\bmeta\b/.test(this.source)) reads.push(this.source)
+        return originals[m]!.apply(this, a)
+      }
+    }
+    const listed: unknown[][] = []
+    try {
+      for (const filter of [{ country: 'USA' }, {}]) {
+        const list = { dataset: 'companies', filter, per_page: 10 }
+        for (let i = 0; i < 2; i++) {
+          reads.length = 0
+          const r = await engine.listWithoutTotal(list)
+          if (!r.ok) throw new Error(JSON.stringify(r.issues))
+          expect(reads, `${JSON.stringify(filter)}, call ${i + 1}`).toHaveLength(1)
+          listed.push(r.value.results.map((x) => x.id))
+        }
+      }
+    } finally {
+      for (const m of ['all', 'get']) proto[m] = originals[m]!
+    }
+    // The same records as the page with its total.
+    for (const [i, filter] of [{ country: 'USA' }, {}].entries()) {
+      const counted = await engine.list({ dataset: 'companies', filter, per_page: 10 })
+      if (!counted.ok) throw new Error(JSON.stringify(counted.issues))
+      expect(listed[2 * i]).toEqual(counted.value.results.map((x) => x.id))
+      expect(listed[2 * i + 1]).toEqual(listed[2 * i])
+    }
+  })
+})

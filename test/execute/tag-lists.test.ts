@@ -34,6 +34,19 @@ describe('tag lists of a record', () => {
     // One such value anywhere in a list: the whole list compared by bytes.
     expect(listOf(JSON.stringify(['b', 'a', '\u{1F600}']))).toEqual(['a', 'b', '\u{1F600}'])
   })
+  it('sort by UTF-8 bytes values from the surrogates up that the JSON text spells as escapes', () => {
+    // The text itself has no code unit from the surrogates up: its \\u escapes spell them.
+    const text = '["\\ud83d\\ude00","\\uff5a"]'
+    expect(/[\uD800-\uFFFF]/.test(text)).toBe(false)
+    expect(listOf(text)).toEqual(['\uFF5A', '\u{1F600}'])
+    expect(listOf('["\\u00e9","a"]')).toEqual(['a', 'é'])
+  })
+  it('give each empty list an array of its own', () => {
+    const a = listOf('[]')
+    const b = listOf('[]')
+    expect(a).toEqual([])
+    expect(a).not.toBe(b)
+  })
   it('agree with compareText on random lists', () => {
     const alphabet = ['a', 'B', 'é', '\uFF5A', '\u{1F600}', 'zz', 'a\u{1F600}', '\uD7FF']
     let seed = 7
