@@ -78,6 +78,15 @@ export interface QueryPlan {
    */
   readonly walkProbeQuery?: (db: Kysely<any>, reads: number, hits: number) => SelectQueryBuilder<any, any, { count: number | string | bigint }>
   /**
+   * `select <key aliases> from (select <sort keys as k0..kn>, <filter> as hit from <table> t0
+   * indexed by <sort index> order by <keys> limit <reads>) where hit order by <key aliases> limit
+   * <hits>`: the keys of the first `hits` matches among the first `reads` rows in sort order, the
+   * keys `keysQuery` reads from the start when they are all found there. The same walk as
+   * `walkProbeQuery`, which a first page without its total answers with its own keys
+   * (execute/counts.ts, `probedMatches`); defined where it is.
+   */
+  readonly walkKeysQuery?: (db: Kysely<any>, reads: number, hits: number) => SelectQueryBuilder<any, any, Record<string, unknown>>
+  /**
    * For a filter that is a top-level `foreign` with `match: none`: the count of the records it does
    * NOT select (those with a related match, the `any` of the same inner filter, as a set), so that
    * the total is the table's row count minus it (`execute/counts.ts`). `none` and `any` of one inner
@@ -186,6 +195,17 @@ export function planQuery(checked: Pick<CheckedQuery, 'dataset' | 'filter' | 'so
         const walked = applyOrder(db.selectFrom(table as `${string} as ${string}`).select(sql<SqlBool>`${f.where!}`.as('hit')), keys, dialect).limit(reads)
         const matched = db.selectFrom(walked.as('walked')).select(sql<number>`1`.as('one')).where(sql<SqlBool>`${sql.ref('walked.hit')}`).limit(hits)
         return withSets(db, f.sets).selectFrom(matched.as('probe')).select(sql<number>`count(*)`.as('count'))
+      },
+      walkKeysQuery(db: Kysely<any>, reads: number, hits: number) {
+        const f = filterFor(false)
+        const table = walkIndex ? dialect.walkFrom!(dataset.table, ROOT_ALIAS, walkIndex) : `${dataset.table} as ${ROOT_ALIAS}`
+        const walked = applyOrder(db.selectFrom(table as `${string} as ${string}`)
+          .select([...keys.map((k) => sql.ref(`${ROOT_ALIAS}.${k.column}`).as(k.alias)), sql<SqlBool>`${f.where!}`.as('hit')]), keys, dialect).limit(reads)
+        // Ordered again outside: the walk's order, which SQLite keeps from the subquery without a sort of its own.
+        const matched = withSets(db, f.sets).selectFrom(walked.as(INNER_ALIAS))
+          .select(keys.map((k) => sql.ref(`${INNER_ALIAS}.${k.alias}`).as(k.alias)))
+          .where(sql<SqlBool>`${sql.ref(`${INNER_ALIAS}.hit`)}`)
+        return applyOrder(matched, keys, dialect, INNER_ALIAS).limit(hits) as SelectQueryBuilder<any, any, Record<string, unknown>>
       },
     } : {}),
     ...(ownerCount ? { ownerCount } : {}),

@@ -13,7 +13,7 @@ import { noteCacheWrites } from './cache-trim.js'
 import { writeCache } from './cache-write.js'
 import type { ExecContext } from './context.js'
 import { queryShape } from '../records/query-shape.js'
-import { boundQuery, readRows } from './statements.js'
+import { boundQuery, readRows, withNumbers } from './statements.js'
 
 /**
  * The number of records in a dataset's table, counted once per data version (an ingest is the only
@@ -244,8 +244,13 @@ export async function cachedTotal(ctx: ExecContext, plan: QueryPlan, queryId: st
  * times the page). Either answer is remembered per data version and query id, so the next page of
  * the query steers without a probe while the bound it needs is no larger
  * (`npx tsx bench/facets.ts`, the `total=none` rows).
+ *
+ * `walk`, when given, runs that walk instead of `walkProbeQuery` and returns the matches it found
+ * (up to `limit`): a first page reads its own keys that way (`QueryPlan.walkKeysQuery`), so the
+ * walk that steers is also the page's keys query. The probes are compiled once per plan
+ * (`withNumbers`).
  */
-export async function probedMatches(ctx: ExecContext, plan: QueryPlan, queryId: string, limit: number): Promise<number> {
+export async function probedMatches(ctx: ExecContext, plan: QueryPlan, queryId: string, limit: number, walk?: (reads: number) => Promise<number>): Promise<number> {
   const rows = await datasetRows(ctx, plan.dataset)
   const bound = Math.max(1, Math.ceil(Math.sqrt((limit * rows) / plan.walkFactor)))
   const probes = rememberedProbes(ctx.db)
@@ -261,9 +266,12 @@ export async function probedMatches(ctx: ExecContext, plan: QueryPlan, queryId: 
   const reads = Math.ceil(plan.walkFactor * bound)
   // Only where the walk reads fewer rows than the count would (a filter a composite index covers,
   // `COVERED_WALK_FACTOR`): elsewhere a walk that misses costs up to `walkFactor` times the count.
-  if (plan.walkProbeQuery && reads >= limit && reads <= bound && reads < rows) {
-    const found = await countOf(ctx, plan.walkProbeQuery(ctx.db, reads, limit).compile())
+  const { walkProbeQuery, probeQuery } = plan
+  if (walkProbeQuery && reads >= limit && reads <= bound && reads < rows) {
+    const found = walk
+      ? await walk(reads)
+      : await countOf(ctx, withNumbers(ctx.db, plan, 'walk probe', (r, h) => walkProbeQuery(ctx.db, r!, h!), [reads, limit]))
     if (found >= limit) return remember(bound)
   }
-  return remember(await countOf(ctx, plan.probeQuery(ctx.db, bound).compile()))
+  return remember(await countOf(ctx, withNumbers(ctx.db, plan, 'probe', (b) => probeQuery(ctx.db, b!), [bound])))
 }

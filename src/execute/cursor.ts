@@ -29,7 +29,7 @@ import type { QueryPlan } from '../compile/plan.js'
 import { noteCacheWrites } from './cache-trim.js'
 import { writeCache } from './cache-write.js'
 import type { ExecContext } from './context.js'
-import { fetchKeysAndRecords, type FetchedPage, type KeyRow } from './run.js'
+import { fetchKeysAndRecords, loadRecords, type FetchedPage, type KeyRow } from './run.js'
 import { queryShape } from '../records/query-shape.js'
 import { boundQuery, readRows } from './statements.js'
 
@@ -78,6 +78,11 @@ export interface PageRequest {
   readonly matches?: number
   /** The fields to read and return (`check/fields.ts`); every field when absent. */
   readonly selection?: FieldSelection | undefined
+  /**
+   * Page 1's keys, `perPage` of them, when they were read already (by the walk that probed the
+   * matches of a page without its total: `counts.ts`, `probedMatches`): only their records are read.
+   */
+  readonly firstKeys?: readonly KeyRow[] | undefined
 }
 
 /** A remembered sort key: rows after `boundary` start at row `position + 1`. */
@@ -210,14 +215,17 @@ export async function pageByCursor(ctx: ExecContext, plan: QueryPlan, req: PageR
     if (start - from.position > skipLimit) return EMPTY
   }
   const skip = start - from.position
+  const { firstKeys } = req
   // With a skip, the row before the page comes too: its key is where the page starts, remembered
   // so that asking for this page again is a plain seek.
-  const read = await fetchKeysAndRecords(ctx, plan, {
-    after: from.boundary,
-    limit: req.perPage + (skip > 0 ? 1 : 0),
-    offset: Math.max(0, skip - 1),
-    matches: req.matches,
-  }, req.selection, skip > 0 ? 1 : 0)
+  const read: FetchedPage = start === 0 && firstKeys !== undefined && firstKeys.length === req.perPage
+    ? { keys: firstKeys, records: await loadRecords(ctx, plan, firstKeys.map((k) => k.id), req.selection) }
+    : await fetchKeysAndRecords(ctx, plan, {
+      after: from.boundary,
+      limit: req.perPage + (skip > 0 ? 1 : 0),
+      offset: Math.max(0, skip - 1),
+      matches: req.matches,
+    }, req.selection, skip > 0 ? 1 : 0)
   const keys: readonly KeyRow[] = read.keys
   const learned: Position[] = []
   if (skip > 0 && keys.length > 0) learned.push({ position: start, boundary: keys[0]!.boundary })

@@ -34,7 +34,7 @@ import { cachedFacets, type Facet } from './facets.js'
 export type { Facet } from './facets.js'
 import { cachedTotal, datasetRows, knownTotal, probedMatches, rememberCountedTotal, rememberedTotal, versionAndKnownTotal, versionTotalAndStored, type VersionAndTotal } from './counts.js'
 import { DEFAULT_PAGING, pageByCursor, type PagingPolicy } from './cursor.js'
-import { fetchPage } from './run.js'
+import { fetchPage, walkedKeys, type KeyRow } from './run.js'
 import type { ResultRecord } from './records.js'
 import { readStatistics } from './statistics.js'
 import { facetColumnsMissing, readFacetColumns } from './facet-columns.js'
@@ -399,8 +399,12 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
     const { ctx, lookedUp } = await contextAndTotal(plan, id, preRead)
     const known = plan.where === undefined ? await knownTotal(ctx, id) : lookedUp!.total ?? rememberedTotal(ctx, id)
     // Without a total, a bounded probe of the matches still lets the keys query walk the sort index.
-    const matches = known === undefined && plan.canWalkSortIndex ? await probedMatches(ctx, plan, id, page * perPage) : known
-    const fetched = await pageByCursor(ctx, plan, { queryId: id, page, perPage, matches, selection }, paging)
+    // On page 1, a probe that walks the sort index reads the page's keys as it goes: when it finds
+    // them all, they are the page (one walk instead of a probe and then the page's keys query).
+    let firstKeys: KeyRow[] | undefined
+    const walk = page === 1 ? async (reads: number) => (firstKeys = await walkedKeys(ctx, plan, reads, perPage)).length : undefined
+    const matches = known === undefined && plan.canWalkSortIndex ? await probedMatches(ctx, plan, id, page * perPage, walk) : known
+    const fetched = await pageByCursor(ctx, plan, { queryId: id, page, perPage, matches, selection, firstKeys }, paging)
     return Object.freeze({
       query: Object.freeze({ query_id: id, dataset: canonical.dataset, filter: canonical.filter, sort: canonical.sort, query_version: version }),
       results: Object.freeze([...fetched.records]),
@@ -549,9 +553,15 @@ export function createPipeline(vdb: VentureDb, limits: Limits, pagingPolicy: Par
       const prepared = prepareWithFields(fullRequest)
       if (!prepared.ok) return prepared
       const { checked, canonical, queryId, selection } = prepared.value
-      const cost = await costWithinBudget(checked, run)
+      // The data version read once, with the query's cached total where it has a filter, for the
+      // cost check and the page both (a statement less per page, of a ~1 ms page at 1,000,000
+      // companies: `BENCH_ONLY=pages npx tsx bench/facets.ts`).
+      const plan = planOf(checked)
+      const { ctx, lookedUp } = await contextAndTotal(plan, queryId)
+      const cost = await costWithinBudget(checked, run, ctx.dataVersion)
       if (!cost.ok) return cost
-      const { results, meta } = await pageOnly(planOf(checked), canonical, queryId, QUERY_VERSION, checked.page, checked.perPage, selection)
+      const read: VersionAndTotal = lookedUp ?? { dataVersion: ctx.dataVersion, total: undefined }
+      const { results, meta } = await pageOnly(plan, canonical, queryId, QUERY_VERSION, checked.page, checked.perPage, selection, read)
       return ok(Object.freeze({ dataset: canonical.dataset, results, meta, cost: cost.value }))
     },
 

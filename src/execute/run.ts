@@ -14,7 +14,7 @@ import type { ExecContext } from './context.js'
 import { datasetRows } from './counts.js'
 import type { FieldSelection } from '../check/fields.js'
 import { recordMapper, type ResultRecord } from './records.js'
-import { readRows, withParameters, type RowArrays } from './statements.js'
+import { readRows, withNumbers, withParameters, type RowArrays } from './statements.js'
 
 export interface KeyRow {
   /** The sort values then (when appended) the primary key: a page boundary when it is a page's last row. */
@@ -84,6 +84,18 @@ async function readKeys(ctx: ExecContext, plan: QueryPlan, options: KeysRequest,
     if (!walkSortIndex || !isMissingIndex(error)) throw error
     return await readAll(false)
   }
+}
+
+/**
+ * The keys of the first `limit` matches among the first `reads` rows of the sort order
+ * (`QueryPlan.walkKeysQuery`, compiled once per plan): all of page 1's keys when `limit` of them
+ * are found, fewer when the walk ends first. Empty where the plan has no such walk.
+ */
+export async function walkedKeys(ctx: ExecContext, plan: QueryPlan, reads: number, limit: number): Promise<KeyRow[]> {
+  const { walkKeysQuery } = plan
+  if (!walkKeysQuery) return []
+  const query = withNumbers(ctx.db, plan, 'walk keys', (r, l) => walkKeysQuery(ctx.db, r!, l!), [reads, limit])
+  return keyRowsOf(plan, [await readRows(ctx, query)], 0)
 }
 
 /** The key rows of `read`, in order, the first `skip` dropped. */

@@ -7,7 +7,7 @@
  * a large part of the engine's fixed cost per page (the suite's page-1 rows, `npm run bench`).
  */
 import type BetterSqlite3 from 'better-sqlite3'
-import { CompiledQuery } from 'kysely'
+import { CompiledQuery, type Compilable, type Kysely } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import type { SqlDialect } from '../compile/dialect.js'
 import type { QueryShape } from '../records/query-shape.js'
@@ -186,6 +186,64 @@ function limited(prepare: (limit: string) => { all(...params: unknown[]): unknow
 export function withParameters(query: CompiledQuery, parameters: readonly unknown[]): CompiledQuery {
   if (parameters.length !== query.parameters.length) throw new Error(`execute: ${parameters.length} parameters for a statement that takes ${query.parameters.length}`)
   return Object.freeze({ ...query, parameters: Object.freeze([...parameters]) })
+}
+
+/** A statement compiled once whose numbers are parameters: per parameter, the index of its number, or undefined for a value of its own. */
+interface NumbersTemplate {
+  readonly compiled: CompiledQuery
+  readonly slots: readonly (number | undefined)[]
+}
+
+const numbersTemplates = new WeakMap<object, WeakMap<object, Map<string, NumbersTemplate | null>>>()
+
+/** Numbers no statement is built with otherwise (limits far above any request's), two apart per position. */
+const templateNumber = (set: 0 | 1, i: number) => 2_000_000_011 + 2 * i + set
+
+/**
+ * `build(...numbers)` compiled, through Kysely once per Kysely instance, `owner` (a plan: its
+ * filter's values never change) and `name`, then reused with other numbers put in. Building and
+ * compiling a probe through Kysely cost more than running it (a first page without its total:
+ * `npx tsx bench/facets.ts`, the `total=none ... (first)` rows). Where each number is shown to be
+ * a parameter of its own (compiled with two sets of numbers no request uses, which must differ in
+ * exactly those parameters), the template is kept; otherwise the statement is compiled per call.
+ */
+export function withNumbers(db: Kysely<any>, owner: object, name: string, build: (...numbers: number[]) => Compilable, numbers: readonly number[]): CompiledQuery {
+  let perOwner = numbersTemplates.get(db)
+  if (!perOwner) numbersTemplates.set(db, (perOwner = new WeakMap()))
+  let byName = perOwner.get(owner)
+  if (!byName) perOwner.set(owner, (byName = new Map()))
+  let template = byName.get(name)
+  if (template === undefined) {
+    template = numbersTemplateOf(build, numbers.length)
+    byName.set(name, template)
+  }
+  if (template === null) return build(...numbers).compile()
+  const { compiled, slots } = template
+  return withParameters(compiled, compiled.parameters.map((value, i) => (slots[i] === undefined ? value : numbers[slots[i]!])))
+}
+
+function numbersTemplateOf(build: (...numbers: number[]) => Compilable, count: number): NumbersTemplate | null {
+  const set = (s: 0 | 1) => Array.from({ length: count }, (_, i) => templateNumber(s, i))
+  const a = build(...set(0)).compile()
+  const b = build(...set(1)).compile()
+  if (a.sql !== b.sql || a.parameters.length !== b.parameters.length) return null
+  const slots: (number | undefined)[] = []
+  const seen = new Set<number>()
+  for (let i = 0; i < a.parameters.length; i++) {
+    const u = a.parameters[i]
+    const v = b.parameters[i]
+    const slot = typeof u === 'number' && (u - 2_000_000_011) % 2 === 0 ? (u - 2_000_000_011) / 2 : -1
+    if (slot >= 0 && slot < count && v === templateNumber(1, slot)) {
+      slots.push(slot)
+      seen.add(slot)
+    } else if (u === v && !(typeof u === 'number' && u >= 2_000_000_011 && u < templateNumber(0, count))) {
+      slots.push(undefined)
+    } else {
+      return null
+    }
+  }
+  // Every number is somewhere in the statement, or it was not built from them as a parameter.
+  return seen.size === count ? { compiled: a, slots } : null
 }
 
 /** A query shape's statement for `dialect` with `params` bound, as `readRows` and `writeCache` take it. */

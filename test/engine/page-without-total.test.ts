@@ -118,4 +118,84 @@ describe('the probe that steers a page without total', () => {
     if (!counted.ok) throw new Error('page')
     expect(counted.value.results.map((x) => x.id)).toEqual(first)
   })
+
+  it('reads page 1 by the walk that probes, when it finds the page: no probe, then keys query, apart', async () => {
+    const engine = engines.inline!
+    // Covered by the composite index on (country, stage, employees, svc_score): the probe walks the sort index.
+    const stored = await engine.store({ dataset: 'companies', filter: { employees: { gte: 1 } }, sort: [{ svc_score: 'desc' }] })
+    if (!stored.ok) throw new Error(JSON.stringify(stored.issues))
+    const id = stored.value.query_id
+    const version = Number(vdb.sqlite.prepare(`select value from meta where key = 'data_version'`).pluck().get() ?? 0)
+    const probes = rememberedProbes(vdb.db)
+    const statements: string[] = []
+    const proto = Object.getPrototypeOf(vdb.sqlite.prepare('select 1')) as { all: (...a: unknown[]) => unknown }
+    const all = proto.all
+    proto.all = function (this: { source: string }, ...a: unknown[]) {
+      statements.push(this.source)
+      return all.apply(this, a)
+    }
+    let first: unknown[]
+    try {
+      probes.delete(`${version}\u0000${id}`)
+      const r = await engine.pageWithoutTotal(id, { page: 1, per_page: 10 })
+      if (!r.ok) throw new Error(JSON.stringify(r.issues))
+      first = r.value.results.map((x) => x.id)
+    } finally {
+      proto.all = all
+    }
+    const probed = probes.get(`${version}\u0000${id}`)
+    // The walk found the page: the bound is remembered as reached.
+    expect(probed).toBeDefined()
+    expect(probed!.counted).toBe(probed!.bound)
+    const walks = statements.filter((s) => /indexed by/i.test(s))
+    expect(walks).toHaveLength(1)
+    expect(walks[0]).toMatch(/"hit"/)
+    expect(statements.filter((s) => /count\(\*\)/i.test(s))).toEqual([])
+    expect(first).toHaveLength(10)
+    const counted = await engine.page(id, { page: 1, per_page: 10 })
+    if (!counted.ok) throw new Error('page')
+    expect(counted.value.results.map((x) => x.id)).toEqual(first)
+    // Page 2 starts where page 1 ended.
+    const second = await engine.pageWithoutTotal(id, { page: 2, per_page: 10 })
+    const countedSecond = await engine.page(id, { page: 2, per_page: 10 })
+    if (!second.ok || !countedSecond.ok) throw new Error('page 2')
+    expect(second.value.results.map((x) => x.id)).toEqual(countedSecond.value.results.map((x) => x.id))
+  })
+})
+
+describe('listWithoutTotal', () => {
+  it('reads the data version once per page, for the cost check and the page both', async () => {
+    const engine = engines.inline!
+    const proto = Object.getPrototypeOf(vdb.sqlite.prepare('select 1')) as Record<string, (...a: unknown[]) => unknown>
+    const reads: string[] = []
+    const originals = Object.fromEntries(['all', 'get'].map((m) => [m, proto[m]!]))
+    for (const m of ['all', 'get']) {
+      proto[m] = function (this: { source: string }, ...a: unknown[]) {
+        if (/\bmeta\b/.test(this.source)) reads.push(this.source)
+        return originals[m]!.apply(this, a)
+      }
+    }
+    const listed: unknown[][] = []
+    try {
+      for (const filter of [{ country: 'USA' }, {}]) {
+        const list = { dataset: 'companies', filter, per_page: 10 }
+        for (let i = 0; i < 2; i++) {
+          reads.length = 0
+          const r = await engine.listWithoutTotal(list)
+          if (!r.ok) throw new Error(JSON.stringify(r.issues))
+          expect(reads, `${JSON.stringify(filter)}, call ${i + 1}`).toHaveLength(1)
+          listed.push(r.value.results.map((x) => x.id))
+        }
+      }
+    } finally {
+      for (const m of ['all', 'get']) proto[m] = originals[m]!
+    }
+    // The same records as the page with its total.
+    for (const [i, filter] of [{ country: 'USA' }, {}].entries()) {
+      const counted = await engine.list({ dataset: 'companies', filter, per_page: 10 })
+      if (!counted.ok) throw new Error(JSON.stringify(counted.issues))
+      expect(listed[2 * i]).toEqual(counted.value.results.map((x) => x.id))
+      expect(listed[2 * i + 1]).toEqual(listed[2 * i])
+    }
+  })
 })

@@ -7,6 +7,9 @@
  * - the cached-total lookup, compiled once with placeholder values: it answers the total of the
  *   query id and data version asked for, never another's;
  * - after an ingest moves the data version, page 1 and its total show the new data;
+ * - the probes of a page without its total and page 1's walk (`withNumbers`): the same SQL and
+ *   parameters as compiling afresh, for any numbers, built through Kysely once per plan; a statement
+ *   whose numbers are not parameters of their own is compiled per call;
  * - records built by the generated mapper equal the member-by-member mapper's, in value and order.
  */
 import { afterAll, describe, expect, it } from 'vitest'
@@ -19,7 +22,7 @@ import { countRows, knownTotal, versionAndKnownTotal } from '../../src/execute/c
 import { fetchKeys, type ExecContext } from '../../src/execute/index.js'
 import { compiledMapper, loopMapper, recordMapper, recordSlots } from '../../src/execute/records.js'
 import { keysFromStart, seekStatements } from '../../src/execute/run.js'
-import { RAW_STATEMENTS_PER_HANDLE, readRows } from '../../src/execute/statements.js'
+import { RAW_STATEMENTS_PER_HANDLE, readRows, withNumbers } from '../../src/execute/statements.js'
 import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
 import { bumpDataVersionSync, dataVersionSync } from '../../src/store/open.js'
 import { checked } from '../compile/helpers.js'
@@ -355,3 +358,40 @@ describe('a plan\'s count statement', () => {
     }
   })
 })
+
+describe('statements compiled once with their numbers as parameters (withNumbers)', () => {
+  it.each(shapes.filter((s) => s.filter))('$name: the probes and the walk, as compiled afresh, built once', ({ dataset, filter, sort }) => {
+    const plan = planQuery(checked(dataset, filter, sort), sqliteDialect)
+    let builds = 0
+    type Build = (...n: number[]) => { compile(): { sql: string; parameters: readonly unknown[] } }
+    const counted = (f: Build): Build => (...n) => { builds++; return f(...n) }
+    const forms: [string, Build, number][] = [['probe', counted((b) => plan.probeQuery(vdb.db, b!)), 1]]
+    const { walkProbeQuery, walkKeysQuery } = plan
+    if (walkProbeQuery) forms.push(['walk probe', counted((r, h) => walkProbeQuery(vdb.db, r!, h!)), 2])
+    if (walkKeysQuery) forms.push(['walk keys', counted((r, h) => walkKeysQuery(vdb.db, r!, h!)), 2])
+    for (const [name, build, count] of forms) {
+      const made: number[] = []
+      for (const numbers of [[1, 2], [50, 708], [7, 7], [2_000_000_011, 3]].map((n) => n.slice(0, count))) {
+        const fresh = build(...numbers).compile()
+        const before = builds
+        const reused = withNumbers(vdb.db, plan, name, build as never, numbers)
+        made.push(builds - before)
+        expect(reused.sql).toBe(fresh.sql)
+        expect(reused.parameters).toEqual(fresh.parameters)
+      }
+      // Two builds to make the template on the first call, none after.
+      expect(made, name).toEqual([2, 0, 0, 0])
+    }
+    expect(forms.length).toBeGreaterThan(0)
+  })
+  it('compiles per call a statement whose numbers are not parameters of their own', () => {
+    const plan = planQuery(checked('companies', c('country', 'eq', 'USA', p)), sqliteDialect)
+    let builds = 0
+    // The number written into the SQL text: no template can put another in.
+    const literal = (n: number) => { builds++; return { compile: () => ({ ...plan.probeQuery(vdb.db, 1).compile(), sql: `select ${n}`, parameters: [] }) } }
+    expect(withNumbers(vdb.db, plan, 'literal', literal as never, [3]).sql).toBe('select 3')
+    expect(withNumbers(vdb.db, plan, 'literal', literal as never, [4]).sql).toBe('select 4')
+    expect(builds).toBe(4) // two to try the template, then one per call
+  })
+})
+

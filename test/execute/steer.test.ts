@@ -184,8 +184,33 @@ describe('the walk probe', () => {
     }
     expect(checkedCases).toBeGreaterThan(50)
   })
+  it('reads the keys of those matches, in sort order: the first keys of the keys query', async () => {
+    let checkedCases = 0
+    for (const k of CASES) {
+      const q = checked(k.dataset, k.filter, k.sort.map(([f, d]) => [f, d] as [string, 'asc' | 'desc']))
+      const plan = planQuery(q, sqliteDialect)
+      if (!plan.walkKeysQuery) continue
+      const everything = planQuery(checked(k.dataset, { kind: 'MatchAll', path: '' } as FilterNode, k.sort.map(([f, d]) => [f, d] as [string, 'asc' | 'desc'])), sqliteDialect)
+      const pk = everything.keys[everything.keys.length - 1]!.alias
+      const order = (await everything.keysQuery(ctx.db, { limit: 100_000 }).execute()).map((r) => Number(r[pk]))
+      const keysOf = (rows: Record<string, unknown>[]) => rows.map((r) => plan.keys.map((key) => r[key.alias]))
+      const pageKeys = keysOf(await plan.keysQuery(ctx.db, { limit: 100_000 }).execute())
+      const matching = new Set(pageKeys.map((r) => Number(r[r.length - 1])))
+      for (const reads of [1, 17, 100, 450]) {
+        for (const hits of [1, 5, 50]) {
+          const found = Math.min(hits, order.slice(0, reads).filter((id) => matching.has(id)).length)
+          const walked = keysOf(await plan.walkKeysQuery(ctx.db, reads, hits).execute())
+          expect(walked, `${k.name}: ${reads} reads, ${hits} hits`).toEqual(pageKeys.slice(0, found))
+          checkedCases++
+        }
+      }
+    }
+    expect(checkedCases).toBeGreaterThan(50)
+  })
   it('exists only where a walk names its index, and with a filter', () => {
     const q = checked('companies', c('country', 'eq', 'USA', p), [['svc_score', 'desc']])
+    expect(planQuery(q, sqliteDialect).walkKeysQuery).toBeDefined()
+    expect(planQuery(q, postgresDialect).walkKeysQuery).toBeUndefined()
     expect(planQuery(q, sqliteDialect).walkProbeQuery).toBeDefined()
     expect(planQuery(q, postgresDialect).walkProbeQuery).toBeUndefined()
     expect(planQuery(checked('companies', { kind: 'MatchAll', path: '' } as FilterNode, [['svc_score', 'desc']]), sqliteDialect).walkProbeQuery).toBeUndefined()
