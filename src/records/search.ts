@@ -135,6 +135,17 @@ const STORED_AS_TYPED = /^[a-z0-9]+$/
 /** More words than this for one prefix and FTS5's own merge is the cheaper plan. */
 const MAX_EXPANDED_WORDS = 32
 
+/** `expand` remembering its answers (for one request: the words table changes with an import). */
+function memoized(expand: ExpandPrefix): ExpandPrefix {
+  const seen = new Map<string, readonly string[] | undefined>()
+  return (prefix) => {
+    if (seen.has(prefix)) return seen.get(prefix)
+    const words = expand(prefix)
+    seen.set(prefix, words)
+    return words
+  }
+}
+
 /** `prefix` as FTS5 alternatives: its exact words when the index can list them, else `"prefix"*`. */
 function alternatives(prefix: string, expand: ExpandPrefix): string[] {
   const words = expand(prefix)
@@ -563,11 +574,15 @@ export function searchRecords(vdb: SqliteVentureDb, request: SearchRequest): Sea
       return typoStages(term, (i) => (dictionary ? dictionary(keys[i]!) : []), () => (dictionary ? dictionary(namesKeys) : []))
     })
     const known = () => candidates.reduce((n, c) => n + c.tierOf.size, 0) + staged.reduce((n, m) => n + m.size, 0)
+    // The words a prefix stands for, asked once per request: later stages repeat the earlier ones' words and prefixes.
+    const expanded = types.map((type) => memoized(statements[type].expand))
     for (let k = 0; k < plans[0]!.length && known() < request.limit; k++) {
       types.forEach((type, i) => {
         const stage = plans[i]![k]!
+        // Every word as typed and nothing within its edits: the exact query, whose every match is known already.
+        if (stage.names === undefined && stage.words === words.length && stage.groups.every((g) => g.prefixes.length === 0)) return
         const s = statements[type]
-        const query = stageQuery(stage, SEARCH_TABLES[type].ftsColumns[0], s.expand)
+        const query = stageQuery(stage, SEARCH_TABLES[type].ftsColumns[0], expanded[i]!)
         if (query === undefined) return
         const tierOf = candidates[i]!.tierOf
         const mine = staged[i]!
