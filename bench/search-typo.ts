@@ -138,6 +138,8 @@ async function main() {
     return d.user + d.system
   }
   const ratios = { prefixVsDetail: [] as number[], shortVsDetail: [] as number[], wholeVsDetail: [] as number[], typoVsPrefix: [] as number[], typoVsPrefixCpu: [] as number[], pgVsLite: [] as number[] }
+  // Mean CPU ms per call of the typo terms and of their exact prefixes, per round.
+  const cpuMeans = { typo: [] as number[], exactSameLength: [] as number[] }
   const medians = { detail: [] as number[], prefix: [] as number[], typo: [] as number[], exactSameLength: [] as number[], pgTypo: [] as number[] }
   // Each typo term's PostgreSQL times over the rounds, to name the slowest terms.
   const pgTimes = corpus.map(() => [] as number[])
@@ -165,6 +167,8 @@ async function main() {
     ratios.wholeVsDetail.push(median(prefix.filter((_, i) => i % 2 === 1)) / m.detail)
     ratios.typoVsPrefix.push(m.typo / m.exactSameLength)
     ratios.typoVsPrefixCpu.push(typoCpu / sameCpu)
+    cpuMeans.typo.push(typoCpu / corpus.length / 1000)
+    cpuMeans.exactSameLength.push(sameCpu / corpus.length / 1000)
     ratios.pgVsLite.push(m.pgTypo / m.typo)
   }
 
@@ -197,6 +201,7 @@ async function main() {
   const slowest = corpus.map((c, i) => ({ term: c.term, ms: median(pgTimes[i]!) })).sort((a, b) => b.ms - a.ms).slice(0, 5)
   console.log(`slowest PostgreSQL typo terms (median over the rounds, ms): ${slowest.map((s) => `${JSON.stringify(s.term)} ${s.ms.toFixed(1)}`).join('; ')}`)
   console.log(`medians per round, ms: ${JSON.stringify(Object.fromEntries(Object.entries(medians).map(([k, v]) => [k, v.map((x) => Number(x.toFixed(3)))])))}`)
+  console.log(`CPU per call per round, ms: ${JSON.stringify(Object.fromEntries(Object.entries(cpuMeans).map(([k, v]) => [k, v.map((x) => Number(x.toFixed(3)))])))}`)
   await pg.close()
   await lite.close()
 }
