@@ -9,7 +9,8 @@
  *   SQLite and on PostgreSQL;
  * - exact prefix terms (1-4 letter prefixes and whole names) against a company detail lookup, and
  *   that their answers with typos allowed start with their exact answers;
- * - a typo term against the exact prefix of the same length (the name cut there);
+ * - a typo term against the exact prefix of the same length (the name cut there), by wall time
+ *   (medians) and by the process's CPU time (each term called once more, summed per round);
  * - the typo term on PostgreSQL against SQLite.
  *
  * Each round times every term of each kind once (kinds interleaved term by term) and takes the
@@ -128,18 +129,33 @@ async function main() {
     await f()
     return performance.now() - t
   }
-  const ratios = { prefixVsDetail: [] as number[], shortVsDetail: [] as number[], wholeVsDetail: [] as number[], typoVsPrefix: [] as number[], pgVsLite: [] as number[] }
+  // CPU time of this process around a SQLite call (user + system, µs): on a loaded machine the
+  // wall time of a call includes waits for a core, its CPU time does not.
+  const cpu = (f: () => unknown) => {
+    const c = process.cpuUsage()
+    f()
+    const d = process.cpuUsage(c)
+    return d.user + d.system
+  }
+  const ratios = { prefixVsDetail: [] as number[], shortVsDetail: [] as number[], wholeVsDetail: [] as number[], typoVsPrefix: [] as number[], typoVsPrefixCpu: [] as number[], pgVsLite: [] as number[] }
+  // Mean CPU ms per call of the typo terms and of their exact prefixes, per round.
+  const cpuMeans = { typo: [] as number[], exactSameLength: [] as number[] }
   const medians = { detail: [] as number[], prefix: [] as number[], typo: [] as number[], exactSameLength: [] as number[], pgTypo: [] as number[] }
   // Each typo term's PostgreSQL times over the rounds, to name the slowest terms.
   const pgTimes = corpus.map(() => [] as number[])
   for (let r = 0; r < rounds; r++) {
     const detail: number[] = [], prefix: number[] = [], typo: number[] = [], same: number[] = [], pgTypo: number[] = []
+    // CPU µs of the typo terms and of their exact prefixes of the same length, summed over the round (a second call each).
+    let typoCpu = 0
+    let sameCpu = 0
     for (let i = 0; i < corpus.length; i++) {
       const c = corpus[i]!
       detail.push(await timeAsync(() => companyDetail(lite, c.id)))
       prefix.push(time(() => searchRecords(lite, request(prefixTerms[i]!, 10))))
       typo.push(time(() => searchRecords(lite, request(c.term, 10))))
       same.push(time(() => searchRecords(lite, request(c.exact, 10))))
+      typoCpu += cpu(() => searchRecords(lite, request(c.term, 10)))
+      sameCpu += cpu(() => searchRecords(lite, request(c.exact, 10)))
       pgTypo.push(await timeAsync(() => searchRecordsPostgres(pg, request(c.term, 10))))
       pgTimes[i]!.push(pgTypo[pgTypo.length - 1]!)
     }
@@ -150,6 +166,9 @@ async function main() {
     ratios.shortVsDetail.push(median(prefix.filter((_, i) => i % 2 === 0)) / m.detail)
     ratios.wholeVsDetail.push(median(prefix.filter((_, i) => i % 2 === 1)) / m.detail)
     ratios.typoVsPrefix.push(m.typo / m.exactSameLength)
+    ratios.typoVsPrefixCpu.push(typoCpu / sameCpu)
+    cpuMeans.typo.push(typoCpu / corpus.length / 1000)
+    cpuMeans.exactSameLength.push(sameCpu / corpus.length / 1000)
     ratios.pgVsLite.push(m.pgTypo / m.typo)
   }
 
@@ -177,11 +196,12 @@ async function main() {
   if (misses.length > 0) console.log(`some misses: ${misses.join('; ')}`)
   console.log(`exact prefix terms / company detail (SQLite): ${fmt(ratios.prefixVsDetail)}`)
   console.log(`  of which 1-4 letter prefixes / company detail: ${fmt(ratios.shortVsDetail)}; whole names / company detail: ${fmt(ratios.wholeVsDetail)}`)
-  console.log(`typo term / exact prefix of the same length (SQLite): ${fmt(ratios.typoVsPrefix)}`)
+  console.log(`typo term / exact prefix of the same length (SQLite): ${fmt(ratios.typoVsPrefix)}; by CPU time (summed over the round): ${fmt(ratios.typoVsPrefixCpu)}`)
   console.log(`typo term PostgreSQL / SQLite: ${fmt(ratios.pgVsLite)}`)
   const slowest = corpus.map((c, i) => ({ term: c.term, ms: median(pgTimes[i]!) })).sort((a, b) => b.ms - a.ms).slice(0, 5)
   console.log(`slowest PostgreSQL typo terms (median over the rounds, ms): ${slowest.map((s) => `${JSON.stringify(s.term)} ${s.ms.toFixed(1)}`).join('; ')}`)
   console.log(`medians per round, ms: ${JSON.stringify(Object.fromEntries(Object.entries(medians).map(([k, v]) => [k, v.map((x) => Number(x.toFixed(3)))])))}`)
+  console.log(`CPU per call per round, ms: ${JSON.stringify(Object.fromEntries(Object.entries(cpuMeans).map(([k, v]) => [k, v.map((x) => Number(x.toFixed(3)))])))}`)
   await pg.close()
   await lite.close()
 }

@@ -135,6 +135,17 @@ const STORED_AS_TYPED = /^[a-z0-9]+$/
 /** More words than this for one prefix and FTS5's own merge is the cheaper plan. */
 const MAX_EXPANDED_WORDS = 32
 
+/** `expand` remembering its answers (for one request: the words table changes with an import). */
+function memoized(expand: ExpandPrefix): ExpandPrefix {
+  const seen = new Map<string, readonly string[] | undefined>()
+  return (prefix) => {
+    if (seen.has(prefix)) return seen.get(prefix)
+    const words = expand(prefix)
+    seen.set(prefix, words)
+    return words
+  }
+}
+
 /** `prefix` as FTS5 alternatives: its exact words when the index can list them, else `"prefix"*`. */
 function alternatives(prefix: string, expand: ExpandPrefix): string[] {
   const words = expand(prefix)
@@ -260,17 +271,30 @@ export function typoStages(term: TypoTerm, dictionary: (i: number) => readonly s
       const typoWords = head.map((w) => ({ token: w.token ?? w.raw, edits: Math.min(w.edits, budget) }))
       if (m === words.length && budget >= 1 && budget <= term.budget) {
         // Pushed even when empty, so that every type's plan has the same stages in the same places.
-        out.push({ words: m, groups: [], names: typoNameStarts(term.flat, budget, (nameEntries ??= names())), typoWords })
+        const b = budget
+        out.push(lazyStage({ words: m, groups: [], typoWords }, 'names', () => typoNameStarts(term.flat, b, (nameEntries ??= names()))))
       }
       if (budget > 0 && !head.some((w) => w.edits >= budget)) continue
-      const groups = head.map((w, i): StageGroup => {
-        const k = Math.min(w.edits, budget)
+      const b = budget
+      out.push(lazyStage({ words: m, typoWords }, 'groups', () => head.map((w, i): StageGroup => {
+        const k = Math.min(w.edits, b)
         return { raw: w.raw, prefixes: k === 0 || w.token === undefined ? [] : prefixesOf(i, w.token, k) }
-      })
-      out.push({ words: m, groups, typoWords })
+      })))
     }
   }
   return out
+}
+
+/**
+ * A stage whose `names` or `groups` (the part read from the typo dictionary) is worked out when
+ * first read, once: SQLite asks the stages one by one and stops once `limit` hits are known, most
+ * often after the first, so the dictionary lookups of the later ones are never made (a lookup
+ * returns hundreds of words). Which stages there are does not depend on the dictionary, so every
+ * type's plan still has the same stages in the same places.
+ */
+function lazyStage<K extends 'names' | 'groups'>(fixed: Omit<Stage, 'groups' | 'names'> & Partial<Stage>, key: K, make: () => NonNullable<Stage[K]>): Stage {
+  let value: NonNullable<Stage[K]> | undefined
+  return Object.defineProperty({ ...fixed }, key, { enumerable: true, get: () => (value ??= make()) }) as Stage
 }
 
 /**
@@ -376,11 +400,18 @@ function typeStatements(sqlite: BetterSqlite3.Database, type: SearchObjectType):
   const t: SearchTableNames = SEARCH_TABLES[type]
   const termsInRange = sqlite.prepare(`select term from "${t.terms}" where term >= ? and term < ? order by term limit ${MAX_EXPANDED_WORDS + 1}`).pluck()
   const hasDictionary = sqlite.prepare(`select count(*) from sqlite_master where type = 'table' and name = ?`).pluck().get(t.typoKeys) === 1
+  // The words as one newline-separated text (no token holds a newline: unicode61 splits there, and a
+  // name entry joins tokens with spaces), a word once per key it shares, made distinct here: SQLite's
+  // DISTINCT (a temporary b-tree) and a row per word cost about a third more. In no order: the
+  // callers sort what they keep.
   const dictionaryWords = hasDictionary
-    ? sqlite.prepare(`select distinct word from "${t.typoKeys}" where key in (select value from json_each(?)) order by word`).pluck()
+    ? sqlite.prepare(`select group_concat(word, char(10)) from "${t.typoKeys}" where key in (select value from json_each(?))`).pluck()
     : undefined
   const common = {
-    dictionary: dictionaryWords && ((keys: readonly string[]) => (keys.length === 0 ? [] : dictionaryWords.all(JSON.stringify(keys)) as string[])),
+    dictionary: dictionaryWords && ((keys: readonly string[]): string[] => {
+      const joined = keys.length === 0 ? null : dictionaryWords.get(JSON.stringify(keys)) as string | null
+      return joined === null ? [] : [...new Set(joined.split('\n'))]
+    }),
     expand: (prefix: string): readonly string[] | undefined => {
       const word = prefix.startsWith(FIRST_WORD_MARKER) ? prefix.slice(FIRST_WORD_MARKER.length) : prefix
       if ([...prefix].length < MIN_EXPANDED_PREFIX || !STORED_AS_TYPED.test(word)) return undefined
@@ -544,11 +575,15 @@ export function searchRecords(vdb: SqliteVentureDb, request: SearchRequest): Sea
       return typoStages(term, (i) => (dictionary ? dictionary(keys[i]!) : []), () => (dictionary ? dictionary(namesKeys) : []))
     })
     const known = () => candidates.reduce((n, c) => n + c.tierOf.size, 0) + staged.reduce((n, m) => n + m.size, 0)
+    // The words a prefix stands for, asked once per request: later stages repeat the earlier ones' words and prefixes.
+    const expanded = types.map((type) => memoized(statements[type].expand))
     for (let k = 0; k < plans[0]!.length && known() < request.limit; k++) {
       types.forEach((type, i) => {
         const stage = plans[i]![k]!
+        // Every word as typed and nothing within its edits: the exact query, whose every match is known already.
+        if (stage.names === undefined && stage.words === words.length && stage.groups.every((g) => g.prefixes.length === 0)) return
         const s = statements[type]
-        const query = stageQuery(stage, SEARCH_TABLES[type].ftsColumns[0], s.expand)
+        const query = stageQuery(stage, SEARCH_TABLES[type].ftsColumns[0], expanded[i]!)
         if (query === undefined) return
         const tierOf = candidates[i]!.tierOf
         const mine = staged[i]!

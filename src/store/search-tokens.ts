@@ -8,7 +8,8 @@
  * How: an in-memory FTS5 table with the same tokenizer, contentless, and its `instance` vocabulary
  * (one row per token: document, column, position, folded text). Texts are inserted as documents,
  * the tokens read back in position order, the table emptied. One database per thread, created on
- * first use; about 2 µs per short text, 150,000 names per second in bulk.
+ * first use; about 2 µs per short text, 150,000 names per second in bulk. Printable-ASCII texts are
+ * cut without it (`asciiTokens`: the same tokens, checked against FTS5 by a property test).
  */
 import Database from 'better-sqlite3'
 import type BetterSqlite3 from 'better-sqlite3'
@@ -42,17 +43,39 @@ function open(): Tokenizer {
  * per pair. `null` texts have no tokens.
  */
 export function tokenizePairs(pairs: readonly (readonly [string | null, string | null])[]): [string[], string[]][] {
+  const out: [string[], string[]][] = pairs.map(([a, b]) => [asciiTokens(a), asciiTokens(b)] as [string[], string[]])
+  const rest = pairs.flatMap((_, i) => (out[i]![0] === NOT_ASCII || out[i]![1] === NOT_ASCII ? [i] : []))
+  if (rest.length === 0) return out
   const t = open()
-  const out: [string[], string[]][] = pairs.map(() => [[], []])
-  if (pairs.length === 0) return out
   t.sqlite.transaction(() => {
-    pairs.forEach(([a, b], i) => t.insert.run(i + 1, a, b))
+    for (const i of rest) {
+      out[i] = [[], []]
+      t.insert.run(i + 1, pairs[i]![0], pairs[i]![1])
+    }
     for (const [doc, col, offset, term] of t.read.iterate() as IterableIterator<[number, string, number, string]>) {
       out[doc - 1]![col === 'a' ? 0 : 1][offset] = term
     }
     t.clear.run()
   })()
   return out
+}
+
+/** `asciiTokens`' answer for a text it leaves to FTS5 (compared by identity). */
+const NOT_ASCII: string[] = []
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/
+const ASCII_SEPARATORS = /[^a-z0-9]+/
+
+/**
+ * The tokens of a printable-ASCII text without FTS5: unicode61 keeps exactly the ASCII letters and
+ * digits as token characters (its `aAsciiTokenChar`), folds A-Z to lower case and has no diacritics
+ * to remove there. Most names are ASCII, and a search cuts up to a hundred of them per request
+ * (`stageScores`), where FTS5's insert-and-read costs a transaction. Other texts: `NOT_ASCII`.
+ * test/store/search-tokens.test.ts checks the two agree.
+ */
+function asciiTokens(text: string | null): string[] {
+  if (text === null) return []
+  if (!PRINTABLE_ASCII.test(text)) return NOT_ASCII
+  return text.toLowerCase().split(ASCII_SEPARATORS).filter((w) => w.length > 0)
 }
 
 /** The tokens of one text, as FTS5 cuts and folds it (a quoted query string is cut the same way). */

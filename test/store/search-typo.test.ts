@@ -111,6 +111,23 @@ describe('the dictionary keys miss no candidate', () => {
     })
   }
 
+  it('queryKeys: the first 5 letters of every way to delete up to k letters anywhere in the word', () => {
+    // The reference deletes anywhere (queryKeys only looks at the first 5 + k letters).
+    const reference = (w: string, k: number): Set<string> => {
+      const out = new Set<string>()
+      const walk = (s: string, k: number) => {
+        if ([...s].length >= 3) out.add([...s].slice(0, 5).join(''))
+        if (k > 0) [...s].forEach((_, i) => walk([...s].filter((_, j) => j !== i).join(''), k - 1))
+      }
+      walk(w, k)
+      return out
+    }
+    fc.assert(fc.property(fc.stringMatching(/^[a-dé]{0,14}$/), fc.constantFrom(0, 1, 2), (w, k) => {
+      expect(new Set(queryKeys(w, k))).toEqual(reference(w, k))
+    }), { numRuns: numRuns(300) })
+    expect(queryKeys('abcdefghij', 1).sort()).toEqual(['abcde', 'abcdf', 'abcef', 'abdef', 'acdef', 'bcdef'])
+  })
+
   for (const k of [1, 2]) {
     it(`k = ${k}: a term within ${k} edits of the start of a name (spaces ignored) shares a key with the name and gets a start of it`, () => {
       let within = 0
