@@ -84,6 +84,8 @@ export function tagHash(text: string): number {
 export type Scored = [id: number, score: number][]
 
 export class SimilarityModel {
+  /** What the model is made of (typed arrays, shared between threads when built `shared`). */
+  readonly parts: ModelParts
   readonly input: SimilarityInput
   /** Company index → its distinct tag set. */
   readonly setOf: Uint32Array
@@ -125,138 +127,33 @@ export class SimilarityModel {
   readonly #binEnd: Uint32Array
   readonly #best = new TopScores(SIMILAR_LIMIT_MAX)
 
-  constructor(input: SimilarityInput, banding?: Banding) {
-    this.input = input
-    const n = input.ids.length
-    const { tagStart, tags } = input
-    // Distinct sets, in the order their first company comes: a hash of the tags, confirmed tag by tag.
-    this.setOf = new Uint32Array(n)
-    const starts = new Uint32Array(n + 1)
-    const setTags = new Uint32Array(tags.length)
-    let sets = 0
-    const table = new Int32Array(tableSize(n)).fill(-1)
-    const mask = table.length - 1
-    for (let i = 0; i < n; i++) {
-      const a = tagStart[i]!
-      const b = tagStart[i + 1]!
-      let h = 0x2545f491 ^ (b - a)
-      for (let j = a; j < b; j++) h = mix(h, tags[j]! + 1)
-      let slot = h & mask
-      let s = -1
-      for (;;) {
-        const t = table[slot]!
-        if (t < 0) break
-        if (sameTags(tags, a, b, setTags, starts[t]!, starts[t + 1]!)) {
-          s = t
-          break
-        }
-        slot = (slot + 1) & mask
-      }
-      if (s < 0) {
-        s = sets++
-        table[slot] = s
-        setTags.set(tags.subarray(a, b), starts[s]!)
-        starts[s + 1] = starts[s]! + (b - a)
-      }
-      this.setOf[i] = s
-    }
-    const { bands, rows, minHits } = banding ?? bandingFor(sets)
-    this.bands = bands
-    this.rows = rows
-    this.minHits = minHits ?? 1
-    this.setStart = starts.slice(0, sets + 1)
-    this.setTags = setTags.slice(0, this.setStart[sets]!)
-    this.setTotal = new Float64Array(sets)
-    for (let s = 0; s < sets; s++) {
-      let w = 0
-      for (let j = this.setStart[s]!; j < this.setStart[s + 1]!; j++) w += input.weights[this.setTags[j]!]!
-      this.setTotal[s] = w
-    }
-    // Members by set (counting sort: ascending company index within a set).
-    this.memberStart = new Uint32Array(sets + 1)
-    for (let i = 0; i < n; i++) this.memberStart[this.setOf[i]! + 1]!++
-    for (let s = 0; s < sets; s++) this.memberStart[s + 1]! += this.memberStart[s]!
-    this.members = new Uint32Array(n)
-    const fill = this.memberStart.slice(0, sets)
-    for (let i = 0; i < n; i++) this.members[fill[this.setOf[i]!]!++] = i
-
-    // MinHash draws per tag, once: a set's signature is then |tags| x k comparisons.
-    const k = bands * rows
-    const tagCount = input.weights.length
-    const draws = new Float64Array(tagCount * k)
-    for (let tag = 0; tag < tagCount; tag++) {
-      const w = input.weights[tag]!
-      const seed = input.tagHashes[tag]!
-      for (let h = 0; h < k; h++) draws[tag * k + h] = -Math.log((mix(seed, h + 1) + 0.5) * UNIT) / w
-    }
-    const signatures = new Uint32Array(sets * k)
-    const least = new Float64Array(k)
-    for (let s = 0; s < sets; s++) {
-      least.fill(Number.POSITIVE_INFINITY)
-      const base = s * k
-      for (let j = this.setStart[s]!; j < this.setStart[s + 1]!; j++) {
-        const tag = this.setTags[j]!
-        const from = tag * k
-        // Tags come in ascending id: an equal draw (equal hashes) keeps the lower id, the first in text order.
-        for (let h = 0; h < k; h++) {
-          const d = draws[from + h]!
-          if (d < least[h]!) {
-            least[h] = d
-            signatures[base + h] = tag
-          }
-        }
-      }
-    }
-    this.order = new Uint32Array(sets)
-    for (let i = 0; i < sets; i++) this.order[i] = i
-    this.order.sort((x, y) => {
-      const a = x * k
-      const b = y * k
-      for (let h = 0; h < k; h++) {
-        const d = signatures[a + h]! - signatures[b + h]!
-        if (d !== 0) return d
-      }
-      return x - y
-    })
-    // Band by band, band keys to bucket numbers through one open-addressing table reused (a Map of
-    // millions of strings costs far more memory and time).
-    this.bucketOf = new Uint32Array(sets * bands)
-    const keys = new BucketNumbers(Math.max(16, sets))
-    let buckets = 0
-    for (let band = 0; band < bands; band++) {
-      keys.clear()
-      for (let s = 0; s < sets; s++) {
-        this.bucketOf[s * bands + band] = this.setStart[s] === this.setStart[s + 1]
-          ? NO_BUCKET
-          : buckets + keys.numberOf(bandKey(band, signatures, s * k + band * rows, rows))
-      }
-      buckets += keys.size
-    }
-    this.bucketStart = new Uint32Array(buckets + 1)
-    for (const b of this.bucketOf) if (b !== NO_BUCKET) this.bucketStart[b + 1]!++
-    for (let b = 0; b < buckets; b++) this.bucketStart[b + 1]! += this.bucketStart[b]!
-    this.bucketSets = new Uint32Array(this.bucketStart[buckets]!)
-    const at = this.bucketStart.slice(0, buckets)
-    for (let s = 0; s < sets; s++) {
-      for (let band = 0; band < bands; band++) {
-        const b = this.bucketOf[s * bands + band]!
-        if (b !== NO_BUCKET) this.bucketSets[at[b]!++] = s
-      }
-    }
+  /**
+   * Builds the model from its input, or takes the parts of one already built (`parts`: another
+   * thread's, shared through `SharedArrayBuffer`s). `shared`: the parts are allocated in shared
+   * memory, so threads answering for the build read one copy (similar/threads.ts).
+   */
+  constructor(source: SimilarityInput | { readonly parts: ModelParts }, banding?: Banding, options: { readonly shared?: boolean } = {}) {
+    const parts = 'parts' in source ? source.parts : buildParts(source, banding, options.shared === true)
+    this.parts = parts
+    this.input = parts.input
+    this.setOf = parts.setOf
+    this.setStart = parts.setStart
+    this.setTags = parts.setTags
+    this.setTotal = parts.setTotal
+    this.memberStart = parts.memberStart
+    this.members = parts.members
+    this.bucketOf = parts.bucketOf
+    this.bucketStart = parts.bucketStart
+    this.bucketSets = parts.bucketSets
+    this.bands = parts.bands
+    this.rows = parts.rows
+    this.minHits = parts.minHits
+    this.order = parts.order
+    this.#wordBits = parts.wordBits
+    const sets = parts.setTotal.length
     this.#hits = new Uint8Array(sets)
-    // A company's words as 64 bits (two words of 32): no common bit, no common word, so most
-    // description scores are 0 without reading the other company's words.
-    this.#wordBits = new Uint32Array(2 * n)
-    for (let i = 0; i < n; i++) {
-      for (let x = input.wordStart[i]!; x < input.wordStart[i + 1]!; x++) {
-        const bit = mix(input.words[x]!, 0x3c6ef372) & 63
-        this.#wordBits[2 * i + (bit >>> 5)]! |= 1 << (bit & 31)
-      }
-    }
-    this.#ownWeights = new Float64Array(tagCount)
-    let wordCount = 0
-    for (const w of input.words) if (w >= wordCount) wordCount = w + 1
-    this.#ownWords = new Uint32Array(wordCount)
+    this.#ownWeights = new Float64Array(parts.input.weights.length)
+    this.#ownWords = new Uint32Array(parts.wordCount)
     this.#found = new Uint32Array(sets)
     this.#scores = new Float64Array(sets)
     this.#order = new Uint32Array(sets)
@@ -479,6 +376,193 @@ export class SimilarityModel {
     }
     return TAG_WEIGHT * tagScore + DESCRIPTION_WEIGHT * (both / ((w1 - w0) + (v1 - v0) - both))
   }
+}
+
+/** The typed arrays of a model (`SimilarityModel`; the fields of the same names), and its banding. */
+export interface ModelParts {
+  readonly input: SimilarityInput
+  readonly setOf: Uint32Array
+  readonly setStart: Uint32Array
+  readonly setTags: Uint32Array
+  readonly setTotal: Float64Array
+  readonly memberStart: Uint32Array
+  readonly members: Uint32Array
+  readonly bucketOf: Uint32Array
+  readonly bucketStart: Uint32Array
+  readonly bucketSets: Uint32Array
+  readonly order: Uint32Array
+  /** Company i's words hashed to 64 bits at wordBits[2i], wordBits[2i + 1]. */
+  readonly wordBits: Uint32Array
+  /** One more than the highest word id. */
+  readonly wordCount: number
+  readonly bands: number
+  readonly rows: number
+  readonly minHits: number
+}
+
+type TypedArrayOf<T> = { new (length: number): T; new (buffer: SharedArrayBuffer): T; readonly BYTES_PER_ELEMENT: number }
+
+/** A typed array of `length`, in shared memory when `shared`. */
+function allocate<T>(kind: TypedArrayOf<T>, length: number, shared: boolean): T {
+  return shared ? new kind(new SharedArrayBuffer(Math.max(1, length) * kind.BYTES_PER_ELEMENT)) : new kind(length)
+}
+
+/** `array`'s first `length` values as an array of its own (in shared memory when `shared`). */
+function copyOf<T extends Uint32Array | Float64Array>(array: T, length: number, shared: boolean): T {
+  const copy = allocate(array.constructor as TypedArrayOf<T>, length, shared)
+  copy.set(array.subarray(0, length) as never)
+  return shared ? copy.subarray(0, length) as T : copy
+}
+
+/** The input in shared memory (each array copied once). */
+function sharedInput(input: SimilarityInput): SimilarityInput {
+  return {
+    ids: copyOf(input.ids, input.ids.length, true),
+    tagStart: copyOf(input.tagStart, input.tagStart.length, true),
+    tags: copyOf(input.tags, input.tags.length, true),
+    wordStart: copyOf(input.wordStart, input.wordStart.length, true),
+    words: copyOf(input.words, input.words.length, true),
+    weights: copyOf(input.weights, input.weights.length, true),
+    tagHashes: copyOf(input.tagHashes, input.tagHashes.length, true),
+  }
+}
+
+function buildParts(given: SimilarityInput, banding: Banding | undefined, shared: boolean): ModelParts {
+  const input = shared ? sharedInput(given) : given
+  const n = input.ids.length
+  const { tagStart, tags } = input
+  // Distinct sets, in the order their first company comes: a hash of the tags, confirmed tag by tag.
+  const setOf = allocate(Uint32Array, n, shared)
+  let starts = new Uint32Array(n + 1)
+  let allTags = new Uint32Array(tags.length)
+  let sets = 0
+  let table: Int32Array | undefined = new Int32Array(tableSize(n)).fill(-1)
+  const mask = table.length - 1
+  for (let i = 0; i < n; i++) {
+    const a = tagStart[i]!
+    const b = tagStart[i + 1]!
+    let h = 0x2545f491 ^ (b - a)
+    for (let j = a; j < b; j++) h = mix(h, tags[j]! + 1)
+    let slot = h & mask
+    let s = -1
+    for (;;) {
+      const t = table[slot]!
+      if (t < 0) break
+      if (sameTags(tags, a, b, allTags, starts[t]!, starts[t + 1]!)) {
+        s = t
+        break
+      }
+      slot = (slot + 1) & mask
+    }
+    if (s < 0) {
+      s = sets++
+      table[slot] = s
+      allTags.set(tags.subarray(a, b), starts[s]!)
+      starts[s + 1] = starts[s]! + (b - a)
+    }
+    setOf[i] = s
+  }
+  table = undefined
+  const { bands, rows, minHits } = banding ?? bandingFor(sets)
+  const setStart = copyOf(starts, sets + 1, shared)
+  const setTags = copyOf(allTags, setStart[sets]!, shared)
+  starts = allTags = new Uint32Array(0)
+  const setTotal = allocate(Float64Array, sets, shared)
+  for (let s = 0; s < sets; s++) {
+    let w = 0
+    for (let j = setStart[s]!; j < setStart[s + 1]!; j++) w += input.weights[setTags[j]!]!
+    setTotal[s] = w
+  }
+  // Members by set (counting sort: ascending company index within a set).
+  const memberStart = allocate(Uint32Array, sets + 1, shared)
+  for (let i = 0; i < n; i++) memberStart[setOf[i]! + 1]!++
+  for (let s = 0; s < sets; s++) memberStart[s + 1]! += memberStart[s]!
+  const members = allocate(Uint32Array, n, shared)
+  const fill = memberStart.slice(0, sets)
+  for (let i = 0; i < n; i++) members[fill[setOf[i]!]!++] = i
+
+  // MinHash draws per tag, once. The signatures are taken a band at a time (a band's `rows` values
+  // for every set, then its key): all of them at once would be sets x bands x rows values, 0.8 GB
+  // at a million companies with 80 bands of 3 rows.
+  const k = bands * rows
+  const tagCount = input.weights.length
+  const draws = new Float64Array(tagCount * k)
+  for (let tag = 0; tag < tagCount; tag++) {
+    const w = input.weights[tag]!
+    const seed = input.tagHashes[tag]!
+    for (let h = 0; h < k; h++) draws[tag * k + h] = -Math.log((mix(seed, h + 1) + 0.5) * UNIT) / w
+  }
+  // Band by band, band keys to bucket numbers through one open-addressing table reused (a Map of
+  // millions of strings costs far more memory and time).
+  const bucketOf = allocate(Uint32Array, sets * bands, shared)
+  const keys = new BucketNumbers(Math.max(16, sets))
+  const least = new Float64Array(rows)
+  const signature = new Uint32Array(rows)
+  let buckets = 0
+  for (let band = 0; band < bands; band++) {
+    keys.clear()
+    const first = band * rows
+    for (let s = 0; s < sets; s++) {
+      const a = setStart[s]!
+      const b = setStart[s + 1]!
+      if (a === b) {
+        bucketOf[s * bands + band] = NO_BUCKET
+        continue
+      }
+      least.fill(Number.POSITIVE_INFINITY)
+      for (let j = a; j < b; j++) {
+        const tag = setTags[j]!
+        const from = tag * k + first
+        // Tags come in ascending id: an equal draw (equal hashes) keeps the lower id, the first in text order.
+        for (let r = 0; r < rows; r++) {
+          const d = draws[from + r]!
+          if (d < least[r]!) {
+            least[r] = d
+            signature[r] = tag
+          }
+        }
+      }
+      bucketOf[s * bands + band] = buckets + keys.numberOf(bandKey(band, signature, 0, rows))
+    }
+    buckets += keys.size
+  }
+  const bucketStart = allocate(Uint32Array, buckets + 1, shared)
+  for (let i = 0; i < bucketOf.length; i++) if (bucketOf[i] !== NO_BUCKET) bucketStart[bucketOf[i]! + 1]!++
+  for (let b = 0; b < buckets; b++) bucketStart[b + 1]! += bucketStart[b]!
+  const bucketSets = allocate(Uint32Array, bucketStart[buckets]!, shared)
+  const at = bucketStart.slice(0, buckets)
+  for (let s = 0; s < sets; s++) {
+    for (let band = 0; band < bands; band++) {
+      const b = bucketOf[s * bands + band]!
+      if (b !== NO_BUCKET) bucketSets[at[b]!++] = s
+    }
+  }
+  // The sets in the order of their buckets, band by band: sets sharing their first bucket come
+  // together, so consecutive sets share candidates, which stay in the CPU's caches from one set to
+  // the next (in set order every candidate is a cache miss at a million companies).
+  const order = allocate(Uint32Array, sets, shared)
+  for (let i = 0; i < sets; i++) order[i] = i
+  order.sort((x, y) => {
+    const a = x * bands
+    const b = y * bands
+    for (let band = 0; band < bands; band++) {
+      const d = bucketOf[a + band]! - bucketOf[b + band]!
+      if (d !== 0) return d
+    }
+    return x - y
+  })
+  // A company's words as 64 bits (two words of 32): no common bit, no common word, so most
+  // description scores are 0 without reading the other company's words.
+  const wordBits = allocate(Uint32Array, 2 * n, shared)
+  for (let i = 0; i < n; i++) {
+    for (let x = input.wordStart[i]!; x < input.wordStart[i + 1]!; x++) {
+      const bit = mix(input.words[x]!, 0x3c6ef372) & 63
+      wordBits[2 * i + (bit >>> 5)]! |= 1 << (bit & 31)
+    }
+  }
+  let wordCount = 0
+  for (const w of input.words) if (w >= wordCount) wordCount = w + 1
+  return { input, setOf, setStart, setTags, setTotal, memberStart, members, bucketOf, bucketStart, bucketSets, order, wordBits, wordCount, bands, rows, minHits: minHits ?? 1 }
 }
 
 /** The most neighbours an answer holds (the API's limit is 20). */
