@@ -42,15 +42,19 @@ export interface Banding {
 
 /**
  * The banding for a number of distinct tag sets. The more companies, the closer a company's best
- * matches (their tag Jaccard is 0.1-0.2 among 300 companies, 0.25-0.5 at 100,000, 0.35-0.75 at a
- * million) and the larger the buckets: more rows a band find fewer, closer candidates. Measured by
- * `bench/similar-index.ts` (overlap with the exhaustive search, and the build's time); at a million
- * companies 24 bands of 2 rows found 36,800 candidate sets a set, 40 of 3 found 8,500.
+ * matches (their tag Jaccard is 0.1-0.2 among 300 companies, 0.25-0.5 at 100,000, 0.34-0.75 at a
+ * million: the 5th and 95th percentiles of the exact 20) and the larger the buckets: more rows a
+ * band find fewer, closer candidates. At a million companies, a set is a candidate when it shares
+ * 2 of 80 buckets of 3 rows (probability 0.82 at a tag Jaccard of 0.34, 0.99 at 0.5, 0.03 at
+ * 0.15): 3,500 candidate sets a set against 10,600 with 1 of 40, and more of the exact 20 (0.97
+ * against 0.95 on average). The rule is the same for both sets of a pair (the buckets they share),
+ * so a set is a candidate of another exactly when that one is its own, which the update relies on.
+ * Measured by `bench/similar-model.ts` (overlap with the exact 20, CPU a set).
  */
 export function bandingFor(sets: number): Banding {
   if (sets < 20_000) return { bands: 24, rows: 1 }
   if (sets < 200_000) return { bands: 24, rows: 2 }
-  return { bands: 40, rows: 3 }
+  return { bands: 80, rows: 3, minHits: 2 }
 }
 
 /** What the model is built from: companies in ascending id order, their tags and description words as ids. */
@@ -119,13 +123,16 @@ export class SimilarityModel {
   /** The current company's words: the stamp of the last `neighbours` call whose company has the word. */
   readonly #ownWords: Uint32Array
   #wordStamp = 0
-  /** Company i's words hashed to 64 bits at wordBits[2i], wordBits[2i + 1]. */
+  /** Company i's words hashed to 128 bits at wordBits[4i .. 4i + 4). */
   readonly #wordBits: Uint32Array
   readonly #found: Uint32Array
   readonly #scores: Float64Array
   readonly #order: Uint32Array
   readonly #binEnd: Uint32Array
   readonly #best = new TopScores(SIMILAR_LIMIT_MAX)
+  readonly #records: Uint32Array | undefined
+  readonly #recordTotals: Float64Array | undefined
+  readonly #ownMask = new Uint32Array(RECORD)
 
   /**
    * Builds the model from its input, or takes the parts of one already built (`parts`: another
@@ -150,6 +157,8 @@ export class SimilarityModel {
     this.minHits = parts.minHits
     this.order = parts.order
     this.#wordBits = parts.wordBits
+    this.#records = parts.setRecords
+    this.#recordTotals = parts.setRecords && new Float64Array(parts.setRecords.buffer, parts.setRecords.byteOffset, parts.setRecords.length / 2)
     const sets = parts.setTotal.length
     this.#hits = new Uint8Array(sets)
     this.#ownWeights = new Float64Array(parts.input.weights.length)
@@ -199,11 +208,25 @@ export class SimilarityModel {
     for (let band = 0; band < bands; band++) {
       const b = bucketOf[s * bands + band]!
       const end = bucketStart[b + 1]!
-      for (let i = bucketStart[b]!; i < end; i++) {
-        const t = bucketSets[i]!
-        const h = hits[t]!
-        if (h === 0) found[met++] = t
-        if (h < 255) hits[t] = h + 1
+      if (bands < 255) {
+        // Without a branch on whether the set was met before (a coin toss to the branch
+        // predictor): it is written at the end of the list every time, and the end moves past it
+        // only the first time ((0 - 1) >>> 31 is 1, (h - 1) >>> 31 is 0 for h > 0). The counts stay
+        // below 255: one a band.
+        for (let i = bucketStart[b]!; i < end; i++) {
+          const t = bucketSets[i]!
+          const h = hits[t]!
+          found[met] = t
+          met += (h - 1) >>> 31
+          hits[t] = h + 1
+        }
+      } else {
+        for (let i = bucketStart[b]!; i < end; i++) {
+          const t = bucketSets[i]!
+          const h = hits[t]!
+          if (h === 0) found[met++] = t
+          if (h < 255) hits[t] = h + 1
+        }
       }
     }
     // Candidates sharing fewer than `minHits` buckets are dropped unscored (the set itself shares them all).
@@ -223,12 +246,37 @@ export class SimilarityModel {
     const a1 = setStart[s + 1]!
     for (let j = a0; j < a1; j++) own[setTags[j]!] = weights[setTags[j]!]!
     const wa = setTotal[s]!
-    for (let i = 0; i < count; i++) {
-      const t = found[i]!
-      let both = 0
-      const y1 = setStart[t + 1]!
-      for (let y = setStart[t]!; y < y1; y++) both += own[setTags[y]!]!
-      scores[i] = both / (wa + setTotal[t]! - both)
+    const records = this.#records
+    if (records !== undefined) {
+      // From the sets' records: the tags both have are the bits of the two masks' AND, their
+      // weights added in ascending tag id (the order below, with the +0 of the tags the
+      // candidate lacks left out, which changes no sum), the candidate's total beside its mask.
+      const totals = this.#recordTotals!
+      const words = this.parts.maskWords
+      const mine = this.#ownMask
+      for (let w = 0; w < words; w++) mine[w] = records[s * RECORD + w]!
+      for (let i = 0; i < count; i++) {
+        const t = found[i]!
+        const base = t * RECORD
+        let both = 0
+        for (let w = 0; w < words; w++) {
+          let x = records[base + w]! & mine[w]!
+          while (x !== 0) {
+            const low = x & -x
+            both += weights[w * 32 + 31 - Math.clz32(low)]!
+            x ^= low
+          }
+        }
+        scores[i] = both / (wa + totals[t * (RECORD / 2) + RECORD / 2 - 1]! - both)
+      }
+    } else {
+      for (let i = 0; i < count; i++) {
+        const t = found[i]!
+        let both = 0
+        const y1 = setStart[t + 1]!
+        for (let y = setStart[t]!; y < y1; y++) both += own[setTags[y]!]!
+        scores[i] = both / (wa + setTotal[t]! - both)
+      }
     }
     for (let j = a0; j < a1; j++) own[setTags[j]!] = 0
     // Counting sort into ranges of score: an answer reads the best few ranges only.
@@ -265,8 +313,11 @@ export class SimilarityModel {
     const wordMark = this.#wordStamp
     const ownSize = w1 - w0
     const wordBits = this.#wordBits
-    const bits0 = wordBits[2 * c]!
-    const bits1 = wordBits[2 * c + 1]!
+    const bits0 = wordBits[4 * c]!
+    const bits1 = wordBits[4 * c + 1]!
+    const bits2 = wordBits[4 * c + 2]!
+    const bits3 = wordBits[4 * c + 3]!
+    const records = this.#records
     const best = this.#best
     best.reset(limit)
     const { memberStart, members } = this
@@ -284,10 +335,19 @@ export class SimilarityModel {
         const t = found.sets[at]!
         if (best.full && (withWords ? TAG_WEIGHT * tagScore + DESCRIPTION_WEIGHT : tagScore) < best.worst) continue
         const tagPart = withWords ? TAG_WEIGHT * tagScore : tagScore
+        if (withWords && best.full && records !== undefined) {
+          // No member of the set has a word of the company's (their words' bits together share
+          // none of its bits): each scores the tag part alone, as computed below, and the set is
+          // passed over unread when that cannot reach the answer. Most candidates share no word.
+          const r = t * RECORD + RECORD_WORDS_AT
+          if (((records[r]! & bits0) | (records[r + 1]! & bits1) | (records[r + 2]! & bits2) | (records[r + 3]! & bits3)) === 0 &&
+            tagPart + DESCRIPTION_WEIGHT * 0 < best.worst) continue
+        }
         for (let m = memberStart[t]!; m < memberStart[t + 1]!; m++) {
           const other = members[m]!
           if (other === c) continue
-          if (!withWords || ((wordBits[2 * other]! & bits0) | (wordBits[2 * other + 1]! & bits1)) === 0) {
+          const o = 4 * other
+          if (!withWords || ((wordBits[o]! & bits0) | (wordBits[o + 1]! & bits1) | (wordBits[o + 2]! & bits2) | (wordBits[o + 3]! & bits3)) === 0) {
             // No word in common: the description part is 0 (0.2 * 0 added, as the search adds it).
             const score = withWords ? tagPart + DESCRIPTION_WEIGHT * 0 : tagPart
             if (!best.full || score >= best.worst) best.offer(other, score)
@@ -391,10 +451,19 @@ export interface ModelParts {
   readonly bucketStart: Uint32Array
   readonly bucketSets: Uint32Array
   readonly order: Uint32Array
-  /** Company i's words hashed to 64 bits at wordBits[2i], wordBits[2i + 1]. */
+  /** Company i's words hashed to 128 bits at wordBits[4i .. 4i + 4). */
   readonly wordBits: Uint32Array
   /** One more than the highest word id. */
   readonly wordCount: number
+  /**
+   * Set s's tags as a bit mask of `maskWords` 32-bit words at setRecords[s * RECORD ..], its
+   * members' word bits together (`RECORD_WORDS_AT`), and its total weight as the record's last 8
+   * bytes: a candidate scored, and passed over when none of its members shares a word, from one
+   * cache line (64 bytes) instead of arrays read at random. Absent when the tags do not fit (more than
+   * `RECORD_TAGS` distinct tags: imported data), where the candidates are scored from `setTags`.
+   */
+  readonly setRecords?: Uint32Array
+  readonly maskWords: number
   readonly bands: number
   readonly rows: number
   readonly minHits: number
@@ -551,22 +620,42 @@ function buildParts(given: SimilarityInput, banding: Banding | undefined, shared
     }
     return x - y
   })
-  // A company's words as 64 bits (two words of 32): no common bit, no common word, so most
-  // description scores are 0 without reading the other company's words.
-  const wordBits = allocate(Uint32Array, 2 * n, shared)
+  // A company's words as 128 bits (four words of 32): no common bit, no common word, so most
+  // description scores are 0 without reading the other company's words (with 5 words a
+  // description, two share a bit by chance about once in five).
+  const wordBits = allocate(Uint32Array, 4 * n, shared)
   for (let i = 0; i < n; i++) {
     for (let x = input.wordStart[i]!; x < input.wordStart[i + 1]!; x++) {
-      const bit = mix(input.words[x]!, 0x3c6ef372) & 63
-      wordBits[2 * i + (bit >>> 5)]! |= 1 << (bit & 31)
+      const bit = mix(input.words[x]!, 0x3c6ef372) & 127
+      wordBits[4 * i + (bit >>> 5)]! |= 1 << (bit & 31)
     }
   }
   let wordCount = 0
   for (const w of input.words) if (w >= wordCount) wordCount = w + 1
-  return { input, setOf, setStart, setTags, setTotal, memberStart, members, bucketOf, bucketStart, bucketSets, order, wordBits, wordCount, bands, rows, minHits: minHits ?? 1 }
+  const maskWords = Math.ceil(tagCount / 32)
+  let setRecords: Uint32Array | undefined
+  if (tagCount <= RECORD_TAGS) {
+    setRecords = allocate(Uint32Array, sets * RECORD, shared)
+    const totals = new Float64Array(setRecords.buffer, setRecords.byteOffset, sets * (RECORD / 2))
+    for (let s = 0; s < sets; s++) {
+      for (let j = setStart[s]!; j < setStart[s + 1]!; j++) setRecords[s * RECORD + (setTags[j]! >>> 5)]! |= 1 << (setTags[j]! & 31)
+      for (let m = memberStart[s]!; m < memberStart[s + 1]!; m++) {
+        for (let x = 0; x < 4; x++) setRecords[s * RECORD + RECORD_WORDS_AT + x]! |= wordBits[4 * members[m]! + x]!
+      }
+      totals[s * (RECORD / 2) + RECORD / 2 - 1] = setTotal[s]!
+    }
+  }
+  return { input, setOf, setStart, setTags, setTotal, memberStart, members, bucketOf, bucketStart, bucketSets, order, wordBits, wordCount, setRecords, maskWords, bands, rows, minHits: minHits ?? 1 }
 }
 
 /** The most neighbours an answer holds (the API's limit is 20). */
 const SIMILAR_LIMIT_MAX = 100
+/** 32-bit words of a set's record (`ModelParts.setRecords`): 64 bytes, the tag mask then the total. */
+const RECORD = 16
+/** Where a record holds its members' word bits together (`wordBits` OR-ed, 4 words), before the total. */
+const RECORD_WORDS_AT = RECORD - 6
+/** The most distinct tags a record's mask holds (10 words of 32 bits). */
+const RECORD_TAGS = RECORD_WORDS_AT * 32
 /** A set without tags has no bucket. */
 const NO_BUCKET = 0xffffffff
 /** Ranges of tag score the candidates are ordered by (range 0 holds the scores nearest 1). */
