@@ -55,7 +55,9 @@ export function jobsCount(value: string): number {
 export async function similarIndexCommand(opts: SimilarIndexCommandOptions, log: (line: string) => void): Promise<SimilarIndexSummary | undefined> {
   if (opts.jobs !== undefined && opts.shard !== undefined) throw new TargetError('--jobs and --shard cannot be combined')
   const shard = opts.shard === undefined ? undefined : parseShard(opts.shard)
-  const vdb = await openTarget(opts.database, { schema: opts.schema })
+  // No memory map of a SQLite file: the build reads each row once, in order, and a mapped file's
+  // pages count in the process's resident memory (0.9 GB of the 1,000,000-company file).
+  const vdb = await openTarget(opts.database, { schema: opts.schema, sqlite: { mmapBytes: 0 } })
   try {
     if (shard && shard.index > 0) {
       log(`similar-index ${shard.index}/${shard.count}: nothing to do (shard 0 builds the whole index in one process)`)
