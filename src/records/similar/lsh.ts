@@ -46,8 +46,8 @@ export interface Banding {
  * million: the 5th and 95th percentiles of the exact 20) and the larger the buckets: more rows a
  * band find fewer, closer candidates. At a million companies, a set is a candidate when it shares
  * 2 of 80 buckets of 3 rows (probability 0.82 at a tag Jaccard of 0.34, 0.99 at 0.5, 0.03 at
- * 0.15): 3,500 candidate sets a set against 10,600 with 1 of 40, and more of the exact 20 (0.97
- * against 0.95 on average). The rule is the same for both sets of a pair (the buckets they share),
+ * 0.15): 3,377 candidate sets a set against 8,504 with 1 of 40, and more of the exact 20 (0.971
+ * against 0.953 on average; `bench/similar-model.ts --size 1000000`). The rule is the same for both sets of a pair (the buckets they share),
  * so a set is a candidate of another exactly when that one is its own, which the update relies on.
  * Measured by `bench/similar-model.ts` (overlap with the exact 20, CPU a set).
  */
