@@ -15,7 +15,7 @@
  *   candidates are scored exactly, so an answer holds the search's scores and order for the
  *   companies it holds (`bench/similar-index.ts` measures the share of the exhaustive answer
  *   found).
- * - Typed arrays throughout, since the cost is per candidate (about 7,800 a set at a million
+ * - Typed arrays throughout, since the cost is per candidate (about 3,400 a set at a million
  *   companies): each tag's draws are taken once, a candidate's shared weight is read from the set's
  *   weights by tag id, and the candidates are ordered by 1,024 ranges of tag score (counting sort).
  * - A company's answer walks its set's candidates best range first, scoring every member with
