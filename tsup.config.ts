@@ -8,7 +8,7 @@ import { defineConfig } from 'tsup'
 // of the tarball, and test/package/consumer.test.ts holds the unpacked package to a size budget.
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts', http: 'src/http/index.ts', internal: 'src/internal.ts', testing: 'src/testing/index.ts', cli: 'src/cli/main.ts', worker: 'src/execute/pool/worker.ts' },
+    entry: { index: 'src/index.ts', http: 'src/http/index.ts', internal: 'src/internal.ts', testing: 'src/testing/index.ts', cli: 'src/cli/main.ts', worker: 'src/execute/pool/worker.ts', 'similar-worker': 'src/records/similar/worker.ts' },
     format: ['esm'],
     dts: { entry: { index: 'src/index.ts', http: 'src/http/index.ts', internal: 'src/internal.ts', testing: 'src/testing/index.ts' } },
     clean: true,

@@ -1,7 +1,8 @@
 /**
- * @module The similarity index's bench: `nice npx tsx bench/similar-index.ts [--size N | --database FILE] [--sample S] [--changed K]`.
+ * @module The similarity index's bench: `nice npx tsx bench/similar-index.ts [--size N | --database FILE] [--sample S] [--changed K] [--jobs J]`.
  * On a copy of the bench database (the build writes the index), in one run:
- * - a full build (`ventureql similar-index --reweigh`): wall time and this process's CPU time;
+ * - a full build (`ventureql similar-index --reweigh --jobs J`, default 2 threads): wall time, this
+ *   process's CPU time (its threads included) and the wall time of each phase;
  * - an import's kind of change (K companies take another's keywords), then the update: its time
  *   and how many companies it recomputed;
  * - the overlap of the index's 20 with the exhaustive search's (every posting read, nothing capped:
@@ -23,6 +24,7 @@ import { exhaustiveSimilar, overlapWith, spreadCompanyIds } from './support/simi
 const size = numberArg('size', 100_000)
 const sample = numberArg('sample', 20)
 const changed = numberArg('changed', 100)
+const jobs = numberArg('jobs', 2)
 const source = benchDatabaseArg(size)
 const file = join(tmpdir(), `vq-similar-index-bench-${size}-${process.pid}.db`)
 copyFileSync(source, file)
@@ -36,9 +38,10 @@ try {
   vdb.sqlite.exec('delete from similar_companies')
   let cpu = process.cpuUsage()
   let t = performance.now()
-  const built = await buildSimilarIndex(vdb, { reweigh: true })
+  const built = await buildSimilarIndex(vdb, { reweigh: true, jobs })
   let used = process.cpuUsage(cpu)
-  say(`build: ${(built.ms / 1000).toFixed(1)} s wall, ${((used.user + used.system) / 1e6).toFixed(1)} s CPU; ${built.computed} companies, ${built.sets} tag sets, ${built.buckets} buckets`)
+  const p = built.phases
+  say(`build (${jobs} threads): ${(built.ms / 1000).toFixed(1)} s wall, ${((used.user + used.system) / 1e6).toFixed(1)} s CPU; ${built.computed} companies, ${built.sets} tag sets, ${built.buckets} buckets; reading ${(p.readMs / 1000).toFixed(1)} s, model ${(p.modelMs / 1000).toFixed(1)} s, answers ${(p.computeMs / 1000).toFixed(1)} s, writing ${(p.writeMs / 1000).toFixed(1)} s`)
 
   // An import's kind of change: K companies spread over the ids take another company's keywords.
   const ids = spreadCompanyIds(vdb.sqlite, size, changed)
@@ -52,7 +55,7 @@ try {
   bumpDataVersionSync(vdb.sqlite)
   cpu = process.cpuUsage()
   t = performance.now()
-  const update = await buildSimilarIndex(vdb)
+  const update = await buildSimilarIndex(vdb, { jobs })
   used = process.cpuUsage(cpu)
   say(`update after ${ids.length} companies retagged: ${((performance.now() - t) / 1000).toFixed(1)} s wall, ${((used.user + used.system) / 1e6).toFixed(1)} s CPU; ${update.computed} recomputed`)
 

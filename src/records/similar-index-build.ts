@@ -32,7 +32,8 @@ import { dataVersion, type VentureDb } from '../store/open.js'
 import { SIMILAR_INDEX_STATE_TABLE, SIMILAR_INDEX_TABLE } from '../store/schema/similar-index-tables.js'
 import { recordSession } from './session.js'
 import { companiesNow, currentWeights, loadModelInput, type ModelWeights } from './similar/load.js'
-import { SimilarityModel } from './similar/lsh.js'
+import { SimilarityModel, type Banding } from './similar/lsh.js'
+import { computeAnswers } from './similar/threads.js'
 import { decodeNeighbours, encodeNeighbours, SIMILAR_LIMIT } from './similar-index.js'
 import type { TagKey } from './similar/statements.js'
 
@@ -45,6 +46,12 @@ export interface SimilarIndexOptions {
   readonly batchSize?: number
   /** Rows written a transaction (default 50,000): what a build stopped during its writes keeps. */
   readonly commitEvery?: number
+  /**
+   * Threads computing the answers (default 1: the calling thread). Above 1, the model is built in
+   * shared memory and read by that many worker threads (similar/threads.ts); the answers are the
+   * same whatever the number.
+   */
+  readonly jobs?: number
   /**
    * As the companies are computed (`phase` 'compute': companies done of those to compute), then
    * after each transaction of rows (`phase` 'write': rows written of those to write).
@@ -79,6 +86,11 @@ export interface SimilarIndexSummary {
   readonly buckets: number
   /** Wall time of the build (ms). */
   readonly ms: number
+  /**
+   * Wall time of the last attempt's phases (ms): reading the data, building the model, computing
+   * the answers, and writing them (with the first transaction and the last).
+   */
+  readonly phases: { readonly readMs: number; readonly modelMs: number; readonly computeMs: number; readonly writeMs: number }
 }
 
 /** A change in the number of companies past which a build takes new weights (a share of those it has). */
@@ -96,7 +108,7 @@ const COMMIT_EVERY = 50_000
  */
 interface KeptWeights extends ModelWeights {
   readonly epoch: string
-  readonly banding?: { readonly bands: number; readonly rows: number }
+  readonly banding?: Banding
 }
 
 /** Builds or updates the similarity index on either backend. */
@@ -110,9 +122,11 @@ export async function buildSimilarIndex(vdb: VentureDb, options: SimilarIndexOpt
   const commitEvery = options.commitEvery ?? COMMIT_EVERY
   if (!Number.isSafeInteger(commitEvery) || commitEvery < 1) throw new RangeError(`buildSimilarIndex: commitEvery must be a whole number from 1 (got ${commitEvery})`)
   if (vdb.readonly) throw new Error('buildSimilarIndex: the database is open read-only')
+  const jobs = options.jobs ?? 1
+  if (!Number.isSafeInteger(jobs) || jobs < 1 || jobs > 64) throw new RangeError(`buildSimilarIndex: jobs must be a whole number from 1 to 64 (got ${jobs})`)
   let restarts = 0
   for (;;) {
-    const result = await attempt(vdb, options, batchSize, commitEvery)
+    const result = await attempt(vdb, options, batchSize, commitEvery, jobs)
     if (result !== undefined) return { ...result, restarts, ms: performance.now() - started }
     restarts++
   }
@@ -120,7 +134,7 @@ export async function buildSimilarIndex(vdb: VentureDb, options: SimilarIndexOpt
 
 type Attempt = Omit<SimilarIndexSummary, 'restarts' | 'ms'>
 
-async function attempt(vdb: VentureDb, options: SimilarIndexOptions, batchSize: number, commitEvery: number): Promise<Attempt | undefined> {
+async function attempt(vdb: VentureDb, options: SimilarIndexOptions, batchSize: number, commitEvery: number, jobs: number): Promise<Attempt | undefined> {
   const s = recordSession(vdb)
   const version = await dataVersion(vdb)
   // The weights stored when this build began: each transaction checks that no other build has
@@ -132,10 +146,13 @@ async function attempt(vdb: VentureDb, options: SimilarIndexOptions, batchSize: 
     kept = { ...(await currentWeights(s)), epoch: `${version}.${Date.now().toString(36)}.${randomUUID().slice(0, 8)}` }
     reweighed = true
   }
+  const at0 = performance.now()
   const { input, fingerprints } = await loadModelInput(s, kept, kept.epoch)
+  const at1 = performance.now()
   if ((await dataVersion(vdb)) !== version) return undefined
-  const model = new SimilarityModel(input, kept.banding)
-  if (kept.banding === undefined) kept = { ...kept, banding: { bands: model.bands, rows: model.rows } }
+  const model = new SimilarityModel(input, kept.banding, { shared: jobs > 1 })
+  const at2 = performance.now()
+  if (kept.banding === undefined) kept = { ...kept, banding: { bands: model.bands, rows: model.rows, minHits: model.minHits } }
   const n = input.ids.length
 
   // What the index holds: each company's fingerprint and the last of its answer.
@@ -210,35 +227,31 @@ async function attempt(vdb: VentureDb, options: SimilarIndexOptions, batchSize: 
     }
   }
 
-  // The answers, computed set by set in the model's order (the members of a set share its
-  // candidates, and consecutive sets most of theirs), kept as company indexes and scores.
-  const total = recompute.reduce((a, b) => a + b, 0)
-  const answerStart = new Uint32Array(n + 1)
-  const answerAt = new Uint32Array(total * SIMILAR_LIMIT)
-  const answerScores = new Float64Array(total * SIMILAR_LIMIT)
-  const slot = new Int32Array(n).fill(-1)
-  let done = 0
+  // The answers, each at a slot numbered in the model's order (similar/threads.ts computes them
+  // set by set in that order, here or in `jobs` threads sharing the model).
+  const slot = jobs > 1 ? new Int32Array(new SharedArrayBuffer(4 * Math.max(1, n))).fill(-1) : new Int32Array(n).fill(-1)
+  let total = 0
   for (let o = 0; o < model.sets; o++) {
     const set = model.order[o]!
-    let found: ReturnType<SimilarityModel['candidates']> | undefined
     for (let m = model.memberStart[set]!; m < model.memberStart[set + 1]!; m++) {
       const c = model.members[m]!
-      if (!recompute[c]) continue
-      found ??= model.candidates(set)
-      model.neighboursInto(c, SIMILAR_LIMIT, found)
-      const { count, at, scores } = model.answer
-      slot[c] = done
-      answerStart[done] = count
-      answerAt.set(at.subarray(0, count), done * SIMILAR_LIMIT)
-      answerScores.set(scores.subarray(0, count), done * SIMILAR_LIMIT)
-      if (++done % PROGRESS_EVERY === 0 && done < total) {
-        options.signal?.throwIfAborted()
-        options.onProgress?.({ done, total, dataVersion: version, phase: 'compute' })
-      }
+      if (recompute[c]) slot[c] = total++
     }
   }
-  options.onProgress?.({ done, total, dataVersion: version, phase: 'compute' })
+  let reported = 0
+  const answers = await computeAnswers(model, slot, total, SIMILAR_LIMIT, {
+    jobs,
+    signal: options.signal,
+    onProgress: (done) => {
+      if (done - reported >= PROGRESS_EVERY && done < total) {
+        reported = done
+        options.onProgress?.({ done, total, dataVersion: version, phase: 'compute' })
+      }
+    },
+  })
+  options.onProgress?.({ done: total, total, dataVersion: version, phase: 'compute' })
   options.signal?.throwIfAborted()
+  const at3 = performance.now()
 
   /** Locks out other builds for the transaction, then whether the data and the stored weights are still those of `epoch`. */
   const stillCurrent = async (trx: Kysely<any>, epoch: string | undefined) => {
@@ -272,9 +285,9 @@ async function attempt(vdb: VentureDb, options: SimilarIndexOptions, batchSize: 
     for (; c < n && rows.length < commitEvery; c++) {
       const k = slot[c]!
       if (k < 0) continue
-      const count = answerStart[k]!
+      const count = answers.counts[k]!
       const pairs: [number, number][] = new Array(count)
-      for (let i = 0; i < count; i++) pairs[i] = [ids[answerAt[k * SIMILAR_LIMIT + i]!]!, answerScores[k * SIMILAR_LIMIT + i]!]
+      for (let i = 0; i < count; i++) pairs[i] = [ids[answers.at[k * SIMILAR_LIMIT + i]!]!, answers.scores[k * SIMILAR_LIMIT + i]!]
       rows.push({ company_id: ids[c]!, data_version: version, fingerprint: fingerprints[c]!, neighbours: encodeNeighbours(pairs) })
     }
     if (rows.length === 0) break
@@ -302,11 +315,12 @@ async function attempt(vdb: VentureDb, options: SimilarIndexOptions, batchSize: 
   })
   if (!closed) return undefined
   const rowsWritten = total
-  return { dataVersion: version, companies: n, computed: rowsWritten, current: n - rowsWritten, deleted: deleted.length, reweighed, sets: model.sets, buckets: model.buckets }
+  const phases = { readMs: at1 - at0, modelMs: at2 - at1, computeMs: at3 - at2, writeMs: performance.now() - at3 }
+  return { dataVersion: version, companies: n, computed: rowsWritten, current: n - rowsWritten, deleted: deleted.length, reweighed, sets: model.sets, buckets: model.buckets, phases }
 }
 
 function encodeWeights(weights: KeptWeights): string {
-  return JSON.stringify({ epoch: weights.epoch, companies: weights.companies, bands: weights.banding?.bands, rows: weights.banding?.rows, df: [...weights.df] })
+  return JSON.stringify({ epoch: weights.epoch, companies: weights.companies, bands: weights.banding?.bands, rows: weights.banding?.rows, minHits: weights.banding?.minHits ?? 1, df: [...weights.df] })
 }
 
 /**
@@ -324,16 +338,17 @@ async function keptWeights(db: Kysely<any>): Promise<KeptWeights | undefined> {
   const row = await db.selectFrom(SIMILAR_INDEX_STATE_TABLE).select('value').where('name', '=', 'weights').executeTakeFirst() as { value: string } | undefined
   if (!row) return undefined
   try {
-    const value = JSON.parse(row.value) as { epoch?: unknown; companies?: unknown; bands?: unknown; rows?: unknown; df?: unknown }
+    const value = JSON.parse(row.value) as { epoch?: unknown; companies?: unknown; bands?: unknown; rows?: unknown; minHits?: unknown; df?: unknown }
     if (typeof value.epoch !== 'string' || !Number.isSafeInteger(value.companies) || !Array.isArray(value.df)) return undefined
     const positive = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 1
-    if (!positive(value.bands) || !positive(value.rows)) return undefined
+    // (Weights stored before `minHits` was kept were taken with 1.)
+    if (!positive(value.bands) || !positive(value.rows) || !(value.minHits === undefined || positive(value.minHits))) return undefined
     const df = new Map<TagKey, number>()
     for (const pair of value.df as unknown[]) {
       if (!Array.isArray(pair) || typeof pair[0] !== 'string' || !Number.isSafeInteger(pair[1])) return undefined
       df.set(pair[0], pair[1] as number)
     }
-    return { epoch: value.epoch, companies: value.companies as number, banding: { bands: value.bands, rows: value.rows }, df }
+    return { epoch: value.epoch, companies: value.companies as number, banding: { bands: value.bands, rows: value.rows, minHits: (value.minHits as number | undefined) ?? 1 }, df }
   } catch {
     return undefined
   }

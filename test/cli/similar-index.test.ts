@@ -88,7 +88,7 @@ describe('ventureql similar-index', () => {
     }
   }, 60_000)
 
-  it('accepts --jobs and --shard of the per-company build: one process builds, shard 0 builds the whole index, the others do nothing', async () => {
+  it('accepts --jobs (threads computing the answers) and --shard: shard 0 builds the whole index, the others do nothing', async () => {
     const vdb = openDatabase(database)
     const version = bumpDataVersionSync(vdb.sqlite)
     vdb.sqlite.close()

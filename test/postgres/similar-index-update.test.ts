@@ -29,7 +29,7 @@ afterAll(async () => {
 
 describe('the similarity index on PostgreSQL', () => {
   it('updates only what an import changed, and the result is what a full build gives', async () => {
-    await expectUpdateEqualsFullBuild(target, ids.slice(20))
+    await expectUpdateEqualsFullBuild(target, ids.slice(20), { jobs: 2 })
   }, 60_000)
 
   it('serialises builds running at once: the index ends of the weights stored last', async () => {

@@ -116,6 +116,16 @@ describe('buildSimilarIndex', () => {
     await expectUpdateEqualsFullBuild(vdb, ids.slice(20))
   })
 
+  it('gives the same rows with its answers computed in worker threads, and an update in this thread equals a full build in threads', async () => {
+    await buildSimilarIndex(vdb, { full: true })
+    const alone = rowsOf(vdb)
+    vdb.sqlite.exec('delete from similar_companies')
+    const threaded = await buildSimilarIndex(vdb, { full: true, jobs: 3 })
+    expect(threaded).toMatchObject({ computed: COMPANIES, reweighed: false })
+    expect(rowsOf(vdb)).toEqual(alone)
+    await expectUpdateEqualsFullBuild(vdb, ids.slice(40), { jobs: 2 })
+  }, 60_000)
+
   it('takes new weights when asked, or when the companies have moved by more than a tenth, and then recomputes every company', async () => {
     expect(await buildSimilarIndex(vdb, { reweigh: true })).toMatchObject({ reweighed: true, computed: COMPANIES })
     vdb.sqlite.exec(`insert into companies (id, name) select id + 10000, name from companies where id <= ${COMPANIES / 5}`)

@@ -14,8 +14,11 @@ const answers = async (vdb: VentureDb): Promise<Row[]> =>
   ((await vdb.db.selectFrom('similar_companies').select(['company_id', 'neighbours']).orderBy('company_id').execute()) as { company_id: number | string; neighbours: string }[])
     .map((r) => ({ company_id: Number(r.company_id), neighbours: r.neighbours }))
 
-/** Changes `ids` (at least 8 companies with tags), updates the index, and compares it with a full build. */
-export async function expectUpdateEqualsFullBuild(vdb: VentureDb, ids: readonly number[]): Promise<void> {
+/**
+ * Changes `ids` (at least 8 companies with tags), updates the index, and compares it with a full
+ * build. `jobs`: the threads of the full build compared with (the updates run in this thread).
+ */
+export async function expectUpdateEqualsFullBuild(vdb: VentureDb, ids: readonly number[], { jobs = 1 }: { jobs?: number } = {}): Promise<void> {
   const first = await buildSimilarIndex(vdb, { full: true })
   expect(first.computed).toBe(first.companies)
   const before = new Map((await answers(vdb)).map((r) => [r.company_id, r.neighbours]))
@@ -55,7 +58,7 @@ export async function expectUpdateEqualsFullBuild(vdb: VentureDb, ids: readonly 
   const moved = updated.filter((r) => ![retagged, described, added].includes(r.company_id) && before.get(r.company_id) !== r.neighbours)
   expect(moved.length).toBeGreaterThan(0)
 
-  const full = await buildSimilarIndex(vdb, { full: true })
+  const full = await buildSimilarIndex(vdb, { full: true, jobs })
   expect(full).toMatchObject({ reweighed: false, computed: full.companies, dataVersion: update.dataVersion })
   expect(await answers(vdb)).toEqual(updated)
   // And an update with nothing changed computes nothing.
@@ -96,20 +99,20 @@ export async function expectUpdateEqualsFullBuild(vdb: VentureDb, ids: readonly 
   // the answers of the companies it does not recompute.
   const newTagged = ids[13]!
   await db.insertInto('company_keywords').values({ company_id: newTagged, value: '!!! sorts first' }).execute()
-  await expectUpdateIsFullBuild(vdb)
+  await expectUpdateIsFullBuild(vdb, jobs)
   await db.deleteFrom('company_keywords').where('company_id', '=', newTagged).where('value', '=', '!!! sorts first').execute()
-  await expectUpdateIsFullBuild(vdb)
+  await expectUpdateIsFullBuild(vdb, jobs)
 }
 
 /** Moves the data version, updates the index (with the kept weights), and compares it with a full build. */
-async function expectUpdateIsFullBuild(vdb: VentureDb): Promise<void> {
+async function expectUpdateIsFullBuild(vdb: VentureDb, jobs: number): Promise<void> {
   const version = await bumpDataVersion(vdb)
   const update = await buildSimilarIndex(vdb)
   expect(update).toMatchObject({ dataVersion: version, reweighed: false })
   expect(update.computed).toBeGreaterThanOrEqual(1)
   expect(update.computed).toBeLessThan(update.companies)
   const updated = await answers(vdb)
-  const full = await buildSimilarIndex(vdb, { full: true })
+  const full = await buildSimilarIndex(vdb, { full: true, jobs })
   expect(full).toMatchObject({ reweighed: false, computed: full.companies, dataVersion: version })
   expect(await answers(vdb)).toEqual(updated)
 }

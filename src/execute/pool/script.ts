@@ -25,15 +25,20 @@ import(workerData.tsxApi).then((tsx) => { tsx.register(); return import(workerDa
 let cached: WorkerScript | undefined
 
 export function workerScript(): WorkerScript {
-  if (cached) return cached
-  const here = import.meta.url
+  return (cached ??= scriptBeside(import.meta.url, './worker.ts', './worker.js'))
+}
+
+/**
+ * A worker script beside the module at `here` (its `import.meta.url`): `source` from the
+ * TypeScript sources (through the tsx bootstrap), `built` beside the bundle (an entry of
+ * tsup.config.ts). The similarity index's build starts its threads this way too (records/similar/threads.ts).
+ */
+export function scriptBeside(here: string, source: string, built: string): WorkerScript {
   if (/\.[cm]?ts$/.test(here)) {
     const tsxApi = pathToFileURL(esmEntry(createRequire(here).resolve('tsx/package.json'), './esm/api')).href
-    cached = { filename: BOOTSTRAP, options: { eval: true }, workerData: { tsxApi, entry: new URL('./worker.ts', here).href } }
-  } else {
-    cached = { filename: new URL('./worker.js', here), options: {}, workerData: {} }
+    return { filename: BOOTSTRAP, options: { eval: true }, workerData: { tsxApi, entry: new URL(source, here).href } }
   }
-  return cached
+  return { filename: new URL(built, here), options: {}, workerData: {} }
 }
 
 /** The ESM file a package exports under `subpath` (require.resolve would give the CommonJS one). */

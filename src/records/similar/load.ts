@@ -71,9 +71,17 @@ export interface LoadedModel {
  */
 export async function loadModelInput(s: RecordSession, weights: ModelWeights, epoch: string, { pageSize = PAGE }: { pageSize?: number } = {}): Promise<LoadedModel> {
   if (!Number.isSafeInteger(pageSize) || pageSize < 1) throw new RangeError(`loadModelInput: pageSize must be a whole number from 1 (got ${pageSize})`)
+  // Each page is reduced to numbers before the next is read (its descriptions to word ids, its
+  // tags to ids numbered as first met, its fingerprints taken): holding every description and tag
+  // text of a million companies at once cost more than a gigabyte.
   const ids: number[] = []
-  const descriptions: (string | null)[] = []
-  const tagKeys: TagKey[][] = []
+  const fingerprints: string[] = []
+  const tagStart: number[] = [0]
+  const wordStart: number[] = [0]
+  const tags = new Growing()
+  const words = new Growing()
+  const firstMet = new Map<TagKey, number>()
+  const wordId = new Map<string, number>()
   for (;;) {
     const rows = (ids.length === 0
       ? await s.rows(FIRST_COMPANIES, { limit: pageSize })
@@ -82,56 +90,75 @@ export async function loadModelInput(s: RecordSession, weights: ModelWeights, ep
     const from = Number(rows[0]![0])
     const to = Number(rows[rows.length - 1]![0])
     const tagRows = await Promise.all(TAGS_IN.map((shape) => s.rows(shape, { from, to })))
-    const base = ids.length
     const at = new Map<number, number>()
-    for (const [id, description] of rows) {
-      at.set(Number(id), ids.length)
-      ids.push(Number(id))
-      descriptions.push(description)
-      tagKeys.push([])
-    }
+    const pageKeys: TagKey[][] = rows.map(() => [])
+    rows.forEach(([id], i) => at.set(Number(id), i))
     tagRows.forEach((list, field) => {
       for (const [owner, value] of list as [number | string, string][]) {
         const i = at.get(Number(owner))
-        if (i !== undefined) tagKeys[i]!.push(keyOf(field, value))
+        if (i !== undefined) pageKeys[i]!.push(keyOf(field, value))
       }
     })
-    for (let i = base; i < ids.length; i++) tagKeys[i]!.sort(compareText)
+    rows.forEach(([id, description], i) => {
+      ids.push(Number(id))
+      // Key order (field, then value in UTF-8 byte order, SQLite's BINARY): the order the search
+      // reads tags in and sums their weights in, and the order of the final tag ids.
+      const keys = pageKeys[i]!.sort(compareText)
+      for (const key of keys) {
+        let t = firstMet.get(key)
+        if (t === undefined) firstMet.set(key, (t = firstMet.size))
+        tags.push(t)
+      }
+      tagStart.push(tags.length)
+      const own: number[] = []
+      for (const word of descriptionWords(description ?? null)) {
+        let w = wordId.get(word)
+        if (w === undefined) wordId.set(word, (w = wordId.size))
+        own.push(w)
+      }
+      own.sort((a, b) => a - b)
+      for (const w of own) words.push(w)
+      wordStart.push(words.length)
+      fingerprints.push(createHash('sha1').update(epoch).update('\u0001').update(keys.join('\u0001')).update('\u0002').update(description ?? '\u0000').digest('base64').slice(0, 16))
+    })
     if (rows.length < pageSize) break
   }
-  // Tag ids in key order (field, then value in UTF-8 byte order, SQLite's BINARY): the order the
-  // search reads tags in and sums their weights in.
-  const keys = new Set<TagKey>()
-  for (const list of tagKeys) for (const key of list) keys.add(key)
-  const sortedKeys = [...keys].sort(compareText)
-  const tagId = new Map<TagKey, number>(sortedKeys.map((key, i) => [key, i]))
-  const tagWeights = Float64Array.from(sortedKeys, (key) => weightOf(weights, key))
-  const tagHashes = Uint32Array.from(sortedKeys, tagHash)
-
-  const n = ids.length
-  const tagStart = new Uint32Array(n + 1)
-  const wordStart = new Uint32Array(n + 1)
-  const tags: number[] = []
-  const words: number[] = []
-  const wordId = new Map<string, number>()
-  const fingerprints: string[] = new Array(n)
-  for (let i = 0; i < n; i++) {
-    for (const key of tagKeys[i]!) tags.push(tagId.get(key)!)
-    tagStart[i + 1] = tags.length
-    const own: number[] = []
-    for (const word of descriptionWords(descriptions[i] ?? null)) {
-      let w = wordId.get(word)
-      if (w === undefined) wordId.set(word, (w = wordId.size))
-      own.push(w)
-    }
-    own.sort((a, b) => a - b)
-    for (const w of own) words.push(w)
-    wordStart[i + 1] = words.length
-    fingerprints[i] = createHash('sha1').update(epoch).update('\u0001').update(tagKeys[i]!.join('\u0001')).update('\u0002').update(descriptions[i] ?? '\u0000').digest('base64').slice(0, 16)
-  }
+  // Tag ids in key order: a company's tags, in key order, then have ascending ids.
+  const sortedKeys = [...firstMet.keys()].sort(compareText)
+  const finalId = new Uint32Array(sortedKeys.length)
+  sortedKeys.forEach((key, i) => { finalId[firstMet.get(key)!] = i })
+  const tagIds = tags.array()
+  for (let i = 0; i < tagIds.length; i++) tagIds[i] = finalId[tagIds[i]!]!
   return {
-    input: { ids: Float64Array.from(ids), tagStart, tags: Uint32Array.from(tags), wordStart, words: Uint32Array.from(words), weights: tagWeights, tagHashes },
+    input: {
+      ids: Float64Array.from(ids),
+      tagStart: Uint32Array.from(tagStart),
+      tags: tagIds,
+      wordStart: Uint32Array.from(wordStart),
+      words: words.array(),
+      weights: Float64Array.from(sortedKeys, (key) => weightOf(weights, key)),
+      tagHashes: Uint32Array.from(sortedKeys, tagHash),
+    },
     fingerprints,
   }
 }
 
+/** A list of 32-bit numbers growing by doubling (a JavaScript array of millions costs twice the memory). */
+class Growing {
+  length = 0
+  #values = new Uint32Array(1024)
+
+  push(value: number): void {
+    if (this.length === this.#values.length) {
+      const grown = new Uint32Array(2 * this.#values.length)
+      grown.set(this.#values)
+      this.#values = grown
+    }
+    this.#values[this.length++] = value
+  }
+
+  /** The values (a copy of their length). */
+  array(): Uint32Array {
+    return this.#values.slice(0, this.length)
+  }
+}

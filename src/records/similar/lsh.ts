@@ -15,7 +15,7 @@
  *   candidates are scored exactly, so an answer holds the search's scores and order for the
  *   companies it holds (`bench/similar-index.ts` measures the share of the exhaustive answer
  *   found).
- * - Typed arrays throughout, since the cost is per candidate (about 7,800 a set at a million
+ * - Typed arrays throughout, since the cost is per candidate (about 3,400 a set at a million
  *   companies): each tag's draws are taken once, a candidate's shared weight is read from the set's
  *   weights by tag id, and the candidates are ordered by 1,024 ranges of tag score (counting sort).
  * - A company's answer walks its set's candidates best range first, scoring every member with
@@ -42,15 +42,19 @@ export interface Banding {
 
 /**
  * The banding for a number of distinct tag sets. The more companies, the closer a company's best
- * matches (their tag Jaccard is 0.1-0.2 among 300 companies, 0.25-0.5 at 100,000, 0.35-0.75 at a
- * million) and the larger the buckets: more rows a band find fewer, closer candidates. Measured by
- * `bench/similar-index.ts` (overlap with the exhaustive search, and the build's time); at a million
- * companies 24 bands of 2 rows found 36,800 candidate sets a set, 40 of 3 found 8,500.
+ * matches (their tag Jaccard is 0.1-0.2 among 300 companies, 0.25-0.5 at 100,000, 0.34-0.75 at a
+ * million: the 5th and 95th percentiles of the exact 20) and the larger the buckets: more rows a
+ * band find fewer, closer candidates. At a million companies, a set is a candidate when it shares
+ * 2 of 80 buckets of 3 rows (probability 0.82 at a tag Jaccard of 0.34, 0.99 at 0.5, 0.03 at
+ * 0.15): 3,377 candidate sets a set against 8,504 with 1 of 40, and more of the exact 20 (0.971
+ * against 0.953 on average; `bench/similar-model.ts --size 1000000`). The rule is the same for both sets of a pair (the buckets they share),
+ * so a set is a candidate of another exactly when that one is its own, which the update relies on.
+ * Measured by `bench/similar-model.ts` (overlap with the exact 20, CPU a set).
  */
 export function bandingFor(sets: number): Banding {
   if (sets < 20_000) return { bands: 24, rows: 1 }
   if (sets < 200_000) return { bands: 24, rows: 2 }
-  return { bands: 40, rows: 3 }
+  return { bands: 80, rows: 3, minHits: 2 }
 }
 
 /** What the model is built from: companies in ascending id order, their tags and description words as ids. */
@@ -84,6 +88,8 @@ export function tagHash(text: string): number {
 export type Scored = [id: number, score: number][]
 
 export class SimilarityModel {
+  /** What the model is made of (typed arrays, shared between threads when built `shared`). */
+  readonly parts: ModelParts
   readonly input: SimilarityInput
   /** Company index → its distinct tag set. */
   readonly setOf: Uint32Array
@@ -117,146 +123,46 @@ export class SimilarityModel {
   /** The current company's words: the stamp of the last `neighbours` call whose company has the word. */
   readonly #ownWords: Uint32Array
   #wordStamp = 0
-  /** Company i's words hashed to 64 bits at wordBits[2i], wordBits[2i + 1]. */
+  /** Company i's words hashed to 128 bits at wordBits[4i .. 4i + 4). */
   readonly #wordBits: Uint32Array
   readonly #found: Uint32Array
   readonly #scores: Float64Array
   readonly #order: Uint32Array
   readonly #binEnd: Uint32Array
   readonly #best = new TopScores(SIMILAR_LIMIT_MAX)
+  readonly #records: Uint32Array | undefined
+  readonly #recordTotals: Float64Array | undefined
+  readonly #ownMask = new Uint32Array(RECORD)
 
-  constructor(input: SimilarityInput, banding?: Banding) {
-    this.input = input
-    const n = input.ids.length
-    const { tagStart, tags } = input
-    // Distinct sets, in the order their first company comes: a hash of the tags, confirmed tag by tag.
-    this.setOf = new Uint32Array(n)
-    const starts = new Uint32Array(n + 1)
-    const setTags = new Uint32Array(tags.length)
-    let sets = 0
-    const table = new Int32Array(tableSize(n)).fill(-1)
-    const mask = table.length - 1
-    for (let i = 0; i < n; i++) {
-      const a = tagStart[i]!
-      const b = tagStart[i + 1]!
-      let h = 0x2545f491 ^ (b - a)
-      for (let j = a; j < b; j++) h = mix(h, tags[j]! + 1)
-      let slot = h & mask
-      let s = -1
-      for (;;) {
-        const t = table[slot]!
-        if (t < 0) break
-        if (sameTags(tags, a, b, setTags, starts[t]!, starts[t + 1]!)) {
-          s = t
-          break
-        }
-        slot = (slot + 1) & mask
-      }
-      if (s < 0) {
-        s = sets++
-        table[slot] = s
-        setTags.set(tags.subarray(a, b), starts[s]!)
-        starts[s + 1] = starts[s]! + (b - a)
-      }
-      this.setOf[i] = s
-    }
-    const { bands, rows, minHits } = banding ?? bandingFor(sets)
-    this.bands = bands
-    this.rows = rows
-    this.minHits = minHits ?? 1
-    this.setStart = starts.slice(0, sets + 1)
-    this.setTags = setTags.slice(0, this.setStart[sets]!)
-    this.setTotal = new Float64Array(sets)
-    for (let s = 0; s < sets; s++) {
-      let w = 0
-      for (let j = this.setStart[s]!; j < this.setStart[s + 1]!; j++) w += input.weights[this.setTags[j]!]!
-      this.setTotal[s] = w
-    }
-    // Members by set (counting sort: ascending company index within a set).
-    this.memberStart = new Uint32Array(sets + 1)
-    for (let i = 0; i < n; i++) this.memberStart[this.setOf[i]! + 1]!++
-    for (let s = 0; s < sets; s++) this.memberStart[s + 1]! += this.memberStart[s]!
-    this.members = new Uint32Array(n)
-    const fill = this.memberStart.slice(0, sets)
-    for (let i = 0; i < n; i++) this.members[fill[this.setOf[i]!]!++] = i
-
-    // MinHash draws per tag, once: a set's signature is then |tags| x k comparisons.
-    const k = bands * rows
-    const tagCount = input.weights.length
-    const draws = new Float64Array(tagCount * k)
-    for (let tag = 0; tag < tagCount; tag++) {
-      const w = input.weights[tag]!
-      const seed = input.tagHashes[tag]!
-      for (let h = 0; h < k; h++) draws[tag * k + h] = -Math.log((mix(seed, h + 1) + 0.5) * UNIT) / w
-    }
-    const signatures = new Uint32Array(sets * k)
-    const least = new Float64Array(k)
-    for (let s = 0; s < sets; s++) {
-      least.fill(Number.POSITIVE_INFINITY)
-      const base = s * k
-      for (let j = this.setStart[s]!; j < this.setStart[s + 1]!; j++) {
-        const tag = this.setTags[j]!
-        const from = tag * k
-        // Tags come in ascending id: an equal draw (equal hashes) keeps the lower id, the first in text order.
-        for (let h = 0; h < k; h++) {
-          const d = draws[from + h]!
-          if (d < least[h]!) {
-            least[h] = d
-            signatures[base + h] = tag
-          }
-        }
-      }
-    }
-    this.order = new Uint32Array(sets)
-    for (let i = 0; i < sets; i++) this.order[i] = i
-    this.order.sort((x, y) => {
-      const a = x * k
-      const b = y * k
-      for (let h = 0; h < k; h++) {
-        const d = signatures[a + h]! - signatures[b + h]!
-        if (d !== 0) return d
-      }
-      return x - y
-    })
-    // Band by band, band keys to bucket numbers through one open-addressing table reused (a Map of
-    // millions of strings costs far more memory and time).
-    this.bucketOf = new Uint32Array(sets * bands)
-    const keys = new BucketNumbers(Math.max(16, sets))
-    let buckets = 0
-    for (let band = 0; band < bands; band++) {
-      keys.clear()
-      for (let s = 0; s < sets; s++) {
-        this.bucketOf[s * bands + band] = this.setStart[s] === this.setStart[s + 1]
-          ? NO_BUCKET
-          : buckets + keys.numberOf(bandKey(band, signatures, s * k + band * rows, rows))
-      }
-      buckets += keys.size
-    }
-    this.bucketStart = new Uint32Array(buckets + 1)
-    for (const b of this.bucketOf) if (b !== NO_BUCKET) this.bucketStart[b + 1]!++
-    for (let b = 0; b < buckets; b++) this.bucketStart[b + 1]! += this.bucketStart[b]!
-    this.bucketSets = new Uint32Array(this.bucketStart[buckets]!)
-    const at = this.bucketStart.slice(0, buckets)
-    for (let s = 0; s < sets; s++) {
-      for (let band = 0; band < bands; band++) {
-        const b = this.bucketOf[s * bands + band]!
-        if (b !== NO_BUCKET) this.bucketSets[at[b]!++] = s
-      }
-    }
+  /**
+   * Builds the model from its input, or takes the parts of one already built (`parts`: another
+   * thread's, shared through `SharedArrayBuffer`s). `shared`: the parts are allocated in shared
+   * memory, so threads answering for the build read one copy (similar/threads.ts).
+   */
+  constructor(source: SimilarityInput | { readonly parts: ModelParts }, banding?: Banding, options: { readonly shared?: boolean } = {}) {
+    const parts = 'parts' in source ? source.parts : buildParts(source, banding, options.shared === true)
+    this.parts = parts
+    this.input = parts.input
+    this.setOf = parts.setOf
+    this.setStart = parts.setStart
+    this.setTags = parts.setTags
+    this.setTotal = parts.setTotal
+    this.memberStart = parts.memberStart
+    this.members = parts.members
+    this.bucketOf = parts.bucketOf
+    this.bucketStart = parts.bucketStart
+    this.bucketSets = parts.bucketSets
+    this.bands = parts.bands
+    this.rows = parts.rows
+    this.minHits = parts.minHits
+    this.order = parts.order
+    this.#wordBits = parts.wordBits
+    this.#records = parts.setRecords
+    this.#recordTotals = parts.setRecords && new Float64Array(parts.setRecords.buffer, parts.setRecords.byteOffset, parts.setRecords.length / 2)
+    const sets = parts.setTotal.length
     this.#hits = new Uint8Array(sets)
-    // A company's words as 64 bits (two words of 32): no common bit, no common word, so most
-    // description scores are 0 without reading the other company's words.
-    this.#wordBits = new Uint32Array(2 * n)
-    for (let i = 0; i < n; i++) {
-      for (let x = input.wordStart[i]!; x < input.wordStart[i + 1]!; x++) {
-        const bit = mix(input.words[x]!, 0x3c6ef372) & 63
-        this.#wordBits[2 * i + (bit >>> 5)]! |= 1 << (bit & 31)
-      }
-    }
-    this.#ownWeights = new Float64Array(tagCount)
-    let wordCount = 0
-    for (const w of input.words) if (w >= wordCount) wordCount = w + 1
-    this.#ownWords = new Uint32Array(wordCount)
+    this.#ownWeights = new Float64Array(parts.input.weights.length)
+    this.#ownWords = new Uint32Array(parts.wordCount)
     this.#found = new Uint32Array(sets)
     this.#scores = new Float64Array(sets)
     this.#order = new Uint32Array(sets)
@@ -302,11 +208,25 @@ export class SimilarityModel {
     for (let band = 0; band < bands; band++) {
       const b = bucketOf[s * bands + band]!
       const end = bucketStart[b + 1]!
-      for (let i = bucketStart[b]!; i < end; i++) {
-        const t = bucketSets[i]!
-        const h = hits[t]!
-        if (h === 0) found[met++] = t
-        if (h < 255) hits[t] = h + 1
+      if (bands < 255) {
+        // Without a branch on whether the set was met before (a coin toss to the branch
+        // predictor): it is written at the end of the list every time, and the end moves past it
+        // only the first time ((0 - 1) >>> 31 is 1, (h - 1) >>> 31 is 0 for h > 0). The counts stay
+        // below 255: one a band.
+        for (let i = bucketStart[b]!; i < end; i++) {
+          const t = bucketSets[i]!
+          const h = hits[t]!
+          found[met] = t
+          met += (h - 1) >>> 31
+          hits[t] = h + 1
+        }
+      } else {
+        for (let i = bucketStart[b]!; i < end; i++) {
+          const t = bucketSets[i]!
+          const h = hits[t]!
+          if (h === 0) found[met++] = t
+          if (h < 255) hits[t] = h + 1
+        }
       }
     }
     // Candidates sharing fewer than `minHits` buckets are dropped unscored (the set itself shares them all).
@@ -326,12 +246,37 @@ export class SimilarityModel {
     const a1 = setStart[s + 1]!
     for (let j = a0; j < a1; j++) own[setTags[j]!] = weights[setTags[j]!]!
     const wa = setTotal[s]!
-    for (let i = 0; i < count; i++) {
-      const t = found[i]!
-      let both = 0
-      const y1 = setStart[t + 1]!
-      for (let y = setStart[t]!; y < y1; y++) both += own[setTags[y]!]!
-      scores[i] = both / (wa + setTotal[t]! - both)
+    const records = this.#records
+    if (records !== undefined) {
+      // From the sets' records: the tags both have are the bits of the two masks' AND, their
+      // weights added in ascending tag id (the order below, with the +0 of the tags the
+      // candidate lacks left out, which changes no sum), the candidate's total beside its mask.
+      const totals = this.#recordTotals!
+      const words = this.parts.maskWords
+      const mine = this.#ownMask
+      for (let w = 0; w < words; w++) mine[w] = records[s * RECORD + w]!
+      for (let i = 0; i < count; i++) {
+        const t = found[i]!
+        const base = t * RECORD
+        let both = 0
+        for (let w = 0; w < words; w++) {
+          let x = records[base + w]! & mine[w]!
+          while (x !== 0) {
+            const low = x & -x
+            both += weights[w * 32 + 31 - Math.clz32(low)]!
+            x ^= low
+          }
+        }
+        scores[i] = both / (wa + totals[t * (RECORD / 2) + RECORD / 2 - 1]! - both)
+      }
+    } else {
+      for (let i = 0; i < count; i++) {
+        const t = found[i]!
+        let both = 0
+        const y1 = setStart[t + 1]!
+        for (let y = setStart[t]!; y < y1; y++) both += own[setTags[y]!]!
+        scores[i] = both / (wa + setTotal[t]! - both)
+      }
     }
     for (let j = a0; j < a1; j++) own[setTags[j]!] = 0
     // Counting sort into ranges of score: an answer reads the best few ranges only.
@@ -368,8 +313,11 @@ export class SimilarityModel {
     const wordMark = this.#wordStamp
     const ownSize = w1 - w0
     const wordBits = this.#wordBits
-    const bits0 = wordBits[2 * c]!
-    const bits1 = wordBits[2 * c + 1]!
+    const bits0 = wordBits[4 * c]!
+    const bits1 = wordBits[4 * c + 1]!
+    const bits2 = wordBits[4 * c + 2]!
+    const bits3 = wordBits[4 * c + 3]!
+    const records = this.#records
     const best = this.#best
     best.reset(limit)
     const { memberStart, members } = this
@@ -387,10 +335,19 @@ export class SimilarityModel {
         const t = found.sets[at]!
         if (best.full && (withWords ? TAG_WEIGHT * tagScore + DESCRIPTION_WEIGHT : tagScore) < best.worst) continue
         const tagPart = withWords ? TAG_WEIGHT * tagScore : tagScore
+        if (withWords && best.full && records !== undefined) {
+          // No member of the set has a word of the company's (their words' bits together share
+          // none of its bits): each scores the tag part alone, as computed below, and the set is
+          // passed over unread when that cannot reach the answer. Most candidates share no word.
+          const r = t * RECORD + RECORD_WORDS_AT
+          if (((records[r]! & bits0) | (records[r + 1]! & bits1) | (records[r + 2]! & bits2) | (records[r + 3]! & bits3)) === 0 &&
+            tagPart + DESCRIPTION_WEIGHT * 0 < best.worst) continue
+        }
         for (let m = memberStart[t]!; m < memberStart[t + 1]!; m++) {
           const other = members[m]!
           if (other === c) continue
-          if (!withWords || ((wordBits[2 * other]! & bits0) | (wordBits[2 * other + 1]! & bits1)) === 0) {
+          const o = 4 * other
+          if (!withWords || ((wordBits[o]! & bits0) | (wordBits[o + 1]! & bits1) | (wordBits[o + 2]! & bits2) | (wordBits[o + 3]! & bits3)) === 0) {
             // No word in common: the description part is 0 (0.2 * 0 added, as the search adds it).
             const score = withWords ? tagPart + DESCRIPTION_WEIGHT * 0 : tagPart
             if (!best.full || score >= best.worst) best.offer(other, score)
@@ -481,8 +438,224 @@ export class SimilarityModel {
   }
 }
 
+/** The typed arrays of a model (`SimilarityModel`; the fields of the same names), and its banding. */
+export interface ModelParts {
+  readonly input: SimilarityInput
+  readonly setOf: Uint32Array
+  readonly setStart: Uint32Array
+  readonly setTags: Uint32Array
+  readonly setTotal: Float64Array
+  readonly memberStart: Uint32Array
+  readonly members: Uint32Array
+  readonly bucketOf: Uint32Array
+  readonly bucketStart: Uint32Array
+  readonly bucketSets: Uint32Array
+  readonly order: Uint32Array
+  /** Company i's words hashed to 128 bits at wordBits[4i .. 4i + 4). */
+  readonly wordBits: Uint32Array
+  /** One more than the highest word id. */
+  readonly wordCount: number
+  /**
+   * Set s's tags as a bit mask of `maskWords` 32-bit words at setRecords[s * RECORD ..], its
+   * members' word bits together (`RECORD_WORDS_AT`), and its total weight as the record's last 8
+   * bytes: a candidate scored, and passed over when none of its members shares a word, from one
+   * cache line (64 bytes) instead of arrays read at random. Absent when the tags do not fit (more than
+   * `RECORD_TAGS` distinct tags: imported data), where the candidates are scored from `setTags`.
+   */
+  readonly setRecords?: Uint32Array
+  readonly maskWords: number
+  readonly bands: number
+  readonly rows: number
+  readonly minHits: number
+}
+
+type TypedArrayOf<T> = { new (length: number): T; new (buffer: SharedArrayBuffer): T; readonly BYTES_PER_ELEMENT: number }
+
+/** A typed array of `length`, in shared memory when `shared`. */
+function allocate<T>(kind: TypedArrayOf<T>, length: number, shared: boolean): T {
+  return shared ? new kind(new SharedArrayBuffer(Math.max(1, length) * kind.BYTES_PER_ELEMENT)) : new kind(length)
+}
+
+/** `array`'s first `length` values as an array of its own (in shared memory when `shared`). */
+function copyOf<T extends Uint32Array | Float64Array>(array: T, length: number, shared: boolean): T {
+  const copy = allocate(array.constructor as TypedArrayOf<T>, length, shared)
+  copy.set(array.subarray(0, length) as never)
+  return shared ? copy.subarray(0, length) as T : copy
+}
+
+/** The input in shared memory (each array copied once). */
+function sharedInput(input: SimilarityInput): SimilarityInput {
+  return {
+    ids: copyOf(input.ids, input.ids.length, true),
+    tagStart: copyOf(input.tagStart, input.tagStart.length, true),
+    tags: copyOf(input.tags, input.tags.length, true),
+    wordStart: copyOf(input.wordStart, input.wordStart.length, true),
+    words: copyOf(input.words, input.words.length, true),
+    weights: copyOf(input.weights, input.weights.length, true),
+    tagHashes: copyOf(input.tagHashes, input.tagHashes.length, true),
+  }
+}
+
+function buildParts(given: SimilarityInput, banding: Banding | undefined, shared: boolean): ModelParts {
+  const input = shared ? sharedInput(given) : given
+  const n = input.ids.length
+  const { tagStart, tags } = input
+  // Distinct sets, in the order their first company comes: a hash of the tags, confirmed tag by tag.
+  const setOf = allocate(Uint32Array, n, shared)
+  let starts = new Uint32Array(n + 1)
+  let allTags = new Uint32Array(tags.length)
+  let sets = 0
+  let table: Int32Array | undefined = new Int32Array(tableSize(n)).fill(-1)
+  const mask = table.length - 1
+  for (let i = 0; i < n; i++) {
+    const a = tagStart[i]!
+    const b = tagStart[i + 1]!
+    let h = 0x2545f491 ^ (b - a)
+    for (let j = a; j < b; j++) h = mix(h, tags[j]! + 1)
+    let slot = h & mask
+    let s = -1
+    for (;;) {
+      const t = table[slot]!
+      if (t < 0) break
+      if (sameTags(tags, a, b, allTags, starts[t]!, starts[t + 1]!)) {
+        s = t
+        break
+      }
+      slot = (slot + 1) & mask
+    }
+    if (s < 0) {
+      s = sets++
+      table[slot] = s
+      allTags.set(tags.subarray(a, b), starts[s]!)
+      starts[s + 1] = starts[s]! + (b - a)
+    }
+    setOf[i] = s
+  }
+  table = undefined
+  const { bands, rows, minHits } = banding ?? bandingFor(sets)
+  const setStart = copyOf(starts, sets + 1, shared)
+  const setTags = copyOf(allTags, setStart[sets]!, shared)
+  starts = allTags = new Uint32Array(0)
+  const setTotal = allocate(Float64Array, sets, shared)
+  for (let s = 0; s < sets; s++) {
+    let w = 0
+    for (let j = setStart[s]!; j < setStart[s + 1]!; j++) w += input.weights[setTags[j]!]!
+    setTotal[s] = w
+  }
+  // Members by set (counting sort: ascending company index within a set).
+  const memberStart = allocate(Uint32Array, sets + 1, shared)
+  for (let i = 0; i < n; i++) memberStart[setOf[i]! + 1]!++
+  for (let s = 0; s < sets; s++) memberStart[s + 1]! += memberStart[s]!
+  const members = allocate(Uint32Array, n, shared)
+  const fill = memberStart.slice(0, sets)
+  for (let i = 0; i < n; i++) members[fill[setOf[i]!]!++] = i
+
+  // MinHash draws per tag, once. The signatures are taken a band at a time (a band's `rows` values
+  // for every set, then its key): all of them at once would be sets x bands x rows values, 0.8 GB
+  // at a million companies with 80 bands of 3 rows.
+  const k = bands * rows
+  const tagCount = input.weights.length
+  const draws = new Float64Array(tagCount * k)
+  for (let tag = 0; tag < tagCount; tag++) {
+    const w = input.weights[tag]!
+    const seed = input.tagHashes[tag]!
+    for (let h = 0; h < k; h++) draws[tag * k + h] = -Math.log((mix(seed, h + 1) + 0.5) * UNIT) / w
+  }
+  // Band by band, band keys to bucket numbers through one open-addressing table reused (a Map of
+  // millions of strings costs far more memory and time).
+  const bucketOf = allocate(Uint32Array, sets * bands, shared)
+  const keys = new BucketNumbers(Math.max(16, sets))
+  const least = new Float64Array(rows)
+  const signature = new Uint32Array(rows)
+  let buckets = 0
+  for (let band = 0; band < bands; band++) {
+    keys.clear()
+    const first = band * rows
+    for (let s = 0; s < sets; s++) {
+      const a = setStart[s]!
+      const b = setStart[s + 1]!
+      if (a === b) {
+        bucketOf[s * bands + band] = NO_BUCKET
+        continue
+      }
+      least.fill(Number.POSITIVE_INFINITY)
+      for (let j = a; j < b; j++) {
+        const tag = setTags[j]!
+        const from = tag * k + first
+        // Tags come in ascending id: an equal draw (equal hashes) keeps the lower id, the first in text order.
+        for (let r = 0; r < rows; r++) {
+          const d = draws[from + r]!
+          if (d < least[r]!) {
+            least[r] = d
+            signature[r] = tag
+          }
+        }
+      }
+      bucketOf[s * bands + band] = buckets + keys.numberOf(bandKey(band, signature, 0, rows))
+    }
+    buckets += keys.size
+  }
+  const bucketStart = allocate(Uint32Array, buckets + 1, shared)
+  for (let i = 0; i < bucketOf.length; i++) if (bucketOf[i] !== NO_BUCKET) bucketStart[bucketOf[i]! + 1]!++
+  for (let b = 0; b < buckets; b++) bucketStart[b + 1]! += bucketStart[b]!
+  const bucketSets = allocate(Uint32Array, bucketStart[buckets]!, shared)
+  const at = bucketStart.slice(0, buckets)
+  for (let s = 0; s < sets; s++) {
+    for (let band = 0; band < bands; band++) {
+      const b = bucketOf[s * bands + band]!
+      if (b !== NO_BUCKET) bucketSets[at[b]!++] = s
+    }
+  }
+  // The sets in the order of their buckets, band by band: sets sharing their first bucket come
+  // together, so consecutive sets share candidates, which stay in the CPU's caches from one set to
+  // the next (in set order every candidate is a cache miss at a million companies).
+  const order = allocate(Uint32Array, sets, shared)
+  for (let i = 0; i < sets; i++) order[i] = i
+  order.sort((x, y) => {
+    const a = x * bands
+    const b = y * bands
+    for (let band = 0; band < bands; band++) {
+      const d = bucketOf[a + band]! - bucketOf[b + band]!
+      if (d !== 0) return d
+    }
+    return x - y
+  })
+  // A company's words as 128 bits (four words of 32): no common bit, no common word, so most
+  // description scores are 0 without reading the other company's words (with 5 words a
+  // description, two share a bit by chance about once in five).
+  const wordBits = allocate(Uint32Array, 4 * n, shared)
+  for (let i = 0; i < n; i++) {
+    for (let x = input.wordStart[i]!; x < input.wordStart[i + 1]!; x++) {
+      const bit = mix(input.words[x]!, 0x3c6ef372) & 127
+      wordBits[4 * i + (bit >>> 5)]! |= 1 << (bit & 31)
+    }
+  }
+  let wordCount = 0
+  for (const w of input.words) if (w >= wordCount) wordCount = w + 1
+  const maskWords = Math.ceil(tagCount / 32)
+  let setRecords: Uint32Array | undefined
+  if (tagCount <= RECORD_TAGS) {
+    setRecords = allocate(Uint32Array, sets * RECORD, shared)
+    const totals = new Float64Array(setRecords.buffer, setRecords.byteOffset, sets * (RECORD / 2))
+    for (let s = 0; s < sets; s++) {
+      for (let j = setStart[s]!; j < setStart[s + 1]!; j++) setRecords[s * RECORD + (setTags[j]! >>> 5)]! |= 1 << (setTags[j]! & 31)
+      for (let m = memberStart[s]!; m < memberStart[s + 1]!; m++) {
+        for (let x = 0; x < 4; x++) setRecords[s * RECORD + RECORD_WORDS_AT + x]! |= wordBits[4 * members[m]! + x]!
+      }
+      totals[s * (RECORD / 2) + RECORD / 2 - 1] = setTotal[s]!
+    }
+  }
+  return { input, setOf, setStart, setTags, setTotal, memberStart, members, bucketOf, bucketStart, bucketSets, order, wordBits, wordCount, setRecords, maskWords, bands, rows, minHits: minHits ?? 1 }
+}
+
 /** The most neighbours an answer holds (the API's limit is 20). */
 const SIMILAR_LIMIT_MAX = 100
+/** 32-bit words of a set's record (`ModelParts.setRecords`): 64 bytes, the tag mask then the total. */
+const RECORD = 16
+/** Where a record holds its members' word bits together (`wordBits` OR-ed, 4 words), before the total. */
+const RECORD_WORDS_AT = RECORD - 6
+/** The most distinct tags a record's mask holds (10 words of 32 bits). */
+const RECORD_TAGS = RECORD_WORDS_AT * 32
 /** A set without tags has no bucket. */
 const NO_BUCKET = 0xffffffff
 /** Ranges of tag score the candidates are ordered by (range 0 holds the scores nearest 1). */
