@@ -96,6 +96,31 @@ describe('page 1 without total, read by the walk', () => {
   }, 120_000)
 })
 
+describe('page 1 without total, read by the walk, on fundings and investors', () => {
+  const cases: [string, unknown, unknown][] = [
+    ['fundings', { amount: { gte: 1 } }, [{ series: 'asc' }]],
+    ['fundings', { country: 'USA' }, [{ rounds_funding_date: 'desc' }]],
+    ['fundings', { series: { ne: 'seed' } }, [{ amount: 'asc' }]],
+    ['investors', { portfolio_size: { gte: 1 } }, [{ type: 'desc' }]],
+    ['investors', { country: { ne: 'USA' } }, [{ most_recent_deal: 'asc' }]],
+    ['investors', { type: { is_null: false } }, [{ number_of_deals: 'desc' }, { name: 'asc' }]],
+  ]
+  it.each(cases)('%s %j by %j equals page()', async (dataset, filter, sort) => {
+    const version = Number(vdb.sqlite.prepare(`select value from meta where key = 'data_version'`).pluck().get() ?? 0)
+    const stored = await engine.store({ dataset, filter, sort })
+    if (!stored.ok) throw new Error(JSON.stringify(stored.issues))
+    const id = stored.value.query_id
+    for (const perPage of [1, 4, 15]) {
+      rememberedProbes(vdb.db).delete(`${version}\u0000${id}`)
+      vdb.sqlite.prepare('delete from query_totals where query_id = ?').run(id)
+      const a = await engine.pageWithoutTotal(id, { page: 1, per_page: perPage })
+      const b = await engine.page(id, { page: '1', per_page: String(perPage) })
+      if (!a.ok || !b.ok) throw new Error(JSON.stringify([a, b]))
+      expect(a.value.results).toEqual(b.value.results)
+    }
+  })
+})
+
 describe('page 1 without total while a bulk load has dropped the indexes', () => {
   it('is read by the planner\'s own plan, not failed by the walk that names its index (pages 1 and 2)', async () => {
     const stored = await engine.store({ dataset: 'companies', filter: { employees: { gte: 1 } }, sort: [{ svc_score: 'desc' }] })
