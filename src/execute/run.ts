@@ -14,7 +14,7 @@ import type { ExecContext } from './context.js'
 import { datasetRows } from './counts.js'
 import type { FieldSelection } from '../check/fields.js'
 import { recordMapper, type ResultRecord } from './records.js'
-import { readRows, withNumbers, withParameters, type RowArrays } from './statements.js'
+import { isMissingIndex, readRows, withNumbers, withParameters, type RowArrays } from './statements.js'
 
 export interface KeyRow {
   /** The sort values then (when appended) the primary key: a page boundary when it is a page's last row. */
@@ -118,11 +118,6 @@ function keyRowsOf(plan: QueryPlan, read: readonly RowArrays[], skip: number): K
     }
   }
   return keyRows
-}
-
-/** SQLite's answer to a statement that names an index the database does not have (now). */
-function isMissingIndex(error: unknown): boolean {
-  return error instanceof Error && /\bno such index\b/.test(error.message)
 }
 
 /**

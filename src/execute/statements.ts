@@ -188,6 +188,11 @@ export function withParameters(query: CompiledQuery, parameters: readonly unknow
   return Object.freeze({ ...query, parameters: Object.freeze([...parameters]) })
 }
 
+/** SQLite's answer to a statement that names an index the database does not have (now). */
+export function isMissingIndex(error: unknown): boolean {
+  return error instanceof Error && /\bno such index\b/.test(error.message)
+}
+
 /** A statement compiled once whose numbers are parameters: per parameter, the index of its number, or undefined for a value of its own. */
 interface NumbersTemplate {
   readonly compiled: CompiledQuery

@@ -64,17 +64,20 @@ export function tokenizePairs(pairs: readonly (readonly [string | null, string |
 const NOT_ASCII: string[] = []
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/
 const ASCII_SEPARATORS = /[^a-z0-9]+/
+/** FTS5 stores at most this many bytes of a token (`FTS5_MAX_TOKEN_SIZE`): a longer text is left to it. */
+const FTS5_MAX_TOKEN_SIZE = 32_768
 
 /**
  * The tokens of a printable-ASCII text without FTS5: unicode61 keeps exactly the ASCII letters and
  * digits as token characters (its `aAsciiTokenChar`), folds A-Z to lower case and has no diacritics
- * to remove there. Most names are ASCII, and a search cuts up to a hundred of them per request
+ * to remove there. Texts that could hold a token longer than FTS5 keeps go to FTS5, which cuts it.
+ * Most names are ASCII, and a search cuts up to a hundred of them per request
  * (`stageScores`), where FTS5's insert-and-read costs a transaction. Other texts: `NOT_ASCII`.
  * test/store/search-tokens.test.ts checks the two agree.
  */
 function asciiTokens(text: string | null): string[] {
   if (text === null) return []
-  if (!PRINTABLE_ASCII.test(text)) return NOT_ASCII
+  if (text.length > FTS5_MAX_TOKEN_SIZE || !PRINTABLE_ASCII.test(text)) return NOT_ASCII
   return text.toLowerCase().split(ASCII_SEPARATORS).filter((w) => w.length > 0)
 }
 

@@ -38,6 +38,13 @@ describe('search tokens', () => {
     expect(tokenizePairs([['A_b', null]])).toEqual([[['a', 'b'], []]])
   })
 
+  it('cuts a token longer than FTS5 keeps (32,768 bytes) as FTS5 does: to its first 32,768', () => {
+    for (const text of [`${'a'.repeat(40_000)} b`, `x ${'Q9'.repeat(16_385)}`, 'c'.repeat(32_768)]) {
+      expect(tokenize(text)).toEqual(fts5Tokens(text))
+      expect(tokenizePairs([[text, 'é']])[0]![0]).toEqual(fts5Tokens(text))
+    }
+  })
+
   it('cuts batches mixing ASCII and other texts, each pair in its place', () => {
     const text = fc.oneof(printable, mixed, fc.constant(null))
     fc.assert(fc.property(fc.array(fc.tuple(text, text), { maxLength: 6 }), (pairs) => {
