@@ -471,9 +471,12 @@ export interface ModelParts {
 
 type TypedArrayOf<T> = { new (length: number): T; new (buffer: SharedArrayBuffer): T; readonly BYTES_PER_ELEMENT: number }
 
-/** A typed array of `length`, in shared memory when `shared`. */
+/**
+ * A typed array of `length`, in shared memory when `shared`. Of its exact length even when empty:
+ * the model reads some lengths as counts (`sets` is `setTotal.length`).
+ */
 function allocate<T>(kind: TypedArrayOf<T>, length: number, shared: boolean): T {
-  return shared ? new kind(new SharedArrayBuffer(Math.max(1, length) * kind.BYTES_PER_ELEMENT)) : new kind(length)
+  return shared ? new kind(new SharedArrayBuffer(length * kind.BYTES_PER_ELEMENT)) : new kind(length)
 }
 
 /** `array`'s first `length` values as an array of its own (in shared memory when `shared`). */
