@@ -105,6 +105,9 @@ async function inThreads(parts: ModelParts, slot: Int32Array, out: AnswerSlots, 
   let next = 0
   let done = 0
   let running = 0
+  // Removed whatever ends the wait: a signal outliving the build would otherwise keep this
+  // closure, and through it the model's shared memory, for as long as it lives.
+  let onAbort: (() => void) | undefined
   try {
     await new Promise<void>((resolve, reject) => {
       let failed = false
@@ -113,16 +116,13 @@ async function inThreads(parts: ModelParts, slot: Int32Array, out: AnswerSlots, 
         failed = true
         reject(error)
       }
-      const onAbort = () => fail(options.signal!.reason)
+      onAbort = () => fail(options.signal!.reason)
       if (options.signal?.aborted) return onAbort()
       options.signal?.addEventListener('abort', onAbort, { once: true })
       const give = (worker: Worker) => {
         if (failed) return
         if (next >= sets) {
-          if (--running === 0) {
-            options.signal?.removeEventListener('abort', onAbort)
-            resolve()
-          }
+          if (--running === 0) resolve()
           return
         }
         const from = next
@@ -151,6 +151,7 @@ async function inThreads(parts: ModelParts, slot: Int32Array, out: AnswerSlots, 
       }
     })
   } finally {
+    if (onAbort) options.signal?.removeEventListener('abort', onAbort)
     await Promise.all(workers.map((w) => {
       w.removeAllListeners('exit')
       return w.terminate()
