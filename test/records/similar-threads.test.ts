@@ -1,11 +1,15 @@
 /**
  * @module The similarity model built in shared memory and the answers computed in worker threads
  * (records/similar/lsh.ts, threads.ts): the same model and answers as in this thread, the
- * candidate relation symmetric under `minHits`, and a failed computation leaving nothing attached
+ * candidate relation symmetric under `minHits` (an update equals a full build under the banding
+ * of 200,000 sets and more), and a failed computation ending the wait and leaving nothing attached
  * to the caller's signal.
  */
 import { getEventListeners } from 'node:events'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
+import { buildSimilarIndex } from '../../src/records/similar-index-build.js'
+import { createFixtureDatabase } from '../../src/store/generate/fixture.js'
+import { expectUpdateEqualsFullBuild } from '../support/similar-update.js'
 import { SimilarityModel, type SimilarityInput } from '../../src/records/similar/lsh.js'
 import { computeAnswers } from '../../src/records/similar/threads.js'
 
@@ -89,5 +93,40 @@ describe('computeAnswers in threads', () => {
     expect(Array.from(threaded.at)).toEqual(Array.from(here.at))
     expect(Array.from(threaded.scores)).toEqual(Array.from(here.scores))
     expect(getEventListeners(signal, 'abort')).toHaveLength(0)
+  }, 60_000)
+})
+
+describe('computeAnswers in threads, a thread that throws', () => {
+  it('rejects with its error (the wait ends), as in this thread', async () => {
+    const model = new SimilarityModel(input(600), undefined, { shared: true })
+    const n = model.input.ids.length
+    const slot = new Int32Array(new SharedArrayBuffer(4 * n))
+    for (let c = 0; c < n; c++) slot[c] = c
+    // A limit above what an answer holds (100): neighboursInto throws in each thread.
+    await expect(computeAnswers(model, slot, n, 150, { jobs: 1 })).rejects.toThrow(/limit 150/)
+    await expect(computeAnswers(model, slot, n, 150, { jobs: 2 })).rejects.toThrow(/limit 150/)
+  }, 60_000)
+})
+
+describe('buildSimilarIndex under the banding kept with minHits 2', () => {
+  const COMPANIES = 300
+  const ids = Array.from({ length: COMPANIES }, (_, i) => i + 1)
+  let close = () => {}
+  afterAll(() => close())
+
+  it('updates as a full build does (in threads or not), and keeps minHits with the weights', async () => {
+    const vdb = await createFixtureDatabase({ companies: COMPANIES })
+    close = () => vdb.sqlite.close()
+    await buildSimilarIndex(vdb, { full: true })
+    const state = () => JSON.parse((vdb.sqlite.prepare("select value from similar_companies_state where name = 'weights'").get() as { value: string }).value) as Record<string, unknown>
+    const banding = { bands: 80, rows: 3, minHits: 2 }
+    vdb.sqlite.prepare("update similar_companies_state set value = ? where name = 'weights'").run(JSON.stringify({ ...state(), ...banding }))
+    await expectUpdateEqualsFullBuild(vdb, ids.slice(20), { jobs: 2 })
+    expect(state()).toMatchObject(banding)
+    // Weights stored without minHits are read as 1 (the banding before it was kept).
+    const { minHits: _, ...old } = state()
+    vdb.sqlite.prepare("update similar_companies_state set value = ? where name = 'weights'").run(JSON.stringify({ ...old, bands: 40, rows: 3 }))
+    expect(await buildSimilarIndex(vdb, { full: true })).toMatchObject({ reweighed: false })
+    expect(state()).toMatchObject({ bands: 40, rows: 3, minHits: 1 })
   }, 60_000)
 })
