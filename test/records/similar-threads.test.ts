@@ -72,6 +72,37 @@ describe('the similarity model in shared memory', () => {
   })
 })
 
+describe('the 64-byte set records', () => {
+  it('score as the tag lists do: the same answers with more tags than a record holds (no records)', async () => {
+    const small = input(600)
+    // The same companies, with 400 tags known (unused ones added): past the 320 a record's mask holds.
+    const wide: SimilarityInput = {
+      ...small,
+      weights: Float64Array.from({ length: 400 }, (_, t) => small.weights[t] ?? 1),
+      tagHashes: Uint32Array.from({ length: 400 }, (_, t) => small.tagHashes[t] ?? t),
+    }
+    const withRecords = new SimilarityModel(small)
+    const without = new SimilarityModel(wide)
+    expect(withRecords.parts.setRecords).toBeDefined()
+    expect(without.parts.setRecords).toBeUndefined()
+    const n = small.ids.length
+    const slot = Int32Array.from({ length: n }, (_, c) => c)
+    const a = await computeAnswers(withRecords, slot, n, 20)
+    const b = await computeAnswers(without, slot, n, 20)
+    expect(Array.from(a.counts)).toEqual(Array.from(b.counts))
+    expect(Array.from(a.at)).toEqual(Array.from(b.at))
+    expect(Array.from(a.scores)).toEqual(Array.from(b.scores))
+    // And the exhaustive answer's first 20 hold the model's where it found them.
+    for (let c = 0; c < n; c += 37) {
+      const exact = new Map(withRecords.exhaustiveNeighbours(c, 20))
+      for (let i = 0; i < a.counts[c]!; i++) {
+        const id = small.ids[a.at[c * 20 + i]!]!
+        if (exact.has(id)) expect(exact.get(id)).toBe(a.scores[c * 20 + i])
+      }
+    }
+  })
+})
+
 describe('computeAnswers in threads', () => {
   it('rejects when the progress callback throws, and leaves no listener on the signal', async () => {
     const model = new SimilarityModel(input(600), undefined, { shared: true })
