@@ -121,38 +121,13 @@ function keyRowsOf(plan: QueryPlan, read: readonly RowArrays[], skip: number): K
 }
 
 /**
- * The keys statement of a read from the start (no boundary), per Kysely instance, plan and walk
- * choice: `null` when its limit could not be shown to be its last parameter (then compiled per
- * call). Kept as long as the plan, which the pipeline memoises per request (`prepared-memo.ts`).
- */
-const fromStartKeys = new WeakMap<object, WeakMap<QueryPlan, Map<boolean, CompiledQuery | null>>>()
-
-/**
  * The compiled keys statement of `limit` rows from the start: built and compiled through Kysely
- * once per plan and walk choice, then reused with the limit as its last parameter. Its SQL depends
- * on nothing else: the filter's values are parameters, and the data version only steers the walk
- * choice, which is part of the key. Whether the limit is the last parameter is checked, not
- * assumed: the statement is compiled with limits 1 and 2, and must differ in that parameter alone.
+ * once per Kysely instance, plan and walk choice (`withNumbers`), then reused with the limit put in
+ * as its parameter. Its SQL depends on nothing else: the filter's values are parameters, and the
+ * data version only steers the walk choice, which is part of the key.
  */
 export function keysFromStart(db: Kysely<any>, plan: QueryPlan, walkSortIndex: boolean, limit: number): CompiledQuery {
-  let perPlan = fromStartKeys.get(db)
-  if (!perPlan) fromStartKeys.set(db, (perPlan = new WeakMap()))
-  let byWalk = perPlan.get(plan)
-  if (!byWalk) perPlan.set(plan, (byWalk = new Map()))
-  let template = byWalk.get(walkSortIndex)
-  if (template === undefined) {
-    const one = plan.keysQuery(db, { limit: 1, walkSortIndex }).compile()
-    const two = plan.keysQuery(db, { limit: 2, walkSortIndex }).compile()
-    const last = one.parameters.length - 1
-    const limitIsLast = last >= 0 && one.sql === two.sql && two.parameters.length === one.parameters.length &&
-      one.parameters[last] === 1 && two.parameters[last] === 2 && one.parameters.every((p, i) => i === last || p === two.parameters[i])
-    template = limitIsLast ? one : null
-    byWalk.set(walkSortIndex, template)
-  }
-  if (template === null) return plan.keysQuery(db, { limit, walkSortIndex }).compile()
-  const parameters = [...template.parameters]
-  parameters[parameters.length - 1] = limit
-  return withParameters(template, parameters)
+  return withNumbers(db, plan, walkSortIndex ? 'keys, walked' : 'keys', (n) => plan.keysQuery(db, { limit: n!, walkSortIndex }), [limit])
 }
 
 /**
